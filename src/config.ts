@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      try {
+        return parseDuration(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  /** Public base URL of the API, without /v1; used in `url` fields, Location headers and doc_url. */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/shipping_label_api'),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('shipping-label-api'),
+  SUPPORT_EMAIL: z.string().email().default('support@example.com'),
+  // Durations of the spec; tests shorten them.
+  REQUEST_LOG_RETENTION: duration('90d'),
+  REQUEST_LOG_PURGE_INTERVAL: duration('1h'),
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+});
+
+export type Config = Readonly<{
+  env: 'development' | 'test' | 'production';
+  port: number;
+  host: string;
+  publicBaseUrl: string | undefined;
+  logLevel: string;
+  databaseUrl: string;
+  temporal: Readonly<{ address: string; namespace: string; taskQueue: string }>;
+  supportEmail: string;
+  requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
+  maxBodyBytes: number;
+}>;
+
+/** Parses the environment once; throws one readable message listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL,
+    temporal: Object.freeze({ address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE }),
+    supportEmail: e.SUPPORT_EMAIL,
+    requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),
+    maxBodyBytes: e.MAX_BODY_BYTES,
+  });
+}

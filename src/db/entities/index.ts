@@ -1,0 +1,5 @@
+import { ApiKeySchema } from './api-key';
+import { RequestLogEntrySchema } from './request-log-entry';
+import { StoreSchema } from './store';
+
+export const entities = [RequestLogEntrySchema, StoreSchema, ApiKeySchema];

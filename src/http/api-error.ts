@@ -1,0 +1,28 @@
+import { ERROR_CATALOG, RETRY_NEXT_ACTION, type ErrorCode, type Retry } from './error-catalog';
+
+export type ErrorDetails = Record<string, unknown>;
+
+/** The one error type every layer throws for an answer the spec defines; the error middleware renders it. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly details: ErrorDetails;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    options: { message?: string; details?: ErrorDetails; headers?: Record<string, string>; status?: number } = {},
+  ) {
+    const entry = ERROR_CATALOG[code];
+    super(options.message ?? entry.message);
+    this.name = 'ApiError';
+    this.status = options.status ?? entry.status;
+    this.headers = options.headers ?? {};
+    const defaults: ErrorDetails = {};
+    const retry: Retry | undefined = 'retry' in entry ? entry.retry : undefined;
+    if (retry && options.details?.retry === undefined) {
+      defaults.retry = retry;
+      defaults.next_action = RETRY_NEXT_ACTION[retry];
+    }
+    this.details = code === 'internal_error' ? {} : { ...options.details, ...defaults };
+  }
+}

@@ -1,0 +1,124 @@
+import type { Middleware } from 'koa';
+import type { Logger } from '../logger';
+import { newId } from '../ids';
+import { ApiError } from './api-error';
+import { declaredBodyTooLarge } from './body';
+import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
+import type { AppState } from './state';
+
+type AppMiddleware = Middleware<AppState>;
+
+export const DEFAULT_CACHE_CONTROL = 'no-store, private';
+
+/** Base of absolute URLs we return (without /v1): PUBLIC_BASE_URL, else the request's own scheme and host. */
+export function baseUrl(ctx: { protocol: string; host: string }, publicBaseUrl: string | undefined): string {
+  return publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
+}
+
+/**
+ * Outermost middleware: the request id, the headers every response carries (errors included), the access log
+ * line, and the spec's error body for every failure. Unexpected errors become 500 `internal_error` without
+ * details; the stack goes to the log with the request id, never to the client.
+ */
+export function requestContext(options: { logger: Logger; publicBaseUrl: string | undefined }): AppMiddleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    ctx.state.requestId = newId('request');
+    ctx.state.apiVersion = CURRENT_VERSION;
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found');
+    } catch (error) {
+      renderError(ctx, error, options);
+    } finally {
+      ctx.set('X-Request-Id', ctx.state.requestId);
+      ctx.set('Service-Version', ctx.state.apiVersion);
+      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', DEFAULT_CACHE_CONTROL);
+      options.logger.info(
+        {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          route: ctx.state.route?.path ?? null,
+          path: ctx.path,
+          status: ctx.status,
+          error_code: ctx.state.errorCode ?? null,
+          store_id: ctx.state.auth?.storeId ?? null,
+          api_key_id: ctx.state.auth?.apiKeyId ?? null,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    }
+  };
+}
+
+function renderError(
+  ctx: Parameters<AppMiddleware>[0],
+  error: unknown,
+  options: { logger: Logger; publicBaseUrl: string | undefined },
+): void {
+  let apiError: ApiError;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else {
+    options.logger.error({ request_id: ctx.state.requestId, err: error }, 'unhandled error');
+    apiError = new ApiError('internal_error');
+  }
+  // Headers set by the failed handler (Content-Disposition of a PDF, ...) must not leak onto the error body.
+  for (const name of Object.keys(ctx.response.headers)) {
+    if (!/^(x-ratelimit-|service-version$|x-request-id$)/i.test(name)) ctx.remove(name);
+  }
+  ctx.state.errorCode = apiError.code;
+  ctx.status = apiError.status;
+  for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+  const hasDetails = Object.keys(apiError.details).length > 0;
+  ctx.body = {
+    error: {
+      code: apiError.code,
+      message: apiError.message,
+      ...(hasDetails ? { details: apiError.details } : {}),
+      request_id: ctx.state.requestId,
+      doc_url: `${baseUrl(ctx, options.publicBaseUrl)}/v1/docs/errors#${apiError.code}`,
+    },
+  };
+}
+
+/** Spec "Authentication" 2: a key in the query string is refused on every path, before anything else. */
+export function refuseKeyInQuery(): AppMiddleware {
+  return async (ctx, next) => {
+    if (Object.prototype.hasOwnProperty.call(ctx.query, 'api_key')) {
+      throw new ApiError('validation_error', {
+        status: 400,
+        message: 'Send the API key in the Authorization header, never in the query string.',
+        details: { parameter: 'api_key', allowed: ['Authorization: Bearer <API_KEY>'] },
+      });
+    }
+    await next();
+  };
+}
+
+/** Validates `Service-Version`; the version used is the requested one, else the key's pinned one (set by auth). */
+export function versionSelection(): AppMiddleware {
+  return async (ctx, next) => {
+    const requested = ctx.get('Service-Version');
+    if (requested) {
+      if (!SUPPORTED_VERSIONS.includes(requested)) {
+        throw new ApiError('unsupported_version', {
+          message: `Service-Version ${JSON.stringify(requested.slice(0, 40))} is not a version of this API.`,
+          details: { requested_version: requested.slice(0, 40), allowed_versions: [...SUPPORTED_VERSIONS] },
+        });
+      }
+      ctx.state.requestedVersion = requested;
+      ctx.state.apiVersion = requested;
+    }
+    await next();
+  };
+}
+
+export function bodyLimit(maxBytes: number): AppMiddleware {
+  return async (ctx, next) => {
+    const refusal = declaredBodyTooLarge(ctx, maxBytes);
+    if (refusal) throw refusal;
+    await next();
+  };
+}

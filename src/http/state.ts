@@ -1,0 +1,24 @@
+import type { ParameterizedContext } from 'koa';
+import type { RouteDefinition } from './route';
+
+export interface AuthContext {
+  storeId: string;
+  apiKeyId: string;
+  scopes: readonly string[];
+  pinnedVersion: string;
+}
+
+export interface AppState {
+  requestId: string;
+  /** Version named in the Service-Version request header, already validated. */
+  requestedVersion?: string;
+  /** Version the response is rendered in. */
+  apiVersion: string;
+  route?: RouteDefinition;
+  auth?: AuthContext;
+  /** Extra fields of this request's request-log row (document downloads). */
+  logFields?: { labelCount?: number; byteSize?: number };
+  errorCode?: string;
+}
+
+export type AppContext = ParameterizedContext<AppState>;

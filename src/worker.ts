@@ -1,0 +1,41 @@
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { loadConfig } from './config';
+import { openOrm } from './db/orm';
+import { createLogger } from './logger';
+import { connectTemporal } from './temporal/connection';
+import { ensureSchedules } from './temporal/schedules';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, 'shipping-label-worker');
+  const sdkLevel = ({ fatal: 'ERROR', error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG', trace: 'TRACE', silent: 'ERROR' } as const)[
+    config.logLevel as 'info'
+  ] as LogLevel;
+  Runtime.install({ logger: new DefaultLogger(sdkLevel) });
+  const orm = await openOrm(config.databaseUrl);
+  const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    workflowsPath: require.resolve('../workflows'),
+    activities: createActivities({ orm, logger, now: () => new Date() }),
+  });
+  await ensureSchedules(client, config);
+  logger.info({ task_queue: config.temporal.taskQueue }, 'worker started');
+  // A parent that spawned us with an IPC channel (npm run dev, the test setup) waits for this.
+  process.send?.({ type: 'ready' });
+  // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs the handlers) once in-flight tasks finish.
+  await worker.run();
+  await client.connection.close();
+  await connection.close();
+  await orm.close();
+  logger.info('worker stopped');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`worker failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

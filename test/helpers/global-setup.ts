@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { migrate, openOrm } from '../../src/db/orm';
+import searchAttributes from '../../src/temporal/search-attributes.json';
+import { freePort, spawnTs, waitForPort } from './processes';
+
+const root = join(__dirname, '..', '..');
+
+export interface TestRun {
+  children: ChildProcess[];
+  serverUrl: string;
+  database: string;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/**
+ * Starts what integration tests talk to, once per run: a Temporal dev server on free ports, a fresh PostgreSQL
+ * database with the migrations applied, and the worker. `npm test` resolves the Temporal CLI and the PostgreSQL
+ * server first (TEMPORAL_CLI_PATH, PG_SERVER_URL); jest run on its own falls back to PATH and 127.0.0.1:5432.
+ */
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const cli = process.env.TEMPORAL_CLI_PATH || 'temporal';
+  const serverUrl = process.env.PG_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const children: ChildProcess[] = [];
+
+  const temporalPort = await freePort();
+  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(temporalPort), '--log-level', 'error'];
+  args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
+  for (const [key, type] of Object.entries(searchAttributes)) args.push('--search-attribute', `${key}=${type}`);
+  const temporal = spawn(cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(temporal);
+  const spawnFailed = new Promise<never>((_, reject) =>
+    temporal.once('error', (error) =>
+      reject(new Error(`cannot start the Temporal CLI "${cli}" (${error.message}); run the tests with \`npm test\`, which finds or builds it`)),
+    ),
+  );
+
+  const database = `sla_test_${process.pid}_${Date.now()}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database "${database}"`);
+  await admin.end();
+  const databaseUrl = withDatabase(serverUrl, database);
+  const orm = await openOrm(databaseUrl);
+  await migrate(orm);
+  await orm.close();
+
+  await Promise.race([waitForPort(temporalPort, 'Temporal dev server', temporal), spawnFailed]);
+
+  const env = {
+    ...process.env,
+    NODE_ENV: 'test' as const,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    TEMPORAL_TASK_QUEUE: `shipping-label-test-${process.pid}`,
+    REQUEST_LOG_PURGE_INTERVAL: '1h',
+  };
+  const worker = await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker');
+  children.push(worker);
+
+  Object.assign(process.env, {
+    DATABASE_URL: env.DATABASE_URL,
+    TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE,
+    NODE_ENV: 'test',
+    LOG_LEVEL: env.LOG_LEVEL,
+  });
+  (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
+  process.stderr.write(`\n[test setup] Temporal, database ${database} and worker ready in ${Date.now() - started} ms\n`);
+}

@@ -1,0 +1,13 @@
+import { Client } from 'pg';
+import type { TestRun } from './global-setup';
+import { stop } from './processes';
+
+export default async function globalTeardown(): Promise<void> {
+  const run = (globalThis as unknown as { __testRun?: TestRun }).__testRun;
+  if (!run) return;
+  for (const child of [...run.children].reverse()) await stop(child);
+  const admin = new Client({ connectionString: run.serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists "${run.database}" with (force)`);
+  await admin.end();
+}

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function waitForPort(port: number, what: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} before listening`);
+    if (await portOpen(port)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not listen on ${port} within ${timeoutMs / 1000}s`);
+}
+
+/** Spawns a TypeScript entry point with tsx and resolves once it sends `{type: 'ready'}` over IPC. */
+export function spawnTs(entry: string, env: NodeJS.ProcessEnv, what: string, timeoutMs = 120_000): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-8000);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${what} was not ready within ${timeoutMs / 1000}s:\n${output}`));
+    }, timeoutMs);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code}:\n${output}`));
+    };
+    child.once('exit', onExit);
+    child.on('message', (message: { type?: string }) => {
+      if (message?.type !== 'ready') return;
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.disconnect();
+      // Keep draining the pipes so the child never blocks on a full buffer; show what it reports as errors.
+      child.stdout?.off('data', collect);
+      child.stdout?.resume();
+      child.stderr?.off('data', collect);
+      child.stderr?.on('data', (c: Buffer) => process.stderr.write(`[${what}] ${c.toString()}`));
+      resolve(child);
+    });
+  });
+}
+
+export function stop(child: ChildProcess | undefined, timeoutMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,35 @@
+import { createApiKey } from '../../src/access/api-keys';
+import type { StoreGates } from '../../src/access/gates';
+import { createStore } from '../../src/access/stores';
+import type { Orm } from '../../src/db/orm';
+import { randomToken } from '../../src/ids';
+
+export const OPEN_GATES: StoreGates = {
+  appInstalled: true,
+  apiEnabled: true,
+  pausedBySupport: false,
+  subscriptionActive: true,
+  freeAccess: false,
+  writeAccess: true,
+};
+
+/** A store of its own for each test (tests run in parallel), open gates unless overridden, and one key. */
+export async function aStoreWithKey(
+  orm: Orm,
+  options: { gates?: Partial<StoreGates>; scopes?: string[]; keyName?: string } = {},
+): Promise<{ storeId: string; keyId: string; secret: string; auth: { authorization: string } }> {
+  const em = orm.em.fork();
+  const suffix = randomToken(8).toLowerCase();
+  const store = await createStore(
+    em,
+    { name: `Test store ${suffix}`, domain: `test-${suffix}.myshopify.com`, email: `owner-${suffix}@example.com`, ...OPEN_GATES, ...options.gates },
+    new Date(),
+  );
+  const { key, secret } = await createApiKey(em, {
+    storeId: store.id,
+    name: options.keyName ?? 'test key',
+    scopes: options.scopes ?? ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'],
+    now: new Date(),
+  });
+  return { storeId: store.id, keyId: key.id, secret, auth: { authorization: `Bearer ${secret}` } };
+}

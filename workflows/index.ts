@@ -1,0 +1,1 @@
+export { purgeRequestLogWorkflow } from './purge-request-log';
