@@ -5,14 +5,22 @@ import { join } from 'node:path';
 import { step } from './log.mjs';
 import { projectRoot } from './paths.mjs';
 
-// Installs dependencies with `npm ci` when node_modules is missing or was installed from another lockfile.
+const npm = (args) => spawnSync('npm', [...args, '--no-audit', '--no-fund'], { cwd: projectRoot, stdio: 'inherit' }).status;
+
+/**
+ * Installs dependencies with `npm ci` (the committed lockfile) when node_modules is missing or was installed from
+ * another lockfile. Registries that lack some other platforms' optional binaries (e.g. @swc/core-darwin-arm64)
+ * make `npm ci` refuse the lockfile as out of sync; `npm install` then installs the same locked versions.
+ */
 export function ensureDependencies() {
   const lockfile = join(projectRoot, 'package-lock.json');
   const stamp = join(projectRoot, 'node_modules', '.lockfile-hash');
   const hash = createHash('sha256').update(readFileSync(lockfile)).digest('hex');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
   step('installing npm dependencies (npm ci)...');
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: projectRoot, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error('npm ci failed');
-  writeFileSync(stamp, hash);
+  if (npm(['ci']) !== 0) {
+    step('npm ci refused the lockfile; installing the locked versions with npm install');
+    if (npm(['install']) !== 0) throw new Error('npm install failed');
+  }
+  writeFileSync(stamp, createHash('sha256').update(readFileSync(lockfile)).digest('hex'));
 }

@@ -1,0 +1,38 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+
+describe('GET /v1/openapi.json', () => {
+  it('is served without a key as a valid OpenAPI 3.1 document', async () => {
+    const res = await app.request('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.servers).toEqual([{ url: `${app.baseUrl}/v1` }]);
+    // A real validator: throws on any schema violation of the document.
+    const validated = await SwaggerParser.validate(structuredClone(res.body));
+    expect(validated.info.title).toBe('Shipping Label API');
+  });
+
+  it('documents each key route with its scope as the security requirement', async () => {
+    const res = await app.request('GET', '/v1/openapi.json');
+    const shop = res.body.paths['/shop'].get;
+    expect(shop.security).toEqual([{ bearerAuth: ['shop:read'] }]);
+    expect(shop['x-required-scope']).toBe('shop:read');
+    expect(Object.keys(shop.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '422', '500']));
+    expect(res.body.paths['/openapi.json'].get.security).toEqual([]);
+  });
+
+  it('generates response schemas from the zod schemas', async () => {
+    const res = await app.request('GET', '/v1/openapi.json');
+    const schema = res.body.paths['/shop'].get.responses['200'].content['application/json'].schema;
+    expect(schema.type).toBe('object');
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['id', 'api_key', 'access', 'api_version']));
+    expect(res.body.components.schemas.Error.properties.error.properties.code.enum).toContain('invalid_token');
+  });
+});

@@ -1,0 +1,46 @@
+import { REQUEST_LOG_PURGE_SCHEDULE_ID } from '../../src/temporal/schedules';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+
+const DAY = 86_400_000;
+
+describe('request log purge (a Temporal workflow run by the worker)', () => {
+  it('deletes rows older than the retention and keeps the rest', async () => {
+    const { storeId } = await aStoreWithKey(app.orm);
+    const conn = app.orm.em.fork().getConnection();
+    const insert = (requestId: string, ageMs: number) =>
+      conn.execute(
+        `insert into request_log (request_id, store_id, method, endpoint, status, created_at) values (?, ?, 'GET', '/v1/shop', 200, ?)`,
+        [requestId, storeId, new Date(Date.now() - ageMs)],
+      );
+    await insert(`req_old_${storeId}`, 91 * DAY);
+    await insert(`req_edge_${storeId}`, 89 * DAY);
+    await insert(`req_new_${storeId}`, 1000);
+
+    const result = await app.temporal.workflow.execute('purgeRequestLogWorkflow', {
+      taskQueue: app.config.temporal.taskQueue,
+      workflowId: `test-purge-${storeId}`,
+      args: [{ retentionMs: 90 * DAY }],
+    });
+    expect(result).toMatchObject({ deleted: expect.any(Number) });
+    expect((result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
+
+    const rows = await conn.execute<{ request_id: string }[]>('select request_id from request_log where store_id = ? order by request_id', [storeId]);
+    expect(rows.map((r) => r.request_id).sort()).toEqual([`req_edge_${storeId}`, `req_new_${storeId}`].sort());
+  });
+
+  it('is scheduled by the worker with the configured retention', async () => {
+    const description = await app.temporal.schedule.getHandle(REQUEST_LOG_PURGE_SCHEDULE_ID).describe();
+    expect(description.action.type).toBe('startWorkflow');
+    if (description.action.type !== 'startWorkflow') throw new Error('unexpected action');
+    expect(description.action.workflowType).toBe('purgeRequestLogWorkflow');
+    expect(description.action.args).toEqual([{ retentionMs: 90 * DAY }]);
+    expect(description.action.taskQueue).toBe(app.config.temporal.taskQueue);
+  });
+});

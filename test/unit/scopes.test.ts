@@ -1,0 +1,52 @@
+import { effectiveScopes, holdsScope, ScopeError, scopesForNewKey } from '../../src/access/scopes';
+
+const READ = ['shop:read', 'labels:read', 'carriers:read', 'orders:read', 'pickup_points:read'];
+
+describe('effectiveScopes', () => {
+  it.each([
+    [[], READ],
+    [['labels:print'], [...READ, 'labels:print']],
+    [['labels:write'], [...READ, 'labels:write']],
+    [['labels:write', 'label_creations:resolve'], [...READ, 'labels:write', 'label_creations:resolve']],
+    [['pickup_points:assign'], [...READ, 'pickup_points:assign']],
+    [['label_documents:read'], [...READ, 'labels:print']],
+  ])('%j holds %j', (granted, expected) => {
+    expect(effectiveScopes(granted)).toEqual(expected);
+  });
+});
+
+describe('holdsScope', () => {
+  it.each([
+    [[], 'shop:read', true],
+    [[], 'labels:read', true],
+    [[], 'carriers:read', true],
+    [[], 'orders:read', true],
+    [[], 'pickup_points:read', true],
+    [[], 'labels:print', false],
+    [[], 'labels:write', false],
+    [['labels:print'], 'labels:write', false],
+    [['labels:write'], 'labels:print', false],
+    [['labels:write'], 'label_creations:resolve', false],
+    [['label_documents:read'], 'labels:print', true],
+    [['labels:print'], 'labels:*', false],
+    [['labels:write', 'label_creations:resolve'], 'label_creations:resolve', true],
+    [[], 'pickup_points:assign', false],
+  ])('%j -> %s: %s', (granted, required, expected) => {
+    expect(holdsScope(granted, required)).toBe(expected);
+  });
+});
+
+describe('scopesForNewKey', () => {
+  it('maps the retired label_documents:read to labels:print', () => {
+    expect(scopesForNewKey(['label_documents:read'])).toContain('labels:print');
+    expect(scopesForNewKey(['label_documents:read'])).not.toContain('label_documents:read');
+  });
+  it('refuses label_creations:resolve without labels:write', () => {
+    expect(() => scopesForNewKey(['label_creations:resolve'])).toThrow(ScopeError);
+    expect(() => scopesForNewKey(['labels:print', 'label_creations:resolve'])).toThrow(/only granted together with labels:write/);
+  });
+  it('refuses unknown scopes and wildcards', () => {
+    expect(() => scopesForNewKey(['labels:*'])).toThrow(/unknown scope/);
+    expect(() => scopesForNewKey(['admin'])).toThrow(ScopeError);
+  });
+});
