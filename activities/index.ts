@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps';
+import { createNotificationActivities } from './notifications';
 import { createRequestLogActivities } from './request-log';
 
 export type { ActivityDeps } from './deps';
@@ -6,6 +7,7 @@ export type { ActivityDeps } from './deps';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createRequestLogActivities(deps),
+    ...createNotificationActivities(deps),
   };
 }
 

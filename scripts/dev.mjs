@@ -11,7 +11,7 @@ import { dataDir, projectRoot } from './lib/paths.mjs';
 
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
-const { findPostgres, createDatabase } = await import('./lib/postgres.mjs');
+const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');
 const { startTemporalServer, stopChild } = await import('./lib/temporal-server.mjs');
 const { isPortOpen, waitForPort } = await import('./lib/ports.mjs');
 
@@ -36,7 +36,7 @@ const uiPort = Number(process.env.TEMPORAL_UI_PORT || 8233);
 const sandboxPort = Number(process.env.SANDBOX_PORT || 4010);
 
 postgres = await findPostgres();
-const databaseUrl = process.env.DATABASE_URL_APP || (await createDatabase(postgres.url, process.env.DATABASE_NAME || 'shipping_label_api'));
+const databaseUrl = await appDatabase(postgres.url, 'shipping_label_api');
 const env = {
   ...process.env,
   NODE_ENV: 'development',
@@ -48,7 +48,11 @@ const env = {
 };
 
 step('running migrations');
-const migrated = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], { cwd: projectRoot, env, stdio: 'inherit' });
+const migrated = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
+  cwd: projectRoot,
+  env,
+  stdio: 'inherit',
+});
 if (migrated.status !== 0) await stopAll(1);
 
 if (!process.env.TEMPORAL_ADDRESS) {
@@ -57,14 +61,24 @@ if (!process.env.TEMPORAL_ADDRESS) {
   } else {
     const cli = await findTemporalCli();
     const logFile = openSync(join(dataDir, 'temporal.log'), 'a');
-    const temporal = await startTemporalServer({ cli, port: temporalPort, uiPort, dbFile: join(dataDir, 'temporal.db'), logFile });
+    const temporal = await startTemporalServer({
+      cli,
+      port: temporalPort,
+      uiPort,
+      dbFile: join(dataDir, 'temporal.db'),
+      logFile,
+    });
     step(`Temporal server log: ${join(dataDir, 'temporal.log')}`);
     children.push({ name: 'temporal', process: temporal });
   }
 }
 
 function startTs(name, entry, { waitPort } = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: projectRoot, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   children.push({ name, process: child });
   child.once('exit', (code) => {
     if (!stopping) {

@@ -29,7 +29,15 @@ const envSchema = z.object({
   // Durations of the spec; tests shorten them.
   REQUEST_LOG_RETENTION: duration('90d'),
   REQUEST_LOG_PURGE_INTERVAL: duration('1h'),
-  MAX_BODY_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024),
+  /** SMTP transport for store notifications; unset keeps them in the outbox (`labelctl outbox`). */
+  SMTP_URL: z.string().url().optional(),
+  MAIL_FROM: z.string().default('Shipping Label API <no-reply@example.com>'),
+  NOTIFICATION_DELIVERY_INTERVAL: duration('1m'),
 });
 
 export type Config = Readonly<{
@@ -43,6 +51,7 @@ export type Config = Readonly<{
   supportEmail: string;
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
+  mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -60,9 +69,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
-    temporal: Object.freeze({ address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE }),
+    temporal: Object.freeze({
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+    }),
     supportEmail: e.SUPPORT_EMAIL,
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),
     maxBodyBytes: e.MAX_BODY_BYTES,
+    mail: Object.freeze({
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      deliveryIntervalMs: e.NOTIFICATION_DELIVERY_INTERVAL,
+    }),
   });
 }

@@ -9,9 +9,17 @@ import { ensureSchedules } from './temporal/schedules';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'shipping-label-worker');
-  const sdkLevel = ({ fatal: 'ERROR', error: 'ERROR', warn: 'WARN', info: 'INFO', debug: 'DEBUG', trace: 'TRACE', silent: 'ERROR' } as const)[
-    config.logLevel as 'info'
-  ] as LogLevel;
+  const sdkLevel = (
+    {
+      fatal: 'ERROR',
+      error: 'ERROR',
+      warn: 'WARN',
+      info: 'INFO',
+      debug: 'DEBUG',
+      trace: 'TRACE',
+      silent: 'ERROR',
+    } as const
+  )[config.logLevel as 'info'] as LogLevel;
   Runtime.install({ logger: new DefaultLogger(sdkLevel) });
   const orm = await openOrm(config.databaseUrl);
   const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
@@ -21,7 +29,13 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowsPath: require.resolve('../workflows'),
-    activities: createActivities({ orm, logger, now: () => new Date() }),
+    activities: createActivities({
+      orm,
+      logger,
+      now: () => new Date(),
+      smtpUrl: config.mail.smtpUrl,
+      mailFrom: config.mail.from,
+    }),
   });
   await ensureSchedules(client, config);
   logger.info({ task_queue: config.temporal.taskQueue }, 'worker started');

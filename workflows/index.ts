@@ -1,1 +1,2 @@
+export { deliverNotificationsWorkflow } from './deliver-notifications';
 export { purgeRequestLogWorkflow } from './purge-request-log';

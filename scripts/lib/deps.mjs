@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { step } from './log.mjs';
 import { projectRoot } from './paths.mjs';
 
-const npm = (args) => spawnSync('npm', [...args, '--no-audit', '--no-fund'], { cwd: projectRoot, stdio: 'inherit' }).status;
+const npm = (args) =>
+  spawnSync('npm', [...args, '--no-audit', '--no-fund'], { cwd: projectRoot, stdio: 'inherit' }).status;
 
 /**
  * Installs dependencies with `npm ci` (the committed lockfile) when node_modules is missing or was installed from

@@ -33,8 +33,9 @@ async function canConnect(url) {
  */
 export async function findPostgres() {
   if (process.env.DATABASE_URL) {
-    if (!(await canConnect(process.env.DATABASE_URL))) throw new Error('DATABASE_URL is set but PostgreSQL does not answer there');
-    return { url: process.env.DATABASE_URL, stop: async () => {} };
+    const server = withDatabase(process.env.DATABASE_URL, 'postgres');
+    if (!(await canConnect(server))) throw new Error('DATABASE_URL is set but its PostgreSQL server does not answer');
+    return { url: server, stop: async () => {} };
   }
   for (const user of [process.env.PGUSER, 'postgres', process.env.USER].filter(Boolean)) {
     const url = `postgres://${encodeURIComponent(user)}@127.0.0.1:5432/postgres`;
@@ -61,6 +62,15 @@ async function startEmbeddedPostgres() {
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => pg.stop() };
+}
+
+/** The app database: the one DATABASE_URL names, else `fallbackName` on the found server; created if missing. */
+export async function appDatabase(serverUrl, fallbackName) {
+  const name = process.env.DATABASE_URL
+    ? decodeURIComponent(new URL(process.env.DATABASE_URL).pathname.slice(1))
+    : fallbackName;
+  const url = await createDatabase(serverUrl, name);
+  return process.env.DATABASE_URL || url;
 }
 
 export async function createDatabase(serverUrl, name) {

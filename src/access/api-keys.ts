@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { ApiKey } from '../db/entities/api-key';
 import { newId } from '../ids';
 import { CURRENT_VERSION } from '../http/versions';
+import { queueKeyNotification } from '../notifications/key-notifications';
 import { scopesForNewKey } from './scopes';
 import { hashSecret, newSecret } from './secrets';
 
@@ -15,7 +16,12 @@ export function isActive(key: Pick<ApiKey, 'revokedAt' | 'expiresAt'>, now: Date
   return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
 }
 
-export async function activeKeyCount(em: EntityManager, storeId: string, now: Date, exceptId?: string): Promise<number> {
+export async function activeKeyCount(
+  em: EntityManager,
+  storeId: string,
+  now: Date,
+  exceptId?: string,
+): Promise<number> {
   return em.count(ApiKey, {
     storeId,
     ...(exceptId ? { id: { $ne: exceptId } } : {}),
@@ -27,7 +33,15 @@ export async function activeKeyCount(em: EntityManager, storeId: string, now: Da
 /** Creates a key pinned to the current version; the secret is returned once and only its hash is stored. */
 export async function createApiKey(
   em: EntityManager,
-  input: { storeId: string; name: string; scopes: readonly string[]; now: Date; secret?: string; pinnedVersion?: string; rotatedFromId?: string },
+  input: {
+    storeId: string;
+    name: string;
+    scopes: readonly string[];
+    now: Date;
+    secret?: string;
+    pinnedVersion?: string;
+    rotatedFromId?: string;
+  },
 ): Promise<{ key: ApiKey; secret: string }> {
   const scopes = scopesForNewKey(input.scopes);
   // A key being rotated out does not count: rotation must work for a store at the limit.
@@ -49,6 +63,9 @@ export async function createApiKey(
     lastUsedAt: null,
     rotatedFromId: input.rotatedFromId ?? null,
   });
+  // A rotation reports itself once, as `rotated`.
+  if (!input.rotatedFromId)
+    await queueKeyNotification(em, { storeId: input.storeId, event: 'created', key, now: input.now });
   await em.flush();
   return { key, secret };
 }
@@ -77,16 +94,28 @@ export async function rotateApiKey(
       rotatedFromId: previous.id,
       now: input.now,
     });
+    await queueKeyNotification(tx, {
+      storeId: input.storeId,
+      event: 'rotated',
+      key: created.key,
+      previous,
+      now: input.now,
+    });
+    await tx.flush();
     return { ...created, previous };
   });
 }
 
 /** Revoke stops a key at once. */
-export async function revokeApiKey(em: EntityManager, input: { storeId: string; keyId: string; now: Date }): Promise<ApiKey> {
+export async function revokeApiKey(
+  em: EntityManager,
+  input: { storeId: string; keyId: string; now: Date },
+): Promise<ApiKey> {
   const key = await em.findOne(ApiKey, { id: input.keyId, storeId: input.storeId });
   if (!key) throw new ApiKeyError(`no key ${input.keyId} in this store`);
   if (key.revokedAt === null) {
     key.revokedAt = input.now;
+    await queueKeyNotification(em, { storeId: input.storeId, event: 'revoked', key, now: input.now });
     await em.flush();
   }
   return key;

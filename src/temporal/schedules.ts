@@ -2,26 +2,43 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@tem
 import type { Config } from '../config';
 
 export const REQUEST_LOG_PURGE_SCHEDULE_ID = 'request-log-purge';
+export const NOTIFICATION_DELIVERY_SCHEDULE_ID = 'notification-delivery';
+
+async function upsertSchedule(
+  client: Client,
+  scheduleId: string,
+  everyMs: number,
+  workflowType: string,
+  args: unknown[],
+  taskQueue: string,
+) {
+  const action = { type: 'startWorkflow' as const, workflowType, workflowId: scheduleId, taskQueue, args };
+  const spec = { intervals: [{ every: everyMs }] };
+  try {
+    await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action }));
+  }
+}
 
 /** Creates or updates the project's Schedules; run by the worker at boot, so it is idempotent. */
 export async function ensureSchedules(client: Client, config: Config): Promise<void> {
-  const action = {
-    type: 'startWorkflow' as const,
-    workflowType: 'purgeRequestLogWorkflow',
-    workflowId: 'request-log-purge',
-    taskQueue: config.temporal.taskQueue,
-    args: [{ retentionMs: config.requestLog.retentionMs }],
-  };
-  const spec = { intervals: [{ every: config.requestLog.purgeIntervalMs }] };
-  try {
-    await client.schedule.create({
-      scheduleId: REQUEST_LOG_PURGE_SCHEDULE_ID,
-      spec,
-      action,
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    });
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    await client.schedule.getHandle(REQUEST_LOG_PURGE_SCHEDULE_ID).update((previous) => ({ ...previous, spec, action }));
-  }
+  const queue = config.temporal.taskQueue;
+  await upsertSchedule(
+    client,
+    REQUEST_LOG_PURGE_SCHEDULE_ID,
+    config.requestLog.purgeIntervalMs,
+    'purgeRequestLogWorkflow',
+    [{ retentionMs: config.requestLog.retentionMs }],
+    queue,
+  );
+  await upsertSchedule(
+    client,
+    NOTIFICATION_DELIVERY_SCHEDULE_ID,
+    config.mail.deliveryIntervalMs,
+    'deliverNotificationsWorkflow',
+    [],
+    queue,
+  );
 }

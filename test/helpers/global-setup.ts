@@ -31,16 +31,31 @@ export default async function globalSetup(): Promise<void> {
   const children: ChildProcess[] = [];
 
   const temporalPort = await freePort();
-  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(temporalPort), '--log-level', 'error'];
+  const args = [
+    'server',
+    'start-dev',
+    '--headless',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(temporalPort),
+    '--log-level',
+    'error',
+  ];
   args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
   for (const [key, type] of Object.entries(searchAttributes)) args.push('--search-attribute', `${key}=${type}`);
   const temporal = spawn(cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(temporal);
   const spawnFailed = new Promise<never>((_, reject) =>
     temporal.once('error', (error) =>
-      reject(new Error(`cannot start the Temporal CLI "${cli}" (${error.message}); run the tests with \`npm test\`, which finds or builds it`)),
+      reject(
+        new Error(
+          `cannot start the Temporal CLI "${cli}" (${error.message}); run the tests with \`npm test\`, which finds or builds it`,
+        ),
+      ),
     ),
   );
+  spawnFailed.catch(() => undefined);
 
   const database = `sla_test_${process.pid}_${Date.now()}`;
   const admin = new Client({ connectionString: serverUrl });
@@ -74,5 +89,7 @@ export default async function globalSetup(): Promise<void> {
     LOG_LEVEL: env.LOG_LEVEL,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
-  process.stderr.write(`\n[test setup] Temporal, database ${database} and worker ready in ${Date.now() - started} ms\n`);
+  process.stderr.write(
+    `\n[test setup] Temporal, database ${database} and worker ready in ${Date.now() - started} ms\n`,
+  );
 }

@@ -1,0 +1,347 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { EntityManager } from '@mikro-orm/core';
+import {
+  ApiKeyError,
+  createApiKey,
+  isActive,
+  revokeApiKey,
+  rotateApiKey,
+  ROTATION_OVERLAPS,
+  type RotationOverlap,
+} from '../access/api-keys';
+import type { StoreGates } from '../access/gates';
+import { ScopeError } from '../access/scopes';
+import { createStore, setStoreGates } from '../access/stores';
+import { loadConfig } from '../config';
+import { ApiKey } from '../db/entities/api-key';
+import { Notification } from '../db/entities/notification';
+import { RequestLogEntry } from '../db/entities/request-log-entry';
+import { Store } from '../db/entities/store';
+import { openOrm, type Orm } from '../db/orm';
+import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
+
+/** A refusal the operator can act on: printed as one line, exit code 2. */
+class CliError extends Error {}
+
+type Output = { json: boolean };
+type Row = Record<string, unknown>;
+
+function print(out: Output, value: Row | Row[], text: () => string): void {
+  process.stdout.write(out.json ? `${JSON.stringify(value)}\n` : `${text()}\n`);
+}
+
+const cell = (value: unknown): string =>
+  value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+
+function table(rows: Row[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((text, i) => text.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+const bool = (value: string): boolean => {
+  if (['true', 'on', 'yes', '1'].includes(value)) return true;
+  if (['false', 'off', 'no', '0'].includes(value)) return false;
+  throw new InvalidArgumentError('expected true or false');
+};
+const positive = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number');
+  return n;
+};
+
+async function findStore(em: EntityManager, ref: string): Promise<Store> {
+  const store = await em.findOne(Store, ref.startsWith('st_') ? { id: ref } : { domain: ref });
+  if (!store) throw new CliError(`no store ${ref}`);
+  return store;
+}
+
+const storeRow = (s: Store): Row => ({
+  id: s.id,
+  name: s.name,
+  domain: s.domain,
+  email: s.email,
+  app_installed: s.appInstalled,
+  api_enabled: s.apiEnabled,
+  paused_by_support: s.pausedBySupport,
+  subscription_active: s.subscriptionActive,
+  free_access: s.freeAccess,
+  write_access: s.writeAccess,
+});
+const keyRow = (k: ApiKey, now: Date): Row => ({
+  id: k.id,
+  name: k.name,
+  scopes: k.scopes.join(','),
+  pinned_version: k.pinnedVersion,
+  active: isActive(k, now),
+  ending_in: k.secretLast4,
+  created_at: isoSeconds(k.createdAt),
+  expires_at: isoSecondsOrNull(k.expiresAt),
+  revoked_at: isoSecondsOrNull(k.revokedAt),
+  last_used_at: isoSecondsOrNull(k.lastUsedAt),
+});
+
+const GATE_OPTIONS: Array<[keyof StoreGates, string, string]> = [
+  ['appInstalled', '--app-installed <bool>', 'the app is installed'],
+  ['apiEnabled', '--api-enabled <bool>', 'the merchant enabled the API'],
+  ['pausedBySupport', '--paused <bool>', 'support paused API access'],
+  ['subscriptionActive', '--subscription <bool>', 'an active subscription'],
+  ['freeAccess', '--free-access <bool>', 'free access instead of a subscription'],
+  ['writeAccess', '--write-access <bool>', 'write endpoints allowed'],
+];
+
+/** Gate changes named on the command line, keyed by the store's gate names. */
+function gateChanges(opts: Record<string, unknown>): Partial<StoreGates> {
+  const changes: Partial<StoreGates> = {};
+  for (const [gate, flag] of GATE_OPTIONS) {
+    const value = opts[new Option(flag).attributeName()];
+    if (typeof value === 'boolean') changes[gate] = value;
+  }
+  return changes;
+}
+
+export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>) => Promise<T>): Command {
+  const program = new Command('labelctl')
+    .description('Operator CLI of the Shipping Label API: stores, gates, API keys, outbox and request log')
+    .option('--json', 'machine-readable output (one JSON document per line)')
+    .exitOverride()
+    .showHelpAfterError();
+  const out = (): Output => ({ json: Boolean(program.opts<{ json?: boolean }>().json) });
+
+  const store = program.command('store').description('stores and their gates');
+  const create = store
+    .command('create')
+    .description('create a store (installed; other gates closed unless given)')
+    .requiredOption('--name <name>')
+    .requiredOption('--domain <domain>', 'store platform domain, e.g. my-shop.myshopify.com')
+    .requiredOption('--email <email>', 'where key notifications go');
+  for (const [, flag, help] of GATE_OPTIONS) create.addOption(new Option(flag, help).argParser(bool));
+  create.action(async (opts: Record<string, unknown>) => {
+    const created = await withOrm(async (em) => {
+      if (await em.findOne(Store, { domain: opts.domain as string }))
+        throw new CliError(`a store with domain ${String(opts.domain)} exists`);
+      return createStore(
+        em,
+        { name: opts.name as string, domain: opts.domain as string, email: opts.email as string, ...gateChanges(opts) },
+        new Date(),
+      );
+    });
+    print(out(), storeRow(created), () => `created store ${created.id} (${created.domain})`);
+  });
+
+  store
+    .command('list')
+    .description('list stores')
+    .action(async () => {
+      const rows = await withOrm(async (em) =>
+        (await em.find(Store, {}, { orderBy: { createdAt: 'asc' } })).map(storeRow),
+      );
+      print(out(), rows, () =>
+        table(rows, [
+          'id',
+          'domain',
+          'api_enabled',
+          'paused_by_support',
+          'subscription_active',
+          'free_access',
+          'write_access',
+        ]),
+      );
+    });
+
+  store
+    .command('show <store>')
+    .description('show a store and its gates (ID or domain)')
+    .action(async (ref: string) => {
+      const row = await withOrm(async (em) => storeRow(await findStore(em, ref)));
+      print(out(), row, () =>
+        Object.entries(row)
+          .map(([k, v]) => `${k}: ${String(v)}`)
+          .join('\n'),
+      );
+    });
+
+  const gates = store.command('gates <store>').description('set gates of a store (ID or domain)');
+  for (const [, flag, help] of GATE_OPTIONS) gates.addOption(new Option(flag, help).argParser(bool));
+  gates.action(async (ref: string, opts: Record<string, unknown>) => {
+    const changes = gateChanges(opts);
+    if (Object.keys(changes).length === 0) throw new CliError('name at least one gate, e.g. --api-enabled true');
+    const row = await withOrm(async (em) =>
+      storeRow(await setStoreGates(em, (await findStore(em, ref)).id, changes, new Date())),
+    );
+    print(
+      out(),
+      row,
+      () =>
+        `updated ${String(row.id)}: ${Object.entries(changes)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join(', ')}`,
+    );
+  });
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create <store>')
+    .description('create a key; the secret is printed once and never stored')
+    .requiredOption('--name <name>')
+    .option('--scope <scope...>', 'scopes besides the read scopes every key has', [])
+    .action(async (ref: string, opts: { name: string; scope: string[] }) => {
+      const { key: created, secret } = await withOrm(async (em) =>
+        createApiKey(em, {
+          storeId: (await findStore(em, ref)).id,
+          name: opts.name,
+          scopes: opts.scope,
+          now: new Date(),
+        }),
+      );
+      const row = { ...keyRow(created, new Date()), secret };
+      print(out(), row, () => `created ${created.id} (${created.scopes.join(', ')})\nsecret (shown once): ${secret}`);
+    });
+
+  key
+    .command('list <store>')
+    .description('list the keys of a store')
+    .action(async (ref: string) => {
+      const now = new Date();
+      const rows = await withOrm(async (em) =>
+        (await em.find(ApiKey, { storeId: (await findStore(em, ref)).id }, { orderBy: { createdAt: 'asc' } })).map(
+          (k) => keyRow(k, now),
+        ),
+      );
+      print(out(), rows, () =>
+        table(rows, ['id', 'name', 'active', 'ending_in', 'scopes', 'expires_at', 'revoked_at', 'last_used_at']),
+      );
+    });
+
+  key
+    .command('rotate <store> <key>')
+    .description('create a new key with the same name and scopes; the old one works for the overlap')
+    .addOption(
+      new Option('--overlap <overlap>', 'how long the old key keeps working')
+        .choices(Object.keys(ROTATION_OVERLAPS))
+        .default('24h'),
+    )
+    .action(async (ref: string, keyId: string, opts: { overlap: RotationOverlap }) => {
+      const rotated = await withOrm(async (em) =>
+        rotateApiKey(em, { storeId: (await findStore(em, ref)).id, keyId, overlap: opts.overlap, now: new Date() }),
+      );
+      const row = {
+        ...keyRow(rotated.key, new Date()),
+        secret: rotated.secret,
+        previous: keyRow(rotated.previous, new Date()),
+      };
+      print(out(), row, () =>
+        [
+          `rotated ${rotated.previous.id} -> ${rotated.key.id}`,
+          `old key works until ${isoSecondsOrNull(rotated.previous.expiresAt) ?? 'now'}`,
+          `secret (shown once): ${rotated.secret}`,
+        ].join('\n'),
+      );
+    });
+
+  key
+    .command('revoke <store> <key>')
+    .description('stop a key at once')
+    .action(async (ref: string, keyId: string) => {
+      const revoked = await withOrm(async (em) =>
+        revokeApiKey(em, { storeId: (await findStore(em, ref)).id, keyId, now: new Date() }),
+      );
+      print(out(), keyRow(revoked, new Date()), () => `revoked ${revoked.id}`);
+    });
+
+  program
+    .command('outbox')
+    .description('notification e-mails, newest first (in development nothing is sent without SMTP_URL)')
+    .option('--store <store>', 'only this store (ID or domain)')
+    .option('--limit <n>', 'how many', positive, 20)
+    .action(async (opts: { store?: string; limit: number }) => {
+      const rows = await withOrm(async (em) => {
+        const where = opts.store ? { storeId: (await findStore(em, opts.store)).id } : {};
+        const mails = await em.find(Notification, where, {
+          orderBy: { createdAt: 'desc', id: 'desc' },
+          limit: opts.limit,
+        });
+        return mails.map((n) => ({
+          id: String(n.id),
+          store_id: n.storeId,
+          kind: n.kind,
+          to: n.toAddress,
+          subject: n.subject,
+          body: n.body,
+          created_at: isoSeconds(n.createdAt),
+          sent_at: isoSecondsOrNull(n.sentAt),
+          attempts: n.attempts,
+          last_error: n.lastError,
+        }));
+      });
+      print(
+        out(),
+        rows,
+        () =>
+          rows
+            .map(
+              (r) =>
+                `#${String(r.id)} ${String(r.created_at)} ${r.sent_at ? 'sent' : 'pending'} to ${String(r.to)}\n  ${String(r.subject)}\n  ${String(r.body).replace(/\n/g, '\n  ')}`,
+            )
+            .join('\n\n') || '(empty)',
+      );
+    });
+
+  program
+    .command('log <store>')
+    .description("tail a store's API request log (newest last)")
+    .option('--limit <n>', 'how many', positive, 20)
+    .action(async (ref: string, opts: { limit: number }) => {
+      const rows = await withOrm(async (em) => {
+        const entries = await em.find(
+          RequestLogEntry,
+          { storeId: (await findStore(em, ref)).id },
+          { orderBy: { id: 'desc' }, limit: opts.limit },
+        );
+        return entries.reverse().map((e) => ({
+          at: isoSeconds(e.createdAt),
+          request_id: e.requestId,
+          method: e.method,
+          endpoint: e.endpoint,
+          status: e.status,
+          error_code: e.errorCode,
+          api_key_id: e.apiKeyId,
+          ip: e.ip,
+          label_count: e.labelCount,
+          byte_size: e.byteSize,
+        }));
+      });
+      print(out(), rows, () =>
+        table(rows, ['at', 'method', 'endpoint', 'status', 'error_code', 'api_key_id', 'ip', 'request_id']),
+      );
+    });
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let orm: Orm | undefined;
+  const withOrm = async <T>(fn: (em: EntityManager) => Promise<T>): Promise<T> => {
+    orm ??= await openOrm(loadConfig().databaseUrl);
+    return fn(orm.em.fork());
+  };
+  try {
+    await buildProgram(withOrm).parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    const known = error instanceof CliError || error instanceof ApiKeyError || error instanceof ScopeError;
+    const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
+    process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);
+    return 2;
+  } finally {
+    await orm?.close();
+  }
+}
+
+void main(process.argv).then((code) => process.exit(code));

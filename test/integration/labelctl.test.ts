@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { randomToken } from '../../src/ids';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+const bin = join(__dirname, '..', '..', 'bin', 'labelctl.js');
+
+function labelctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: process.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+const json = async (...args: string[]) => {
+  const result = await labelctl('--json', ...args);
+  if (result.code !== 0) throw new Error(`labelctl ${args.join(' ')} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+};
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+
+describe('labelctl (spawned as a process)', () => {
+  const domain = `cli-${randomToken(8).toLowerCase()}.myshopify.com`;
+
+  it('creates a store, opens its gates, and issues a key that works against the API once', async () => {
+    const store = await json(
+      'store',
+      'create',
+      '--name',
+      'CLI store',
+      '--domain',
+      domain,
+      '--email',
+      'owner@example.com',
+      '--subscription',
+      'true',
+    );
+    expect(store).toMatchObject({ domain, app_installed: true, api_enabled: false, subscription_active: true });
+
+    const key = await json('key', 'create', domain, '--name', 'warehouse', '--scope', 'labels:print');
+    expect(key.secret).toMatch(/^sla_live_/);
+    expect(key.scopes).toContain('labels:print');
+    const auth = { authorization: `Bearer ${key.secret}` };
+    expect((await app.request('GET', '/v1/shop', { headers: auth })).body.error.code).toBe('access_required');
+
+    const gated = await json('store', 'gates', store.id, '--api-enabled', 'true', '--write-access', 'true');
+    expect(gated).toMatchObject({ api_enabled: true, write_access: true });
+    expect((await app.request('GET', '/v1/shop', { headers: auth })).status).toBe(200);
+
+    const listed = await json('key', 'list', domain);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ id: key.id, active: true, ending_in: key.secret.slice(-4) });
+    expect(JSON.stringify(listed)).not.toContain(key.secret);
+
+    const rotated = await json('key', 'rotate', domain, key.id, '--overlap', 'none');
+    expect(rotated.secret).toMatch(/^sla_live_/);
+    expect(rotated.previous.id).toBe(key.id);
+    expect((await app.request('GET', '/v1/shop', { headers: auth })).body.error.code).toBe('invalid_token');
+    const fresh = { authorization: `Bearer ${rotated.secret}` };
+    expect((await app.request('GET', '/v1/shop', { headers: fresh })).status).toBe(200);
+
+    const revoked = await json('key', 'revoke', domain, rotated.id);
+    expect(revoked.revoked_at).not.toBeNull();
+    expect((await app.request('GET', '/v1/shop', { headers: fresh })).body.error.code).toBe('invalid_token');
+
+    const outbox = await json('outbox', '--store', domain);
+    expect(outbox.map((m: { kind: string }) => m.kind)).toEqual([
+      'api_key.revoked',
+      'api_key.rotated',
+      'api_key.created',
+    ]);
+    expect(outbox[0]).toMatchObject({ to: 'owner@example.com', sent_at: null });
+    for (const mail of outbox) expect(mail.body).not.toContain('sla_live_');
+
+    const log = await json('log', domain);
+    expect(log.map((r: { status: number }) => r.status)).toEqual([403, 200, 200]);
+    expect(log[0]).toMatchObject({ endpoint: '/v1/shop', error_code: 'access_required', api_key_id: key.id });
+  });
+
+  it('prints one clear line and exits 2 on errors', async () => {
+    for (const args of [
+      ['key', 'create', 'no-such-store.myshopify.com', '--name', 'x'],
+      ['key', 'create', domain, '--name', 'x', '--scope', 'label_creations:resolve'],
+      ['store', 'gates', domain, '--api-enabled', 'maybe'],
+      ['store', 'gates', domain],
+      ['key', 'rotate', domain, 'ak_missing'],
+    ]) {
+      const result = await labelctl(...args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')[0]).toMatch(/^(labelctl: |error: )/);
+    }
+  });
+});
