@@ -2,6 +2,8 @@ import nodemailer from 'nodemailer';
 import type { ActivityDeps } from './deps';
 
 const BATCH = 50;
+/** Bounds one run; the next scheduled run continues with the rest. */
+const MAX_BATCHES_PER_RUN = 20;
 const MAX_ATTEMPTS = 10;
 
 export interface DeliverNotificationsResult {
@@ -21,7 +23,7 @@ export function createNotificationActivities(deps: ActivityDeps) {
       if (!transport) return { sent: 0, failed: 0, held: true };
       let sent = 0;
       let failed = 0;
-      await deps.orm.em.fork().transactional(async (em) => {
+      const deliverBatch = () => deps.orm.em.fork().transactional(async (em) => {
         const conn = em.getConnection();
         const rows = await conn.execute<Array<{ id: string; to_address: string; subject: string; body: string }>>(
           `select id, to_address, subject, body from notifications
@@ -44,7 +46,11 @@ export function createNotificationActivities(deps: ActivityDeps) {
             failed += 1;
           }
         }
+        return rows.length;
       });
+      for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
+        if ((await deliverBatch()) < BATCH) break;
+      }
       return { sent, failed, held: false };
     },
   };
