@@ -49,7 +49,8 @@ export function createNotificationActivities(deps: ActivityDeps) {
         return rows.length;
       });
       for (let batch = 0; batch < MAX_BATCHES_PER_RUN; batch += 1) {
-        if ((await deliverBatch()) < BATCH) break;
+        // A failure means SMTP trouble: leave the rest to the next run instead of retrying at once.
+        if ((await deliverBatch()) < BATCH || failed > 0) break;
       }
       return { sent, failed, held: false };
     },
