@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { Orm } from '../db/orm';
+import { ApiError } from '../http/api-error';
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export interface IdempotentRequest {
+  storeId: string;
+  /** Route template, e.g. `POST /labels/{label_id}/printed`. */
+  endpoint: string;
+  /** The caller's key, or `auto` to derive it from the request. */
+  key: string;
+  /** What identifies the request: the same key with another request is a conflict. */
+  request: unknown;
+  now: Date;
+  /** How long a key replays its first answer (24 hours on printed). */
+  ttlMs: number;
+  /** With `auto`: an identical request this soon is refused as a duplicate (60 seconds). */
+  autoWindowMs: number;
+}
+
+export type IdempotentOutcome = { replayed: false; response: StoredResponse } | { replayed: true; response: StoredResponse };
+
+const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+interface Row {
+  request_hash: string;
+  state: 'in_flight' | 'completed';
+  response_status: number | null;
+  response_body: unknown;
+  response_headers: Record<string, string> | null;
+  created_at: Date;
+}
+
+/**
+ * Runs `handler` at most once per idempotency key (spec `POST /labels/{label_id}/printed` 1-3): a repeat within the
+ * TTL replays the first answer; a repeat while the first runs is 409 `idempotency_conflict` (`state: in_flight`,
+ * `Retry-After: 2`); another request under the same key is 409 `idempotency_conflict`; with `auto` the key is derived
+ * from the request and an identical request inside the window is 409 `duplicate_request`. A 5xx releases the key so
+ * the request can be sent again.
+ */
+export async function runIdempotent(
+  orm: Orm,
+  input: IdempotentRequest,
+  handler: () => Promise<StoredResponse>,
+): Promise<IdempotentOutcome> {
+  const auto = input.key === 'auto';
+  const requestHash = hash(input.request);
+  const key = auto ? `auto:${requestHash}` : input.key;
+  const conn = orm.em.fork().getConnection();
+  // Claim the key unless a live record holds it; an expired one is taken over as if it did not exist.
+  const staleBefore = new Date(input.now.getTime() - (auto ? input.autoWindowMs : input.ttlMs));
+  const claimed = await conn.execute<Array<{ key: string }>>(
+    `insert into idempotency_keys (store_id, endpoint, key, request_hash, state, created_at)
+     values (?, ?, ?, ?, 'in_flight', ?)
+     on conflict (store_id, endpoint, key) do update
+       set request_hash = excluded.request_hash, state = 'in_flight', response_status = null, response_body = null,
+           response_headers = null, created_at = excluded.created_at, completed_at = null
+       where idempotency_keys.created_at <= ?
+     returning key`,
+    [input.storeId, input.endpoint, key, requestHash, input.now, staleBefore],
+  );
+  if (claimed.length === 0) {
+    const [existing] = await conn.execute<Row[]>(
+      'select request_hash, state, response_status, response_body, response_headers, created_at from idempotency_keys where store_id = ? and endpoint = ? and key = ?',
+      [input.storeId, input.endpoint, key],
+    );
+    if (existing) return answerRepeat(existing, input, auto, requestHash);
+    return runIdempotent(orm, input, handler);
+  }
+
+  let response: StoredResponse;
+  try {
+    response = await handler();
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) {
+      response = { status: error.status, body: null, headers: {} };
+      await complete(conn, input, key, { ...response, body: { __error: serializeApiError(error) } }, input.now);
+    } else {
+      await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [input.storeId, input.endpoint, key]);
+    }
+    throw error;
+  }
+  if (response.status >= 500) {
+    await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [input.storeId, input.endpoint, key]);
+  } else {
+    await complete(conn, input, key, response, input.now);
+  }
+  return { replayed: false, response };
+}
+
+type Conn = ReturnType<ReturnType<Orm['em']['fork']>['getConnection']>;
+
+async function complete(conn: Conn, input: IdempotentRequest, key: string, response: StoredResponse, now: Date): Promise<void> {
+  await conn.execute(
+    `update idempotency_keys set state = 'completed', response_status = ?, response_body = ?::jsonb, response_headers = ?::jsonb, completed_at = ?
+     where store_id = ? and endpoint = ? and key = ?`,
+    [response.status, JSON.stringify(response.body), JSON.stringify(response.headers), now, input.storeId, input.endpoint, key],
+  );
+}
+
+function serializeApiError(error: ApiError) {
+  return { code: error.code, message: error.message, details: error.details, headers: error.headers, status: error.status };
+}
+
+function answerRepeat(row: Row, input: IdempotentRequest, auto: boolean, requestHash: string): IdempotentOutcome {
+  if (auto) {
+    const ranSecondsAgo = Math.max(0, Math.floor((input.now.getTime() - new Date(row.created_at).getTime()) / 1000));
+    const retryAfter = Math.max(1, Math.ceil(input.autoWindowMs / 1000) - ranSecondsAgo);
+    throw new ApiError('duplicate_request', {
+      message: 'An identical request ran moments ago; it was not counted again.',
+      details: { ran_seconds_ago: ranSecondsAgo, retry_after_seconds: retryAfter },
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+  if (row.request_hash !== requestHash) {
+    throw new ApiError('idempotency_conflict', {
+      message: 'This idempotency key was used for a different request.',
+      details: { idempotency_key: input.key },
+    });
+  }
+  if (row.state === 'in_flight') {
+    throw new ApiError('idempotency_conflict', {
+      message: 'The first request with this idempotency key is still running.',
+      details: { idempotency_key: input.key, state: 'in_flight', retry: 'later', next_action: 'retry_later' },
+      headers: { 'Retry-After': '2' },
+    });
+  }
+  const body = row.response_body as { __error?: ReturnType<typeof serializeApiError> } | null;
+  if (body && typeof body === 'object' && body.__error) {
+    const e = body.__error;
+    throw new ApiError(e.code, { message: e.message, details: e.details, headers: e.headers, status: e.status });
+  }
+  return { replayed: true, response: { status: row.response_status ?? 200, body: row.response_body, headers: row.response_headers ?? {} } };
+}

@@ -1,0 +1,21 @@
+import { PDFDocument } from 'pdf-lib';
+import { PAGE_SIZES } from '../carriers/catalog';
+
+const MARGIN = 28; // ~10 mm: inside every office printer's printable area
+
+/**
+ * Places each page of a label on its own A4 page, top-left at its natural size (scaled down only if it would not
+ * fit), so it prints at the size the carrier's scanners expect and can be cut out.
+ */
+export async function placeOnA4(labelPdf: Uint8Array): Promise<Uint8Array> {
+  const source = await PDFDocument.load(labelPdf);
+  const out = await PDFDocument.create();
+  const embedded = await out.embedPdf(source, source.getPageIndices());
+  const { width: pageWidth, height: pageHeight } = PAGE_SIZES.A4;
+  for (const page of embedded) {
+    const scale = Math.min(1, (pageWidth - 2 * MARGIN) / page.width, (pageHeight - 2 * MARGIN) / page.height);
+    const a4 = out.addPage([pageWidth, pageHeight]);
+    a4.drawPage(page, { x: MARGIN, y: pageHeight - MARGIN - page.height * scale, xScale: scale, yScale: scale });
+  }
+  return out.save();
+}
