@@ -2,6 +2,7 @@ import { Migration20261122000000Foundation } from './20261122000000-foundation';
 import { Migration20261122000100Access } from './20261122000100-access';
 import { Migration20261122000200Notifications } from './20261122000200-notifications';
 import { Migration20261122000300Idempotency } from './20261122000300-idempotency';
+import { Migration20261122000400RenderLeases } from './20261122000400-render-leases';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: 'Migration20261122000100Access', class: Migration20261122000100Access },
   { name: 'Migration20261122000200Notifications', class: Migration20261122000200Notifications },
   { name: 'Migration20261122000300Idempotency', class: Migration20261122000300Idempotency },
+  { name: 'Migration20261122000400RenderLeases', class: Migration20261122000400RenderLeases },
 ];
