@@ -30,7 +30,11 @@ const envSchema = z.object({
   REQUEST_LOG_RETENTION: duration('90d'),
   REQUEST_LOG_PURGE_INTERVAL: duration('1h'),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+  /** Signs `GET /labels` cursors; required in production, a fixed development value elsewhere. */
+  CURSOR_SECRET: z.string().min(16).optional(),
 });
+
+const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
 
 export type Config = Readonly<{
   env: 'development' | 'test' | 'production';
@@ -43,6 +47,7 @@ export type Config = Readonly<{
   supportEmail: string;
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
+  cursorSecret: string;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -53,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && !e.CURSOR_SECRET) throw new Error('invalid configuration:\n  CURSOR_SECRET: required in production');
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -64,5 +70,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     supportEmail: e.SUPPORT_EMAIL,
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),
     maxBodyBytes: e.MAX_BODY_BYTES,
+    cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
   });
 }

@@ -24,6 +24,7 @@ export interface LabelParcel {
 /**
  * A label: one shipment booked at a carrier. `current`, `supersedes`, `supersededBy` and `currentSet` are a
  * projection kept by `labels-repository.ts` for the label's order and direction; nothing else writes them.
+ * The table's `seq` column (insertion order, not mapped) breaks ties between labels created in the same second.
  */
 export class Label {
   id!: string;
@@ -65,8 +66,6 @@ export class Label {
   supersedes!: string[];
   supersededBy!: string[];
   currentSet!: CurrentSet;
-  /** Insertion order; breaks ties between labels created in the same second when deciding which is newer. */
-  seq!: string;
 }
 
 export const LabelSchema = new EntitySchema<Label>({
@@ -109,7 +108,6 @@ export const LabelSchema = new EntitySchema<Label>({
     supersedes: { type: 'string[]', columnType: 'text[]' },
     supersededBy: { type: 'string[]', fieldName: 'superseded_by', columnType: 'text[]' },
     currentSet: { type: 'string', fieldName: 'current_set' },
-    seq: { type: 'bigint', fieldName: 'seq', autoincrement: true, persist: false },
   },
 });
 
