@@ -79,6 +79,7 @@ function decimal(amount: string | number): string {
 }
 
 function buildLabel(em: EntityManager, input: NewLabel): { label: Label; coverage: LabelFulfillmentOrder[] } {
+  // Coverage is returned as data, not yet persisted: see insertLabels.
   const order = parseOrderId(input.orderId);
   if (!order) throw new Error(`invalid order id ${input.orderId}`);
   const carrier = carrierDefinition(input.carrierCode);
@@ -125,12 +126,7 @@ function buildLabel(em: EntityManager, input: NewLabel): { label: Label; coverag
   const coverage = (input.fulfillmentOrderIds ?? []).map((value) => {
     const fo = parseFulfillmentOrderId(value);
     if (!fo) throw new Error(`invalid fulfillment order id ${value}`);
-    return em.create(LabelFulfillmentOrder, {
-      labelId: id,
-      fulfillmentOrderGid: fo.gid,
-      fulfillmentOrderLegacyId: fo.legacyId,
-      storeId: input.storeId,
-    });
+    return { labelId: id, fulfillmentOrderGid: fo.gid, fulfillmentOrderLegacyId: fo.legacyId, storeId: input.storeId };
   });
   return { label, coverage };
 }
@@ -201,6 +197,9 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 export async function insertLabels(em: EntityManager, inputs: NewLabel[]): Promise<Label[]> {
   return em.transactional(async (tx) => {
     const built = inputs.map((input) => buildLabel(tx, input));
+    // Coverage rows reference their label; the entities are not related in the ORM, so flush labels first.
+    await tx.flush();
+    for (const b of built) for (const c of b.coverage) tx.create(LabelFulfillmentOrder, c);
     await tx.flush();
     await recomputeFor(tx, built.map((b) => b.label));
     const ids = built.map((b) => b.label.id);
