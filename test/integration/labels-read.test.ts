@@ -440,3 +440,16 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     app.clock.reset();
   });
 });
+
+describe('machine-readable description', () => {
+  it('describes both label routes with every query parameter of GET /labels', async () => {
+    const res = await app.request('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const list = res.body.paths['/labels'].get;
+    const names = list.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+    expect(names).toEqual(
+      ['batch_id', 'created_after', 'created_before', 'current', 'cursor', 'direction', 'limit', 'order_id', 'order_name', 'sort', 'status', 'tracking_number', 'updated_after'].sort(),
+    );
+    expect(res.body.paths['/labels/{label_id}'].get.operationId).toBe('getLabel');
+  });
+});
