@@ -4,6 +4,7 @@ import type { Config } from './config';
 import type { Orm } from './db/orm';
 import type { Logger } from './logger';
 import { healthRoutes } from './api/health/routes';
+import { createLabelRoutes } from './api/labels/routes';
 import { createMetaRoutes } from './api/meta/routes';
 import { createShopRoutes } from './api/shop/routes';
 import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const routes: RouteDefinition[] = [];
   routes.push(...createMetaRoutes({ publicBaseUrl: deps.config.publicBaseUrl, routes: () => routes }));
   routes.push(...createShopRoutes({ orm: deps.orm, requestLogRetentionMs: deps.config.requestLog.retentionMs }));
+  routes.push(...createLabelRoutes({ orm: deps.orm, now: deps.now, config: deps.config }));
   routes.push(...(deps.extraRoutes ?? []));
 
   app.use(requestLog(deps.orm, deps.logger));

@@ -38,7 +38,11 @@ const envSchema = z.object({
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().default('Shipping Label API <no-reply@example.com>'),
   NOTIFICATION_DELIVERY_INTERVAL: duration('1m'),
+  /** Signs `GET /labels` cursors; required in production, a fixed development value elsewhere. */
+  CURSOR_SECRET: z.string().min(16).optional(),
 });
+
+const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
 
 export type Config = Readonly<{
   env: 'development' | 'test' | 'production';
@@ -52,6 +56,7 @@ export type Config = Readonly<{
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
+  cursorSecret: string;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -62,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.NODE_ENV === 'production' && !e.CURSOR_SECRET) throw new Error('invalid configuration:\n  CURSOR_SECRET: required in production');
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -82,5 +88,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       from: e.MAIL_FROM,
       deliveryIntervalMs: e.NOTIFICATION_DELIVERY_INTERVAL,
     }),
+    cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
   });
 }

@@ -7,6 +7,7 @@ export const ID_PREFIXES = {
   apiKey: 'ak_',
   request: 'req_',
   store: 'st_',
+  carrierRule: 'cr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

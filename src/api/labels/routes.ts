@@ -1,0 +1,124 @@
+import type { Config } from '../../config';
+import { findLabel, loadLabelViews, readLabelPage, type LabelListFilters } from '../../db/labels-query';
+import type { Orm } from '../../db/orm';
+import { hasPrefix } from '../../ids';
+import { ApiError } from '../../http/api-error';
+import { baseUrl } from '../../http/middleware';
+import { defineRoute } from '../../http/route';
+import { decodeCursor, encodeCursor, filterHash } from './cursor';
+import { labelListSchema, labelParamsSchema, labelSchema, listLabelsQuerySchema, type ListLabelsQuery, type LabelWire } from './schemas';
+import { serializeLabel } from './serializer';
+
+/** Spec "GET /labels" Rule 2: the sync feed holds back labels younger than this. */
+export const SYNC_FEED_HOLD_BACK_MS = 15_000;
+
+export interface LabelRoutesDeps {
+  orm: Orm;
+  now: () => Date;
+  config: Pick<Config, 'publicBaseUrl' | 'cursorSecret'>;
+}
+
+/** Sync feed = `sort=created_at` without the lookup filters (Rule 2). */
+function isSyncFeed(q: ListLabelsQuery): boolean {
+  return q.sort === 'created_at' && !q.order_id && q.order_name === undefined && q.batch_id === undefined && q.tracking_number === undefined;
+}
+
+function filtersOf(storeId: string, q: ListLabelsQuery): LabelListFilters {
+  return {
+    storeId,
+    orderGids: q.order_id,
+    orderNameKey: q.order_name,
+    batchId: q.batch_id,
+    trackingNumber: q.tracking_number,
+    direction: q.direction,
+    current: q.current,
+    status: q.status,
+    createdAfter: q.created_after,
+    createdBefore: q.created_before,
+    updatedAfter: q.updated_after,
+    order: q.sort === 'created_at' ? 'asc' : 'desc',
+  };
+}
+
+/** Everything but `cursor` and `limit` binds a cursor (the page size may change between pages). */
+function cursorBinding(q: ListLabelsQuery): Record<string, unknown> {
+  const { cursor: _cursor, limit: _limit, ...rest } = q;
+  return {
+    ...rest,
+    created_after: q.created_after?.toISOString(),
+    created_before: q.created_before?.toISOString(),
+    updated_after: q.updated_after?.toISOString(),
+  };
+}
+
+export function createLabelRoutes(deps: LabelRoutesDeps) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/labels',
+      operationId: 'listLabels',
+      summary: 'List, look up and sync labels',
+      description:
+        'Keyset-paginated, newest first by default. With `direction`, `status` or `current` a page may hold fewer than ' +
+        '`limit` labels while `has_more` is true. `sort=created_at` without `order_id`, `order_name`, `batch_id` and ' +
+        '`tracking_number` is the sync feed: oldest first, labels younger than 15 seconds held back, `next_cursor` always set.',
+      tag: 'Labels',
+      access: { kind: 'key', scope: 'labels:read' },
+      query: listLabelsQuerySchema,
+      responses: { 200: { description: 'A page of labels', schema: labelListSchema } },
+      handler: async (ctx, { query }) => {
+        const storeId = ctx.state.auth!.storeId;
+        const hash = filterHash(storeId, cursorBinding(query));
+        let after = null;
+        if (query.cursor !== undefined) {
+          const check = decodeCursor(deps.config.cursorSecret, query.cursor, hash);
+          if (!check.ok) {
+            throw new ApiError('validation_error', {
+              message:
+                check.reason === 'other_filters'
+                  ? 'The cursor belongs to other filters; send the same filters as on the first page, or start without a cursor.'
+                  : 'The cursor is not a next_cursor this API issued; pass it unchanged.',
+              details: { parameter: 'cursor', received: query.cursor.length > 100 ? `${query.cursor.slice(0, 100)}…` : query.cursor },
+            });
+          }
+          after = check.position;
+        }
+        const filters = filtersOf(storeId, query);
+        const syncFeed = isSyncFeed(query);
+        const now = deps.now();
+        if (syncFeed) {
+          const holdBack = new Date(now.getTime() - SYNC_FEED_HOLD_BACK_MS);
+          if (!filters.createdBefore || filters.createdBefore > holdBack) filters.createdBefore = holdBack;
+        }
+        const em = deps.orm.em.fork();
+        const page = await readLabelPage(em, filters, after, query.limit);
+        const views = await loadLabelViews(em, page.labels);
+        const base = baseUrl(ctx, deps.config.publicBaseUrl);
+        const data: LabelWire[] = views.map((v) => serializeLabel(v, { baseUrl: base, now }));
+        // Rule 2: the feed always hands back a position to resume from, also on its last page.
+        const nextCursor = page.hasMore || syncFeed ? encodeCursor(deps.config.cursorSecret, page.lastRead, hash) : null;
+        ctx.body = { data, next_cursor: nextCursor, has_more: page.hasMore };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/labels/{label_id}',
+      operationId: 'getLabel',
+      summary: 'One label',
+      tag: 'Labels',
+      access: { kind: 'key', scope: 'labels:read' },
+      params: labelParamsSchema,
+      responses: { 200: { description: 'The label', schema: labelSchema } },
+      handler: async (ctx, { params }) => {
+        const storeId = ctx.state.auth!.storeId;
+        // A malformed ID and another store's ID answer exactly like a nonexistent one (spec "Identifiers").
+        if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
+        const em = deps.orm.em.fork();
+        const label = await findLabel(em, storeId, params.label_id);
+        if (!label) throw new ApiError('not_found');
+        const [view] = await loadLabelViews(em, [label]);
+        ctx.body = serializeLabel(view!, { baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import {
+  COD_SOURCES,
+  LABEL_DIRECTIONS,
+  LABEL_FAILURE_REASONS,
+  LABEL_KINDS,
+  LABEL_SOURCES,
+  LABEL_STATUSES,
+} from '../../db/entities/label';
+import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
+
+const timestamp = z.string().describe('ISO 8601 UTC, second precision');
+const moneyAmount = z.string().regex(/^\d+\.\d{2}$/).describe('Decimal string with two places');
+const platformRef = z.object({ id: z.string().describe('Global ID (GID)'), legacy_id: z.string().describe('Numeric platform ID') });
+
+export const labelDocumentSchema = z
+  .object({
+    availability: z.enum(['available', 'pending', 'expired', 'not_applicable', 'not_isolated', 'carrier_excluded', 'not_reissuable']),
+    source: z.enum(['stored', 'carrier']).nullable().describe('Where the PDF comes from; null when there is none'),
+    formats: z.array(z.enum(['label', 'a4'])),
+    available_until: timestamp.describe('60 days after label creation'),
+    url: z.string().describe('The document endpoint of the label'),
+  })
+  .describe('Label document object');
+
+export const labelSchema = z
+  .object({
+    id: z.string().describe('`lbl_...`'),
+    order: platformRef.extend({ name: z.string() }),
+    fulfillment_orders: z.array(platformRef).describe('Fulfillment orders the label covers; empty for whole-order labels'),
+    direction: z.enum(LABEL_DIRECTIONS),
+    kind: z.enum(LABEL_KINDS),
+    status: z.enum(LABEL_STATUSES),
+    failure_reason: z.enum(LABEL_FAILURE_REASONS).nullable(),
+    current: z.boolean(),
+    supersedes: z.array(z.string()),
+    superseded_by: z.array(z.string()).describe('Newer labels that replaced this one'),
+    current_set: z.enum(['ok', 'ambiguous']).describe('Same value on every label of the order and direction'),
+    carrier: z.object({ code: z.string(), name: z.string(), account_id: z.string().nullable().describe('`ca_...`') }),
+    service: z.object({ code: z.string(), name: z.string() }).nullable().describe('Only on labels created through the API'),
+    source: z.enum(LABEL_SOURCES).nullable(),
+    cod: z.object({ amount: moneyAmount, currency: z.string(), source: z.enum(COD_SOURCES) }).nullable(),
+    declared_value: z.object({ amount: moneyAmount, currency: z.string() }).nullable(),
+    tracking_number: z.string().nullable(),
+    tracking_url: z.string().nullable(),
+    parcels: z.array(z.object({ tracking_number: z.string().nullable(), tracking_url: z.string().nullable(), weight_grams: z.number().int().nullable() })),
+    batch_id: z.string().nullable(),
+    document: labelDocumentSchema,
+    extras: z.record(z.string(), z.unknown()).describe('Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers'),
+    created_at: timestamp.describe('Insertion time; never changes'),
+    updated_at: timestamp.nullable().describe('Last state change; null on labels from before the field existed'),
+  })
+  .describe('A label: one shipment booked at a carrier');
+
+export type LabelWire = z.input<typeof labelSchema>;
+
+export const labelListSchema = z.object({
+  data: z.array(labelSchema),
+  next_cursor: z.string().nullable().describe('Pass unchanged as `cursor`; always set in the sync feed'),
+  has_more: z.boolean(),
+});
+
+export const labelParamsSchema = z.object({ label_id: z.string().describe('`lbl_...`') });
+
+/** Spec "Limits": `GET /labels` limit 1 to 250, default 50; `order_id` up to 50 values. */
+export const LIST_LIMIT_MAX = 250;
+export const LIST_LIMIT_DEFAULT = 50;
+export const ORDER_ID_FILTER_MAX = 50;
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Inclusive bounds compare at second precision, so fractions are dropped. */
+const instant = (description: string) =>
+  z
+    .string()
+    .describe(description)
+    .transform((value, ctx) => {
+      const time = ISO_DATE_TIME.test(value) ? Date.parse(value) : Number.NaN;
+      if (Number.isNaN(time)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time with an offset, e.g. 2026-10-01T12:00:00Z', input: value });
+        return z.NEVER;
+      }
+      return new Date(Math.floor(time / 1000) * 1000);
+    });
+
+const text = (description: string) => z.string().min(1).max(255).describe(description);
+
+export const listLabelsQuerySchema = z
+  .object({
+    order_id: z
+      .string()
+      .describe(`Numeric order ID or GID; up to ${ORDER_ID_FILTER_MAX} comma-separated values`)
+      .transform((value, ctx) => {
+        const parts = value.split(',').map((p) => p.trim());
+        if (parts.length > ORDER_ID_FILTER_MAX) {
+          ctx.addIssue({ code: 'too_big', origin: 'array', maximum: ORDER_ID_FILTER_MAX, inclusive: true, input: value, message: `at most ${ORDER_ID_FILTER_MAX} order IDs` });
+          return z.NEVER;
+        }
+        const gids: string[] = [];
+        for (const part of parts) {
+          const id = parseOrderId(part);
+          if (!id) {
+            ctx.addIssue({ code: 'custom', message: `\`order_id\`: ${JSON.stringify(part.slice(0, 100))} is neither a numeric order ID nor an order GID`, input: value });
+            return z.NEVER;
+          }
+          gids.push(id.gid);
+        }
+        return [...new Set(gids)].sort();
+      })
+      .optional(),
+    order_name: text('Exact order name; leading `#` optional').transform(orderNameKey).optional(),
+    batch_id: text('Batch the label was created in').optional(),
+    tracking_number: text('Exact tracking number').optional(),
+    direction: z.enum(LABEL_DIRECTIONS).optional(),
+    current: z
+      .enum(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional(),
+    status: z.enum(LABEL_STATUSES).optional(),
+    created_after: instant('Created at or after (inclusive, second precision)').optional(),
+    created_before: instant('Created at or before (inclusive, second precision)').optional(),
+    updated_after: instant('State changed at or after (inclusive, second precision)').optional(),
+    sort: z.enum(['-created_at', 'created_at']).default('-created_at').describe('`-created_at` newest first; `created_at` the sync feed'),
+    cursor: z.string().min(1).max(2000).describe('`next_cursor` of the previous page, unchanged').optional(),
+    limit: z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(1).max(LIST_LIMIT_MAX))
+      .default(LIST_LIMIT_DEFAULT)
+      .describe(`1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}`),
+  })
+  .strict();
+
+export type ListLabelsQuery = z.output<typeof listLabelsQuerySchema>;

@@ -1,0 +1,53 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { carrierDefinition } from '../carriers/catalog';
+import { newId } from '../ids';
+import {
+  CarrierAccount,
+  type CarrierAccountOption,
+  type CarrierAccountService,
+  type CarrierCodRoundingSetting,
+  type SenderDetails,
+} from './entities/carrier-account';
+
+export interface NewCarrierAccount {
+  id?: string;
+  storeId: string;
+  carrierCode: string;
+  name?: string;
+  currency: string;
+  services: CarrierAccountService[];
+  options?: Record<string, CarrierAccountOption>;
+  /** Defaults to what the carrier catalogue says. */
+  declaredValueSupported?: boolean;
+  /** Defaults to the carrier catalogue's rounding. */
+  codRoundingByCurrency?: Record<string, CarrierCodRoundingSetting>;
+  printTag?: string | null;
+  apiCreation?: 'enabled' | 'not_enabled';
+  sender?: SenderDetails;
+  printerType?: string | null;
+  now: Date;
+}
+
+/** Inserts a carrier account; the carrier code must be one of the catalogue's. */
+export async function insertCarrierAccount(em: EntityManager, input: NewCarrierAccount): Promise<CarrierAccount> {
+  const carrier = carrierDefinition(input.carrierCode);
+  const account = em.create(CarrierAccount, {
+    id: input.id ?? newId('carrierAccount'),
+    storeId: input.storeId,
+    carrierCode: carrier.code,
+    name: input.name ?? carrier.name,
+    currency: input.currency,
+    services: input.services,
+    options: input.options ?? {},
+    declaredValueSupported: input.declaredValueSupported ?? carrier.declaredValueSupported,
+    codRoundingByCurrency: input.codRoundingByCurrency ?? { ...carrier.codRounding },
+    printTag: input.printTag ?? null,
+    apiCreation: input.apiCreation ?? 'enabled',
+    sender: input.sender ?? { name: 'Sender' },
+    printerType: input.printerType ?? null,
+    createdAt: input.now,
+    updatedAt: input.now,
+  });
+  await em.flush();
+  return account;
+}

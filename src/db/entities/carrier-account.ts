@@ -1,0 +1,77 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+/** A service of a carrier account, by the carrier catalogue's product code. */
+export interface CarrierAccountService {
+  code: string;
+  name: string;
+  /** Whether the courier can collect cash on delivery with this service. */
+  codSupported: boolean;
+  /** Whether the service delivers only to a pickup point. */
+  pickupPointRequired: boolean;
+}
+
+/** A carrier-specific option the account declares (`carrier_options.<key>` on POST /labels), with its default. */
+export interface CarrierAccountOption {
+  type: 'string' | 'number' | 'boolean';
+  default: string | number | boolean | null;
+  description?: string;
+}
+
+export type CarrierCodRoundingSetting = { mode: 'whole' } | { mode: 'up_to_multiple'; multiple: number };
+
+/** Who hands the parcel over: shown on the label, sent to the carrier. */
+export interface SenderDetails {
+  name: string;
+  street?: string;
+  city?: string;
+  postalCode?: string;
+  countryCode?: string;
+  phone?: string;
+  email?: string;
+  /** Bank account for COD payouts (carrier B needs an IBAN). */
+  iban?: string;
+}
+
+/** A store's account at one carrier (`ca_...`). */
+export class CarrierAccount {
+  id!: string;
+  storeId!: string;
+  /** Carrier code from the catalogue (`src/carriers/catalog.ts`). */
+  carrierCode!: string;
+  name!: string;
+  currency!: string;
+  services!: CarrierAccountService[];
+  options!: Record<string, CarrierAccountOption>;
+  declaredValueSupported!: boolean;
+  codRoundingByCurrency!: Record<string, CarrierCodRoundingSetting>;
+  /** Order tag added when a label of this account is marked printed; null: no tag. */
+  printTag!: string | null;
+  apiCreation!: 'enabled' | 'not_enabled';
+  sender!: SenderDetails;
+  /** Label size setting where the catalogue says `account_printer` / `portal`; null elsewhere. */
+  printerType!: string | null;
+  createdAt!: Date;
+  updatedAt!: Date;
+}
+
+export const CarrierAccountSchema = new EntitySchema<CarrierAccount>({
+  class: CarrierAccount,
+  tableName: 'carrier_accounts',
+  properties: {
+    id: { type: 'string', primary: true },
+    storeId: { type: 'string', fieldName: 'store_id' },
+    carrierCode: { type: 'string', fieldName: 'carrier_code' },
+    name: { type: 'string' },
+    currency: { type: 'string' },
+    services: { type: 'json' },
+    options: { type: 'json' },
+    declaredValueSupported: { type: 'boolean', fieldName: 'declared_value_supported' },
+    codRoundingByCurrency: { type: 'json', fieldName: 'cod_rounding_by_currency' },
+    printTag: { type: 'string', nullable: true, fieldName: 'print_tag' },
+    apiCreation: { type: 'string', fieldName: 'api_creation' },
+    sender: { type: 'json' },
+    printerType: { type: 'string', nullable: true, fieldName: 'printer_type' },
+    createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },
+    updatedAt: { type: 'Date', fieldName: 'updated_at', columnType: 'timestamptz' },
+  },
+});

@@ -1,0 +1,74 @@
+import type { DocumentMode } from '../carriers/catalog';
+
+/** Spec "Limits": documents are available 60 days after label creation. */
+export const DOCUMENT_RETENTION_MS = 60 * 24 * 60 * 60 * 1000;
+
+export type DocumentAvailability =
+  | 'available'
+  | 'pending'
+  | 'expired'
+  | 'not_applicable'
+  | 'not_isolated'
+  | 'carrier_excluded'
+  | 'not_reissuable';
+
+export type DocumentSource = 'stored' | 'carrier';
+export type DocumentFormat = 'label' | 'a4';
+
+export interface DocumentAvailabilityInput {
+  kind: 'shipment' | 'claim' | 'collection';
+  status: 'pending' | 'ready' | 'failed';
+  createdAt: Date;
+  carrier: { documentMode: DocumentMode; formats: readonly DocumentFormat[] };
+  /** The stored copy, if any. */
+  storedDocument: { notIsolated: boolean } | null;
+}
+
+export interface DerivedDocument {
+  availability: DocumentAvailability;
+  source: DocumentSource | null;
+  formats: DocumentFormat[];
+  availableUntil: Date;
+}
+
+export function documentAvailableUntil(createdAt: Date): Date {
+  return new Date(createdAt.getTime() + DOCUMENT_RETENTION_MS);
+}
+
+/** Where the document comes from: the stored copy, else the carrier's render; null when neither exists. */
+function sourceOf(input: DocumentAvailabilityInput): DocumentSource | null {
+  if (input.storedDocument) return 'stored';
+  if (input.carrier.documentMode === 'render') return 'carrier';
+  // A carrier that stores copies at creation will have one once the PDF is stored.
+  if (input.carrier.documentMode === 'stored') return 'stored';
+  return null;
+}
+
+/**
+ * Spec "document.availability". Precedence (docs/decisions/0101-document-availability-precedence.md): nothing to
+ * serve at all (claim, collection, failed; excluded carrier) comes first, then age, then the label's own state.
+ */
+export function deriveDocument(input: DocumentAvailabilityInput, now: Date): DerivedDocument {
+  const availableUntil = documentAvailableUntil(input.createdAt);
+  const formats = [...input.carrier.formats];
+  if (input.kind !== 'shipment' || input.status === 'failed') {
+    return { availability: 'not_applicable', source: null, formats: [], availableUntil };
+  }
+  if (input.carrier.documentMode === 'excluded') {
+    return { availability: 'carrier_excluded', source: null, formats: [], availableUntil };
+  }
+  const source = sourceOf(input);
+  if (now.getTime() > availableUntil.getTime()) return { availability: 'expired', source, formats, availableUntil };
+  if (input.status === 'pending') return { availability: 'pending', source, formats, availableUntil };
+  if (input.storedDocument) {
+    return { availability: input.storedDocument.notIsolated ? 'not_isolated' : 'available', source, formats, availableUntil };
+  }
+  switch (input.carrier.documentMode) {
+    case 'render':
+      return { availability: 'available', source, formats, availableUntil };
+    case 'stored':
+      return { availability: 'pending', source, formats, availableUntil };
+    case 'stored_only':
+      return { availability: 'not_reissuable', source, formats, availableUntil };
+  }
+}

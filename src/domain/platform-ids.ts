@@ -1,0 +1,30 @@
+/**
+ * Store-platform IDs: the API accepts the numeric ID or the full global ID (spec "Identifiers") and stores both.
+ */
+const ORDER_GID = /^gid:\/\/shopify\/Order\/([1-9][0-9]{0,19})$/;
+const FULFILLMENT_ORDER_GID = /^gid:\/\/shopify\/FulfillmentOrder\/([1-9][0-9]{0,19})$/;
+const NUMERIC = /^[1-9][0-9]{0,19}$/;
+
+export interface PlatformId {
+  gid: string;
+  legacyId: string;
+}
+
+function parse(value: string, gidPattern: RegExp, type: string): PlatformId | null {
+  if (NUMERIC.test(value)) return { gid: `gid://shopify/${type}/${value}`, legacyId: value };
+  const match = gidPattern.exec(value);
+  return match ? { gid: value, legacyId: match[1]! } : null;
+}
+
+export function parseOrderId(value: string): PlatformId | null {
+  return parse(value, ORDER_GID, 'Order');
+}
+
+export function parseFulfillmentOrderId(value: string): PlatformId | null {
+  return parse(value, FULFILLMENT_ORDER_GID, 'FulfillmentOrder');
+}
+
+/** Key of the `order_name` filter: exact name, leading `#` optional, case-insensitive. */
+export function orderNameKey(name: string): string {
+  return name.trim().replace(/^#/, '').toLowerCase();
+}

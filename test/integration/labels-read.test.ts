@@ -1,0 +1,455 @@
+import { updateLabelState, type NewLabel } from '../../src/db/labels-repository';
+import { aCarrierAccount, aLabel, aPlatformId, aStoredDocument, someLabels } from '../helpers/labels';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+
+type Auth = { authorization: string };
+const get = (auth: Auth, path: string) => app.request('GET', path, { headers: auth });
+
+function expectValidationError(res: TestResponse, parameter: string) {
+  expect(res.status).toBe(422);
+  expect(res.body.error.code).toBe('validation_error');
+  expect(res.body.error.details.parameter).toBe(parameter);
+}
+
+const ids = (res: TestResponse) => (res.body.data as Array<{ id: string }>).map((l) => l.id);
+const at = (iso: string) => new Date(iso);
+
+describe('GET /v1/labels/{label_id}', () => {
+  it('returns every field of the label object', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const account = await aCarrierAccount(app.orm, store.storeId, { carrierCode: 'carrier_a' });
+    const label = await aLabel(app.orm, store.storeId, {
+      orderId: 'gid://shopify/Order/5550001',
+      orderName: '#1001',
+      fulfillmentOrderIds: ['7770001', 'gid://shopify/FulfillmentOrder/7770002'],
+      carrierCode: 'carrier_a',
+      carrierAccountId: account.id,
+      service: { code: 'home', name: 'Home delivery' },
+      source: 'api',
+      cod: { amount: 120, currency: 'CZK', source: 'payment_gateway' },
+      declaredValue: { amount: '99.5', currency: 'CZK' },
+      trackingNumber: 'Z123',
+      trackingUrl: 'https://track.example/Z123',
+      parcels: [{ trackingNumber: 'Z123', trackingUrl: 'https://track.example/Z123', weightGrams: 1200 }],
+      batchId: 'batch-1',
+      extras: { consign_password: 'secret-1' },
+      createdAt: at('2026-10-01T12:00:00.700Z'),
+      updatedAt: at('2026-10-01T12:05:00Z'),
+    });
+    await aStoredDocument(app.orm, label.id);
+    app.clock.set('2026-10-02T00:00:00Z');
+
+    const res = await get(store.auth, `/v1/labels/${label.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      id: label.id,
+      order: { id: 'gid://shopify/Order/5550001', legacy_id: '5550001', name: '#1001' },
+      fulfillment_orders: [
+        { id: 'gid://shopify/FulfillmentOrder/7770001', legacy_id: '7770001' },
+        { id: 'gid://shopify/FulfillmentOrder/7770002', legacy_id: '7770002' },
+      ],
+      direction: 'outbound',
+      kind: 'shipment',
+      status: 'ready',
+      failure_reason: null,
+      current: true,
+      supersedes: [],
+      superseded_by: [],
+      current_set: 'ok',
+      carrier: { code: 'carrier_a', name: 'Carrier A', account_id: account.id },
+      service: { code: 'home', name: 'Home delivery' },
+      source: 'api',
+      cod: { amount: '120.00', currency: 'CZK', source: 'payment_gateway' },
+      declared_value: { amount: '99.50', currency: 'CZK' },
+      tracking_number: 'Z123',
+      tracking_url: 'https://track.example/Z123',
+      parcels: [{ tracking_number: 'Z123', tracking_url: 'https://track.example/Z123', weight_grams: 1200 }],
+      batch_id: 'batch-1',
+      document: {
+        availability: 'available',
+        source: 'stored',
+        formats: ['label', 'a4'],
+        available_until: '2026-11-30T12:00:00Z',
+        url: `${app.baseUrl}/v1/labels/${label.id}/document`,
+      },
+      extras: { consign_password: 'secret-1' },
+      created_at: '2026-10-01T12:00:00Z',
+      updated_at: '2026-10-01T12:05:00Z',
+    });
+    app.clock.reset();
+  });
+
+  it('sends null for what is missing and {} extras for carriers other than A', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const label = await aLabel(app.orm, store.storeId, { carrierCode: 'carrier_c', source: null, extras: { ignored: true }, trackingNumber: null });
+    const res = await get(store.auth, `/v1/labels/${label.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      carrier: { code: 'carrier_c', name: 'Carrier C', account_id: null },
+      service: null,
+      source: null,
+      cod: null,
+      declared_value: null,
+      tracking_number: null,
+      tracking_url: null,
+      batch_id: null,
+      extras: {},
+      updated_at: null,
+      fulfillment_orders: [],
+    });
+  });
+
+  it.each([
+    ['a claim', { kind: 'claim' as const, carrierCode: 'carrier_a' }, null, 'not_applicable'],
+    ['a collection', { kind: 'collection' as const }, null, 'not_applicable'],
+    ['a failed label', { status: 'failed' as const, failureReason: 'carrier_import_rejected' as const }, null, 'not_applicable'],
+    ['an excluded carrier', { carrierCode: 'excluded_image' }, null, 'carrier_excluded'],
+    ['a pending label', { status: 'pending' as const, carrierCode: 'carrier_b' }, null, 'pending'],
+    ['a ready label whose PDF is not stored yet', { carrierCode: 'carrier_a' }, null, 'pending'],
+    ['a render carrier without stored copy', { carrierCode: 'carrier_e' }, null, 'available'],
+    ['a no-reissue carrier without stored copy', { carrierCode: 'carrier_f' }, null, 'not_reissuable'],
+    ['an older batch file', { carrierCode: 'carrier_b' }, { notIsolated: true }, 'not_isolated'],
+    ['a stored label older than 60 days', { carrierCode: 'carrier_a', createdAt: at('2026-01-01T00:00:00Z') }, { notIsolated: false }, 'expired'],
+  ])('derives document.availability for %s', async (_name, overrides, document, availability) => {
+    const store = await aStoreWithKey(app.orm);
+    const label = await aLabel(app.orm, store.storeId, overrides);
+    if (document) await aStoredDocument(app.orm, label.id, document);
+    const res = await get(store.auth, `/v1/labels/${label.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.document.availability).toBe(availability);
+    if ((overrides as Partial<NewLabel>).status === 'failed') expect(res.body.failure_reason).toBe('carrier_import_rejected');
+  });
+
+  it('answers 404 not_found alike for another store’s label, a nonexistent and a malformed ID', async () => {
+    const mine = await aStoreWithKey(app.orm);
+    const other = await aStoreWithKey(app.orm);
+    const theirs = await aLabel(app.orm, other.storeId);
+    const answers = await Promise.all(
+      [theirs.id, 'lbl_AAAAAAAAAAAAAAAAAAAAAAAA', 'not-a-label', 'lbl_%24%24', 'ca_AAAAAAAAAAAAAAAAAAAAAAAA'].map((id) =>
+        get(mine.auth, `/v1/labels/${id}`),
+      ),
+    );
+    for (const res of answers) {
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+      expect(res.body.error.details).toBeUndefined();
+      expect(res.body.error.message).toBe(answers[0]!.body.error.message);
+    }
+    expect((await get(other.auth, `/v1/labels/${theirs.id}`)).status).toBe(200);
+  });
+});
+
+describe('current, supersedes and current_set as seen through the API', () => {
+  it('a replacement supersedes the older label; a partial label makes the set ambiguous on every label', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    const [fo1, fo2] = [aPlatformId(), aPlatformId()];
+    const first = await aLabel(app.orm, store.storeId, { orderId, fulfillmentOrderIds: [fo1, fo2], createdAt: at('2026-10-01T10:00:00Z') });
+    const second = await aLabel(app.orm, store.storeId, { orderId, fulfillmentOrderIds: [fo1, fo2], createdAt: at('2026-10-01T11:00:00Z') });
+    const returnLabel = await aLabel(app.orm, store.storeId, { orderId, direction: 'return', fulfillmentOrderIds: [fo1], createdAt: at('2026-10-01T11:30:00Z') });
+
+    let res = await get(store.auth, `/v1/labels/${first.id}`);
+    expect(res.body).toMatchObject({ current: false, superseded_by: [second.id], supersedes: [], current_set: 'ok' });
+    res = await get(store.auth, `/v1/labels/${second.id}`);
+    expect(res.body).toMatchObject({ current: true, supersedes: [first.id], superseded_by: [], current_set: 'ok' });
+
+    const partial = await aLabel(app.orm, store.storeId, { orderId, fulfillmentOrderIds: [fo1], createdAt: at('2026-10-01T12:00:00Z') });
+    const list = await get(store.auth, `/v1/labels?order_id=${orderId}&direction=outbound`);
+    expect(ids(list)).toEqual([partial.id, second.id, first.id]);
+    expect(list.body.data.map((l: any) => [l.current, l.current_set])).toEqual([
+      [true, 'ambiguous'],
+      [true, 'ambiguous'],
+      [false, 'ambiguous'],
+    ]);
+    // The other direction is its own set.
+    res = await get(store.auth, `/v1/labels/${returnLabel.id}`);
+    expect(res.body).toMatchObject({ current: true, current_set: 'ok' });
+
+    // A failed label is never current: failing the partial label leaves the replacement alone and unambiguous.
+    await updateLabelState(app.orm.em.fork(), { storeId: store.storeId, labelId: partial.id, patch: { status: 'failed', failureReason: 'not_finalized' }, now: at('2026-10-01T12:30:00Z') });
+    const after = await get(store.auth, `/v1/labels?order_id=${orderId}&direction=outbound`);
+    expect(after.body.data.map((l: any) => [l.id, l.status, l.current, l.current_set, l.updated_at])).toEqual([
+      [partial.id, 'failed', false, 'ok', '2026-10-01T12:30:00Z'],
+      [second.id, 'ready', true, 'ok', null],
+      [first.id, 'ready', false, 'ok', null],
+    ]);
+    expect(after.body.data[0].failure_reason).toBe('not_finalized');
+  });
+});
+
+describe('GET /v1/labels filters', () => {
+  it('never lists other stores’ labels', async () => {
+    const mine = await aStoreWithKey(app.orm);
+    const other = await aStoreWithKey(app.orm);
+    const own = await aLabel(app.orm, mine.storeId);
+    const theirs = await aLabel(app.orm, other.storeId, { batchId: 'shared-batch' });
+    await aLabel(app.orm, mine.storeId, { batchId: 'shared-batch' });
+    const all = await get(mine.auth, '/v1/labels');
+    expect(all.status).toBe(200);
+    expect(ids(all)).toContain(own.id);
+    expect(ids(all)).not.toContain(theirs.id);
+    expect(ids(await get(mine.auth, `/v1/labels?order_id=${theirs.orderLegacyId}`))).toEqual([]);
+    expect((await get(mine.auth, '/v1/labels?batch_id=shared-batch')).body.data).toHaveLength(1);
+  });
+
+  it('filters by order_id as numeric IDs or GIDs, comma separated', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const [a, b, c] = await someLabels(app.orm, store.storeId, [{ createdAt: at('2026-10-01T10:00:00Z') }, { createdAt: at('2026-10-01T11:00:00Z') }, {}]);
+    expect(ids(await get(store.auth, `/v1/labels?order_id=${a!.orderLegacyId}`))).toEqual([a!.id]);
+    expect(ids(await get(store.auth, `/v1/labels?order_id=${encodeURIComponent(b!.orderGid)}`))).toEqual([b!.id]);
+    expect(ids(await get(store.auth, `/v1/labels?order_id=${a!.orderLegacyId},${encodeURIComponent(b!.orderGid)}`))).toEqual([b!.id, a!.id]);
+    expect(ids(await get(store.auth, '/v1/labels?order_id=1'))).toEqual([]);
+    expect(c).toBeDefined();
+  });
+
+  it('filters by order_name exactly, with or without #, case-insensitively', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const label = await aLabel(app.orm, store.storeId, { orderName: '#SK1001' });
+    await aLabel(app.orm, store.storeId, { orderName: '#SK10011' });
+    for (const name of ['%23SK1001', 'SK1001', 'sk1001']) {
+      expect(ids(await get(store.auth, `/v1/labels?order_name=${name}`))).toEqual([label.id]);
+    }
+    expect(ids(await get(store.auth, '/v1/labels?order_name=SK100'))).toEqual([]);
+  });
+
+  it('filters by batch_id, tracking_number, direction, status and current', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    const fo = aPlatformId();
+    const [old, replacement, ret, pending, failed] = await someLabels(app.orm, store.storeId, [
+      { orderId, fulfillmentOrderIds: [fo], batchId: 'b-1', trackingNumber: 'T-OLD', createdAt: at('2026-10-01T10:00:00Z') },
+      { orderId, fulfillmentOrderIds: [fo], batchId: 'b-2', trackingNumber: 'T-NEW', createdAt: at('2026-10-01T10:00:01Z') },
+      { orderId, direction: 'return', trackingNumber: 'T-RET', createdAt: at('2026-10-01T10:00:02Z') },
+      { status: 'pending', trackingNumber: null, createdAt: at('2026-10-01T10:00:03Z') },
+      { status: 'failed', createdAt: at('2026-10-01T10:00:04Z') },
+    ]);
+    const q = async (query: string) => ids(await get(store.auth, `/v1/labels?${query}`));
+    expect(await q('batch_id=b-1')).toEqual([old!.id]);
+    expect(await q('tracking_number=T-NEW')).toEqual([replacement!.id]);
+    expect(await q('tracking_number=t-new')).toEqual([]);
+    expect(await q('direction=return')).toEqual([ret!.id]);
+    expect(await q('direction=outbound')).toEqual([failed!.id, pending!.id, replacement!.id, old!.id]);
+    expect(await q('status=pending')).toEqual([pending!.id]);
+    expect(await q('status=failed')).toEqual([failed!.id]);
+    expect(await q('status=ready')).toEqual([ret!.id, replacement!.id, old!.id]);
+    expect(await q('current=false')).toEqual([failed!.id, old!.id]);
+    expect(await q('current=true&direction=outbound')).toEqual([pending!.id, replacement!.id]);
+  });
+
+  it('applies created_after, created_before and updated_after inclusively at second precision', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const [a, b, c] = await someLabels(app.orm, store.storeId, [
+      { createdAt: at('2026-10-01T10:00:00Z'), updatedAt: null },
+      { createdAt: at('2026-10-01T10:00:01Z'), updatedAt: at('2026-10-02T08:00:00Z') },
+      { createdAt: at('2026-10-01T10:00:02Z'), updatedAt: at('2026-10-02T09:00:00Z') },
+    ]);
+    const q = async (query: string) => ids(await get(store.auth, `/v1/labels?${query}`));
+    expect(await q('created_after=2026-10-01T10:00:01Z')).toEqual([c!.id, b!.id]);
+    expect(await q('created_after=2026-10-01T10:00:01.999Z')).toEqual([c!.id, b!.id]);
+    expect(await q('created_before=2026-10-01T10:00:01Z')).toEqual([b!.id, a!.id]);
+    expect(await q('created_after=2026-10-01T12:00:01%2B02:00&created_before=2026-10-01T10:00:01Z')).toEqual([b!.id]);
+    expect(await q('updated_after=2026-10-02T09:00:00Z')).toEqual([c!.id]);
+    expect(await q('updated_after=2026-10-02T07:00:00Z&sort=created_at&batch_id=none')).toEqual([]);
+    expect(await q('updated_after=2026-10-02T07:00:00Z&sort=created_at')).toEqual([b!.id, c!.id]);
+  });
+});
+
+describe('GET /v1/labels validation', () => {
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=251', 'limit'],
+    ['limit=abc', 'limit'],
+    ['limit=1.5', 'limit'],
+    ['order_id=abc', 'order_id'],
+    ['order_id=gid://shopify/Product/1', 'order_id'],
+    ['order_id=1,,2', 'order_id'],
+    [`order_id=${Array.from({ length: 51 }, (_, i) => i + 1).join(',')}`, 'order_id'],
+    ['order_name=', 'order_name'],
+    ['batch_id=', 'batch_id'],
+    ['tracking_number=', 'tracking_number'],
+    ['direction=inbound', 'direction'],
+    ['current=yes', 'current'],
+    ['status=done', 'status'],
+    ['created_after=yesterday', 'created_after'],
+    ['created_before=2026-10-01', 'created_before'],
+    ['updated_after=2026-10-01T12:00:00', 'updated_after'],
+    ['sort=updated_at', 'sort'],
+    ['cursor=garbage', 'cursor'],
+    ['colour=red', 'colour'],
+    ['status=ready&status=failed', 'status'],
+  ])('%s -> 422 validation_error', async (query, parameter) => {
+    const store = await aStoreWithKey(app.orm);
+    const res = await get(store.auth, `/v1/labels?${query}`);
+    expectValidationError(res, parameter);
+  });
+
+  it('names the allowed values and bounds', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const direction = await get(store.auth, '/v1/labels?direction=inbound');
+    expect(direction.body.error.details).toMatchObject({ received: 'inbound', allowed: ['outbound', 'return'] });
+    const limit = await get(store.auth, '/v1/labels?limit=251');
+    expect(limit.body.error.details).toMatchObject({ max: 250 });
+    const orderIds = await get(store.auth, `/v1/labels?order_id=${Array.from({ length: 51 }, (_, i) => i + 1).join(',')}`);
+    expect(orderIds.body.error.details).toMatchObject({ max: 50 });
+    const fifty = await get(store.auth, `/v1/labels?order_id=${Array.from({ length: 50 }, (_, i) => i + 1).join(',')}`);
+    expect(fifty.status).toBe(200);
+  });
+});
+
+describe('GET /v1/labels pagination', () => {
+  async function fiveLabels(storeId: string) {
+    return someLabels(
+      app.orm,
+      storeId,
+      [0, 1, 2, 3, 4].map((i) => ({ createdAt: at(`2026-10-01T10:00:0${i}Z`), batchId: 'page-batch' })),
+    );
+  }
+
+  it('pages newest first with an opaque cursor, without a total, and ends with next_cursor null', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const labels = await fiveLabels(store.storeId);
+    const seen: string[] = [];
+    let res = await get(store.auth, '/v1/labels?limit=2');
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
+    expect(res.body.has_more).toBe(true);
+    seen.push(...ids(res));
+    while (res.body.has_more) {
+      res = await get(store.auth, `/v1/labels?limit=2&cursor=${encodeURIComponent(res.body.next_cursor)}`);
+      expect(res.status).toBe(200);
+      seen.push(...ids(res));
+    }
+    expect(res.body.next_cursor).toBeNull();
+    expect(seen).toEqual(labels.map((l) => l.id).reverse());
+  });
+
+  it('pages oldest first with sort=created_at and a lookup filter (not the sync feed: no next_cursor at the end)', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const labels = await fiveLabels(store.storeId);
+    const first = await get(store.auth, '/v1/labels?sort=created_at&batch_id=page-batch&limit=3');
+    expect(ids(first)).toEqual(labels.slice(0, 3).map((l) => l.id));
+    const second = await get(store.auth, `/v1/labels?sort=created_at&batch_id=page-batch&limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(ids(second)).toEqual(labels.slice(3).map((l) => l.id));
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+  });
+
+  it('lets the page size change between pages', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const labels = await fiveLabels(store.storeId);
+    const first = await get(store.auth, '/v1/labels?limit=1');
+    const second = await get(store.auth, `/v1/labels?limit=4&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(ids(second)).toEqual(labels.slice(0, 4).map((l) => l.id).reverse());
+  });
+
+  it('refuses an altered cursor and a cursor reused with other filters, sort or store', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const other = await aStoreWithKey(app.orm);
+    await fiveLabels(store.storeId);
+    const first = await get(store.auth, '/v1/labels?limit=2&batch_id=page-batch');
+    const cursor: string = first.body.next_cursor;
+    const [body, signature] = cursor.split('.');
+    const decoded = JSON.parse(Buffer.from(body!, 'base64url').toString());
+    decoded.p[1] = 'lbl_AAAAAAAAAAAAAAAAAAAAAAAA';
+    const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${signature}`;
+    const flipped = cursor.slice(0, -1) + (cursor.endsWith('A') ? 'B' : 'A');
+    for (const bad of [forged, flipped, `${cursor}.x`, body!]) {
+      expectValidationError(await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(bad)}`), 'cursor');
+    }
+    for (const query of ['batch_id=other', '', 'batch_id=page-batch&sort=created_at', 'batch_id=page-batch&status=ready']) {
+      const res = await get(store.auth, `/v1/labels?limit=2&${query}&cursor=${encodeURIComponent(cursor)}`);
+      expectValidationError(res, 'cursor');
+      expect(res.body.error.details.received).toBe(`${cursor.slice(0, 100)}…`);
+    }
+    expectValidationError(await get(other.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`), 'cursor');
+    expect((await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`)).status).toBe(200);
+  });
+
+  it('Rule 1: with status/direction/current filters a page may be short while has_more is true', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    // One ready label, then more failed ones than one page scans (failed labels of one order keep the projection cheap).
+    const ready = await aLabel(app.orm, store.storeId, { createdAt: at('2026-09-01T00:00:00Z') });
+    await someLabels(
+      app.orm,
+      store.storeId,
+      Array.from({ length: 1001 }, (_, i) => ({ orderId, status: 'failed' as const, createdAt: new Date(Date.UTC(2026, 9, 1) + i * 1000) })),
+    );
+    const first = await get(store.auth, '/v1/labels?status=ready&limit=5');
+    expect(first.status).toBe(200);
+    expect(first.body.data).toEqual([]);
+    expect(first.body.has_more).toBe(true);
+    const second = await get(store.auth, `/v1/labels?status=ready&limit=5&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(ids(second)).toEqual([ready.id]);
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+  });
+});
+
+describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', () => {
+  it('holds back labels younger than 15 seconds, always returns next_cursor, and resumes from it', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const now = at('2026-10-05T12:00:00Z');
+    app.clock.set(now);
+    const [old, edge, young] = await someLabels(app.orm, store.storeId, [
+      { createdAt: at('2026-10-05T11:00:00Z') },
+      { createdAt: at('2026-10-05T11:59:45Z') },
+      { createdAt: at('2026-10-05T11:59:46Z') },
+    ]);
+
+    const first = await get(store.auth, '/v1/labels?sort=created_at');
+    expect(ids(first)).toEqual([old!.id, edge!.id]);
+    expect(first.body.has_more).toBe(false);
+    expect(typeof first.body.next_cursor).toBe('string');
+
+    const empty = await get(store.auth, `/v1/labels?sort=created_at&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(empty.body).toMatchObject({ data: [], has_more: false });
+    expect(typeof empty.body.next_cursor).toBe('string');
+
+    app.clock.advance(1000);
+    const later = await get(store.auth, `/v1/labels?sort=created_at&cursor=${encodeURIComponent(empty.body.next_cursor)}`);
+    expect(ids(later)).toEqual([young!.id]);
+    expect(typeof later.body.next_cursor).toBe('string');
+
+    // A label inserted later with a new created_at appears on the next poll.
+    const newest = await aLabel(app.orm, store.storeId, { createdAt: at('2026-10-05T12:00:00Z') });
+    app.clock.advance(20_000);
+    const poll = await get(store.auth, `/v1/labels?sort=created_at&cursor=${encodeURIComponent(later.body.next_cursor)}`);
+    expect(ids(poll)).toEqual([newest.id]);
+    app.clock.reset();
+  });
+
+  it('returns a next_cursor on an empty first page and pages with has_more inside the feed', async () => {
+    const store = await aStoreWithKey(app.orm);
+    app.clock.set('2026-10-06T00:00:00Z');
+    const empty = await get(store.auth, '/v1/labels?sort=created_at&direction=outbound');
+    expect(empty.body).toMatchObject({ data: [], has_more: false });
+    expect(typeof empty.body.next_cursor).toBe('string');
+    const labels = await someLabels(app.orm, store.storeId, [0, 1, 2].map((i) => ({ createdAt: at(`2026-10-05T00:00:0${i}Z`) })));
+    const page1 = await get(store.auth, `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(empty.body.next_cursor)}`);
+    expect(ids(page1)).toEqual([labels[0]!.id, labels[1]!.id]);
+    expect(page1.body.has_more).toBe(true);
+    const page2 = await get(store.auth, `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`);
+    expect(ids(page2)).toEqual([labels[2]!.id]);
+    expect(page2.body.has_more).toBe(false);
+    expect(typeof page2.body.next_cursor).toBe('string');
+    app.clock.reset();
+  });
+});
+
+describe('machine-readable description', () => {
+  it('describes both label routes with every query parameter of GET /labels', async () => {
+    const res = await app.request('GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const list = res.body.paths['/labels'].get;
+    const names = list.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+    expect(names).toEqual(
+      ['batch_id', 'created_after', 'created_before', 'current', 'cursor', 'direction', 'limit', 'order_id', 'order_name', 'sort', 'status', 'tracking_number', 'updated_after'].sort(),
+    );
+    expect(res.body.paths['/labels/{label_id}'].get.operationId).toBe('getLabel');
+  });
+});
