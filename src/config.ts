@@ -30,6 +30,8 @@ const envSchema = z.object({
   REQUEST_LOG_RETENTION: duration('90d'),
   REQUEST_LOG_PURGE_INTERVAL: duration('1h'),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(256 * 1024),
+  /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
+  SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
 });
 
 export type Config = Readonly<{
@@ -43,6 +45,7 @@ export type Config = Readonly<{
   supportEmail: string;
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
+  sandboxUrl: string;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -64,5 +67,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     supportEmail: e.SUPPORT_EMAIL,
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),
     maxBodyBytes: e.MAX_BODY_BYTES,
+    sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
   });
 }
