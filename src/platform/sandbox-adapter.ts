@@ -1,3 +1,4 @@
+import { isTimeoutOrLostConnection } from '../carriers/adapters/http-client';
 import type { Money } from '../carriers/port';
 import {
   PlatformRequestError,
@@ -92,7 +93,7 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
       });
       text = await response.text();
     } catch (error) {
-      if (error instanceof Error && (error.name === 'TimeoutError' || error instanceof TypeError)) throw new PlatformUnavailableError(what, false, null);
+      if (isTimeoutOrLostConnection(error)) throw new PlatformUnavailableError(what, false, null);
       throw error;
     }
     if (response.status === 429) throw new PlatformUnavailableError(what, true, Number(response.headers.get('retry-after') ?? '') || null);

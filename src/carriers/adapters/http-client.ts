@@ -24,10 +24,13 @@ export interface CarrierHttpResponse {
   json: <T>() => T;
 }
 
-function isTimeoutOrLostConnection(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  // AbortSignal.timeout raises TimeoutError; a connection the carrier drops surfaces as fetch's TypeError.
-  return error.name === 'TimeoutError' || error.name === 'AbortError' || error instanceof TypeError;
+/**
+ * AbortSignal.timeout raises a DOMException named TimeoutError; a connection the carrier drops surfaces as fetch's
+ * TypeError. Checked by name: DOMException is not an `Error` instance in every realm (jest's VM contexts).
+ */
+export function isTimeoutOrLostConnection(error: unknown): boolean {
+  const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+  return name === 'TimeoutError' || name === 'AbortError' || name === 'TypeError';
 }
 
 /**
