@@ -40,6 +40,8 @@ const envSchema = z.object({
   NOTIFICATION_DELIVERY_INTERVAL: duration('1m'),
   /** Signs `GET /labels` cursors; required in production, a fixed development value elsewhere. */
   CURSOR_SECRET: z.string().min(16).optional(),
+  /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
+  SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
 });
 
 const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
@@ -57,6 +59,7 @@ export type Config = Readonly<{
   maxBodyBytes: number;
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
+  sandboxUrl: string;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -89,5 +92,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       deliveryIntervalMs: e.NOTIFICATION_DELIVERY_INTERVAL,
     }),
     cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
+    sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
   });
 }

@@ -144,3 +144,19 @@ export function carrierDefinition(code: string): CarrierDefinition {
   if (!carrier) throw new Error(`unknown carrier ${code}`);
   return carrier;
 }
+
+/** Carrier B prints its stored label in the account's printer type: A6 sheets or a 10x15 cm thermal roll. */
+export const PRINTER_TYPE_PAGE_SIZES = { a6: 'A6', thermal: '10x15' } as const satisfies Record<string, PageSizeName>;
+
+/**
+ * The label-printer page size of a carrier's label for one account: `account_printer` and `portal` are decided by the
+ * account; carrier C's services choose between its two sizes (see the sandbox services).
+ */
+export function accountLabelSize(
+  carrier: CarrierDefinition,
+  account: { printerType?: keyof typeof PRINTER_TYPE_PAGE_SIZES | null; portalLabelSize?: PageSizeName | null },
+): PageSizeName {
+  if (carrier.labelSize === 'account_printer') return PRINTER_TYPE_PAGE_SIZES[account.printerType ?? 'a6'];
+  if (carrier.labelSize === 'portal') return account.portalLabelSize ?? 'A6';
+  return carrier.labelSize;
+}

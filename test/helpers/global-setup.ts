@@ -69,8 +69,15 @@ export default async function globalSetup(): Promise<void> {
 
   await Promise.race([waitForPort(temporalPort, 'Temporal dev server', temporal), spawnFailed]);
 
+  // The sandbox (store platform and carrier simulators) on a free port; tests and the worker reach it by SANDBOX_URL.
+  const sandboxPort = await freePort();
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  const sandbox = await spawnTs(join(root, 'src', 'sandbox', 'server.ts'), { ...process.env, SANDBOX_PORT: String(sandboxPort), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' }, 'sandbox');
+  children.push(sandbox);
+
   const env = {
     ...process.env,
+    SANDBOX_URL: sandboxUrl,
     NODE_ENV: 'test' as const,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     DATABASE_URL: databaseUrl,
@@ -87,9 +94,8 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE,
     NODE_ENV: 'test',
     LOG_LEVEL: env.LOG_LEVEL,
+    SANDBOX_URL: sandboxUrl,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
-  process.stderr.write(
-    `\n[test setup] Temporal, database ${database} and worker ready in ${Date.now() - started} ms\n`,
-  );
+  process.stderr.write(`\n[test setup] Temporal, database ${database}, sandbox and worker ready in ${Date.now() - started} ms\n`);
 }

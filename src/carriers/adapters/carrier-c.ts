@@ -1,0 +1,59 @@
+import type { CarrierAccountSettings, CarrierPort, LabelDocument, Money, ShipmentRequest, ShipmentResult } from '../port';
+import { callCarrier, type CarrierHttpOptions } from './http-client';
+import { accountPath, labelDocument, toSimulatorBody } from './shared';
+
+interface Parcel {
+  parcel_id: string;
+  tracking_number: string;
+  tracking_url: string;
+  cod: Money | null;
+  label_pdf_base64?: string;
+}
+
+async function toResult(p: Parcel): Promise<ShipmentResult> {
+  return {
+    status: 'ready',
+    shipmentId: p.parcel_id,
+    carrierReference: p.parcel_id,
+    trackingNumber: p.tracking_number,
+    trackingUrl: p.tracking_url,
+    barcode: p.tracking_number,
+    cod: p.cod,
+    declaredValue: null,
+    extras: {},
+    document: p.label_pdf_base64 ? await labelDocument(Buffer.from(p.label_pdf_base64, 'base64')) : null,
+  };
+}
+
+/** Carrier C: the PDF comes with the shipment, so `document` is set on create. */
+export class CarrierCAdapter implements CarrierPort {
+  private readonly code = 'carrier_c';
+  constructor(private readonly http: CarrierHttpOptions) {}
+
+  private base(account: CarrierAccountSettings) {
+    return accountPath('/carrier-c', account);
+  }
+
+  async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
+    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/parcels`, body: toSimulatorBody(account, request), operation: 'create' });
+    return toResult(response.json<Parcel>());
+  }
+
+  async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
+    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}`, operation: 'status' });
+    if (response.status === 404) throw new Error(`carrier C has no parcel ${shipmentId}`);
+    return toResult(response.json<Parcel>());
+  }
+
+  async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
+    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/parcels?reference=${encodeURIComponent(reference)}`, operation: 'lookup' });
+    const parcel = response.json<{ parcels: Parcel[] }>().parcels[0];
+    return parcel ? toResult(parcel) : null;
+  }
+
+  async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
+    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}/label.pdf`, operation: 'label' });
+    if (response.status !== 200) throw new Error(`carrier C has no label for ${shipmentId}`);
+    return labelDocument(response.bytes);
+  }
+}

@@ -1,0 +1,65 @@
+import type { CarrierAccountSettings, CarrierPort, LabelDocument, Money, ShipmentRequest, ShipmentResult } from '../port';
+import { callCarrier, type CarrierHttpOptions } from './http-client';
+import { accountPath, labelDocument, toSimulatorBody } from './shared';
+
+interface Parcel {
+  parcel_number: string;
+  state: 'draft' | 'printed';
+  tracking_number: string | null;
+  tracking_url: string | null;
+  cod: Money | null;
+}
+
+function toResult(p: Parcel, document: LabelDocument | null): ShipmentResult {
+  return {
+    status: p.state === 'draft' ? 'draft' : 'ready',
+    shipmentId: p.parcel_number,
+    carrierReference: p.parcel_number,
+    trackingNumber: p.tracking_number,
+    trackingUrl: p.tracking_url,
+    barcode: p.tracking_number,
+    cod: p.cod,
+    declaredValue: null,
+    extras: {},
+    document,
+  };
+}
+
+/**
+ * Carrier D: create makes a draft, print turns it into a shipment and returns the roll label. If the print call
+ * fails the draft stays behind; `findShipmentByReference` then answers status `draft`.
+ */
+export class CarrierDAdapter implements CarrierPort {
+  private readonly code = 'carrier_d';
+  constructor(private readonly http: CarrierHttpOptions) {}
+
+  private base(account: CarrierAccountSettings) {
+    return accountPath('/carrier-d', account);
+  }
+
+  async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
+    const created = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/parcels`, body: toSimulatorBody(account, request), operation: 'create' });
+    const draft = created.json<Parcel>();
+    const document = await this.fetchLabel(account, draft.parcel_number);
+    return this.getShipment(account, draft.parcel_number).then((printed) => ({ ...printed, document }));
+  }
+
+  async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
+    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}`, operation: 'status' });
+    if (response.status === 404) throw new Error(`carrier D has no parcel ${shipmentId}`);
+    return toResult(response.json<Parcel>(), null);
+  }
+
+  async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
+    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/parcels?reference=${encodeURIComponent(reference)}`, operation: 'lookup' });
+    const parcel = response.json<{ parcels: Parcel[] }>().parcels[0];
+    return parcel ? toResult(parcel, null) : null;
+  }
+
+  /** Printing finalizes a draft; for a printed parcel it returns the same stored label again. */
+  async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
+    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}/print`, operation: 'label' });
+    if (response.status !== 200) throw new Error(`carrier D has no parcel ${shipmentId}`);
+    return labelDocument(response.bytes);
+  }
+}

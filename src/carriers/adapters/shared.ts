@@ -1,0 +1,33 @@
+import { describePdf } from '../../pdf/inspect';
+import type { CarrierAccountSettings, LabelDocument, ShipmentRequest } from '../port';
+import type { SimulatorShipment } from '../sandbox/shipment-body';
+
+/** The sandbox shipment body (snake_case) from the port's request and the account's settings. */
+export function toSimulatorBody(account: CarrierAccountSettings, request: ShipmentRequest): SimulatorShipment {
+  return {
+    reference: request.reference,
+    order_name: request.orderName,
+    service_code: request.serviceCode,
+    recipient: { name: request.recipient.name, company: request.recipient.company ?? null },
+    address: request.address,
+    phone: request.phone,
+    email: request.email,
+    pickup_point: request.pickupPoint,
+    weight_grams: request.weightGrams,
+    cod: request.cod,
+    declared_value: request.declaredValue,
+    options: request.options,
+    sender_country: account.country,
+    iban: account.iban ?? null,
+    printer_type: account.printerType ?? null,
+  };
+}
+
+/** Wraps PDF bytes with the size and page count read from the PDF itself. */
+export async function labelDocument(bytes: Uint8Array): Promise<LabelDocument> {
+  const { pages, pageSize } = await describePdf(bytes);
+  if (!pageSize) throw new Error('carrier PDF has a page size outside the catalogue');
+  return { pdf: bytes, pages, pageSize };
+}
+
+export const accountPath = (prefix: string, account: CarrierAccountSettings) => `${prefix}/accounts/${encodeURIComponent(account.accountId)}`;

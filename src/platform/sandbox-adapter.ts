@@ -1,0 +1,137 @@
+import { isTimeoutOrLostConnection } from '../carriers/adapters/http-client';
+import type { Money } from '../carriers/port';
+import {
+  PlatformRequestError,
+  PlatformUnavailableError,
+  type Fulfillment,
+  type FulfillRequest,
+  type PlatformFulfillmentOrder,
+  type PlatformOrder,
+  type StorePlatformPort,
+  type DeliveryMethodType,
+  type FulfillmentOrderStatus,
+} from './port';
+
+interface WireOrder {
+  id: string;
+  legacy_id: string;
+  name: string;
+  currency: string;
+  total_price: Money;
+  subtotal_price: Money;
+  total_outstanding: Money;
+  payment_gateways: string[];
+  metafields: Record<string, string>;
+  shipping_address: { name: string; company: string | null; street: string; city: string; postcode: string; country: string } | null;
+  phone: string | null;
+  email: string | null;
+  delivery_method: { type: DeliveryMethodType; title: string | null; pickup_point: { id: string; carrier_code: string | null; name: string | null; country: string } | null };
+  tags: string[];
+  cancelled_at: string | null;
+}
+
+interface WireFulfillmentOrder {
+  id: string;
+  legacy_id: string;
+  order_id: string;
+  status: FulfillmentOrderStatus;
+  assigned_location: { id: string; name: string };
+  delivery_method_type: DeliveryMethodType;
+  line_items: { id: string; sku: string | null; quantity: number; total_after_discounts: Money }[];
+  hold: { held_by: 'export'; reason: string | null } | null;
+  replaced_by: string[];
+}
+
+function toOrder(o: WireOrder): PlatformOrder {
+  const point = o.delivery_method.pickup_point;
+  return {
+    id: o.id,
+    legacyId: o.legacy_id,
+    name: o.name,
+    currency: o.currency,
+    totalPrice: o.total_price,
+    subtotalPrice: o.subtotal_price,
+    totalOutstanding: o.total_outstanding,
+    paymentGateways: o.payment_gateways,
+    metafields: o.metafields,
+    shippingAddress: o.shipping_address,
+    phone: o.phone,
+    email: o.email,
+    deliveryMethod: { type: o.delivery_method.type, title: o.delivery_method.title, pickupPoint: point ? { id: point.id, carrierCode: point.carrier_code, name: point.name, country: point.country } : null },
+    tags: o.tags,
+    cancelledAt: o.cancelled_at,
+  };
+}
+
+function toFulfillmentOrder(f: WireFulfillmentOrder): PlatformFulfillmentOrder {
+  return {
+    id: f.id,
+    legacyId: f.legacy_id,
+    orderId: f.order_id,
+    status: f.status,
+    assignedLocation: f.assigned_location,
+    deliveryMethodType: f.delivery_method_type,
+    lineItems: f.line_items.map((l) => ({ id: l.id, sku: l.sku, quantity: l.quantity, totalAfterDiscounts: l.total_after_discounts })),
+    hold: f.hold ? { heldBy: f.hold.held_by, reason: f.hold.reason } : null,
+    replacedBy: f.replaced_by,
+  };
+}
+
+/** The store-platform port over the sandbox's HTTP API, with a timeout per call. */
+export class SandboxPlatformAdapter implements StorePlatformPort {
+  constructor(private readonly options: { baseUrl: string; timeoutMs: number }) {}
+
+  private async call<T>(what: string, domain: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${this.options.baseUrl}/platform/stores/${encodeURIComponent(domain)}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      if (isTimeoutOrLostConnection(error)) throw new PlatformUnavailableError(what, false, null);
+      throw error;
+    }
+    if (response.status === 429) throw new PlatformUnavailableError(what, true, Number(response.headers.get('retry-after') ?? '') || null);
+    if (response.status >= 500) throw new PlatformUnavailableError(what, false, null);
+    return { status: response.status, body: JSON.parse(text) as T };
+  }
+
+  async getOrder(storeDomain: string, orderId: string): Promise<PlatformOrder | null> {
+    const { status, body } = await this.call<{ order: WireOrder }>('order', storeDomain, 'GET', `/orders/${encodeURIComponent(orderId)}`);
+    return status === 404 ? null : toOrder(body.order);
+  }
+
+  async findOrdersByName(storeDomain: string, name: string): Promise<PlatformOrder[]> {
+    const { body } = await this.call<{ orders: WireOrder[] }>('order', storeDomain, 'GET', `/orders?name=${encodeURIComponent(name)}`);
+    return body.orders.map(toOrder);
+  }
+
+  async listFulfillmentOrders(storeDomain: string, orderId: string): Promise<PlatformFulfillmentOrder[]> {
+    const { status, body } = await this.call<{ fulfillment_orders: WireFulfillmentOrder[] }>('fulfillment_orders', storeDomain, 'GET', `/orders/${encodeURIComponent(orderId)}/fulfillment-orders`);
+    return status === 404 ? [] : body.fulfillment_orders.map(toFulfillmentOrder);
+  }
+
+  async fulfill(storeDomain: string, request: FulfillRequest): Promise<Fulfillment> {
+    const { status, body } = await this.call<{ fulfillment: { id: string; fulfillment_order_ids: string[]; tracking_number: string | null; tracking_url: string | null; notify_customer: boolean }; errors?: string; code?: string }>(
+      'fulfillment',
+      storeDomain,
+      'POST',
+      '/fulfillments',
+      { fulfillment_order_ids: request.fulfillmentOrderIds, tracking_number: request.trackingNumber, tracking_url: request.trackingUrl, carrier_name: request.carrierName, notify_customer: request.notifyCustomer },
+    );
+    if (status !== 201) throw new PlatformRequestError(body.code ?? 'refused', body.errors ?? 'fulfillment refused');
+    const f = body.fulfillment;
+    return { id: f.id, fulfillmentOrderIds: f.fulfillment_order_ids, trackingNumber: f.tracking_number, trackingUrl: f.tracking_url, notifyCustomer: f.notify_customer };
+  }
+
+  async addOrderTags(storeDomain: string, orderId: string, tags: string[]): Promise<string[]> {
+    const { status, body } = await this.call<{ tags: string[] }>('order_tags', storeDomain, 'POST', `/orders/${encodeURIComponent(orderId)}/tags`, { tags });
+    if (status === 404) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
+    return body.tags;
+  }
+}

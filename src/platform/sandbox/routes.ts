@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
+import { fulfillBodySchema, fulfillmentOrderSchema, orderEditSchema, orderSchema, platformFaultSchema, type OrderInput } from './schemas';
+import { legacyIdOf, normalizeOrderName, type PlatformSandboxState, type StoreState, type StoredFulfillmentOrder } from './state';
+
+const orderGid = (id: string) => `gid://shopify/Order/${id}`;
+const fulfillmentOrderGid = (id: string) => `gid://shopify/FulfillmentOrder/${id}`;
+
+function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new BadRequest(`${what} is invalid`, parsed.error.issues);
+  return parsed.data;
+}
+
+function orderToWire(order: Omit<OrderInput, 'fulfillment_orders'>): Record<string, unknown> {
+  const zero = { amount: '0.00', currency: order.currency };
+  return {
+    ...order,
+    id: orderGid(order.id),
+    legacy_id: order.id,
+    total_price: order.total_price ?? zero,
+    subtotal_price: order.subtotal_price ?? order.total_price ?? zero,
+    total_outstanding: order.total_outstanding ?? zero,
+  };
+}
+
+function fulfillmentOrderToWire(fo: StoredFulfillmentOrder): Record<string, unknown> {
+  return {
+    id: fulfillmentOrderGid(fo.id),
+    legacy_id: fo.id,
+    order_id: orderGid(fo.orderId),
+    status: fo.status,
+    assigned_location: fo.assigned_location,
+    delivery_method_type: fo.delivery_method_type,
+    line_items: fo.line_items,
+    hold: fo.hold,
+    replaced_by: fo.replaced_by.map(fulfillmentOrderGid),
+  };
+}
+
+function storeFulfillmentOrder(store: StoreState, orderId: string, input: z.infer<typeof fulfillmentOrderSchema>): StoredFulfillmentOrder {
+  const id = legacyIdOf(input.id);
+  const existing = store.fulfillmentOrders.get(id);
+  const stored: StoredFulfillmentOrder = { ...input, id, orderId, hold: existing?.hold ?? null, replaced_by: existing?.replaced_by ?? [] };
+  store.fulfillmentOrders.set(id, stored);
+  return stored;
+}
+
+/**
+ * The store-platform simulator: the API the adapter calls (`/platform/stores/:domain/...`), throttled or slowed by
+ * scripted faults, and the control API tests and fixtures use (`/_control/stores/:domain/...`).
+ */
+export function registerPlatformSandbox(router: Router, state: PlatformSandboxState): void {
+  const api = '/platform/stores/:domain';
+  /** Runs the next scripted platform fault, if any; `null` lets the call through. */
+  const fault = async (request: SandboxRequest): Promise<Reply | null> => {
+    const store = state.store(request.params.domain!);
+    const next = store.faults[0];
+    if (!next) return null;
+    next.times -= 1;
+    if (next.times <= 0) store.faults.shift();
+    if (next.type === 'slow') {
+      await sleep(next.delay_ms);
+      return null;
+    }
+    if (next.type === 'throttled') return json(429, { errors: 'Throttled' }, { 'retry-after': String(next.retry_after_seconds) });
+    return json(503, { errors: 'Service unavailable' });
+  };
+  const withOrder = (request: SandboxRequest) => {
+    const store = state.store(request.params.domain!);
+    const order = store.orders.get(legacyIdOf(request.params.id!));
+    return { store, order };
+  };
+
+  router.add('GET', `${api}/orders`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const wanted = normalizeOrderName(request.query.get('name') ?? '');
+    const orders = [...state.store(request.params.domain!).orders.values()].filter((o) => normalizeOrderName(o.name) === wanted);
+    return json(200, { orders: orders.map(orderToWire) });
+  });
+  router.add('GET', `${api}/orders/:id`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const { order } = withOrder(request);
+    return order ? json(200, { order: orderToWire(order) }) : json(404, { errors: 'Not Found' });
+  });
+  router.add('GET', `${api}/orders/:id/fulfillment-orders`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const { store, order } = withOrder(request);
+    if (!order) return json(404, { errors: 'Not Found' });
+    const fos = [...store.fulfillmentOrders.values()].filter((fo) => fo.orderId === order.id);
+    return json(200, { fulfillment_orders: fos.map(fulfillmentOrderToWire) });
+  });
+  router.add('POST', `${api}/orders/:id/tags`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const { order } = withOrder(request);
+    if (!order) return json(404, { errors: 'Not Found' });
+    const { tags } = parse(z.object({ tags: z.array(z.string().min(1)).min(1) }).strict(), request.body, 'tags body');
+    for (const tag of tags) if (!order.tags.includes(tag)) order.tags.push(tag);
+    return json(200, { tags: order.tags });
+  });
+  router.add('POST', `${api}/fulfillments`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const store = state.store(request.params.domain!);
+    const body = parse(fulfillBodySchema, request.body, 'fulfillment body');
+    const fos = body.fulfillment_order_ids.map((id) => store.fulfillmentOrders.get(legacyIdOf(id)));
+    for (const [i, fo] of fos.entries()) {
+      if (!fo) return json(422, { errors: `fulfillment order ${body.fulfillment_order_ids[i]} not found`, code: 'not_found' });
+      if (fo.hold) return json(422, { errors: `fulfillment order ${fo.id} is on hold`, code: 'on_hold' });
+      if (!['open', 'in_progress'].includes(fo.status)) return json(422, { errors: `fulfillment order ${fo.id} is ${fo.status}`, code: 'not_open' });
+    }
+    for (const fo of fos) fo!.status = 'closed';
+    const fulfillment = {
+      id: state.nextId(),
+      fulfillment_order_ids: fos.map((fo) => fulfillmentOrderGid(fo!.id)),
+      tracking_number: body.tracking_number,
+      tracking_url: body.tracking_url,
+      carrier_name: body.carrier_name,
+      notify_customer: body.notify_customer,
+      created_at: new Date().toISOString(),
+    };
+    store.fulfillments.push(fulfillment);
+    return json(201, { fulfillment: { ...fulfillment, id: `gid://shopify/Fulfillment/${fulfillment.id}` } });
+  });
+
+  const control = '/_control/stores/:domain';
+  router.add('PUT', `${control}/orders`, async (request) => {
+    const input = parse(orderSchema, request.body, 'order');
+    const store = state.store(request.params.domain!);
+    const { fulfillment_orders: fulfillmentOrders, ...order } = input;
+    const id = legacyIdOf(order.id);
+    store.orders.set(id, { ...order, id });
+    const stored = fulfillmentOrders.map((fo) => storeFulfillmentOrder(store, id, fo));
+    return json(200, { order: orderToWire({ ...order, id }), fulfillment_orders: stored.map(fulfillmentOrderToWire) });
+  });
+  router.add('PUT', `${control}/orders/:id/fulfillment-orders`, async (request) => {
+    const { store, order } = withOrder(request);
+    if (!order) return json(404, { errors: 'Not Found' });
+    const input = parse(fulfillmentOrderSchema, request.body, 'fulfillment order');
+    return json(200, { fulfillment_order: fulfillmentOrderToWire(storeFulfillmentOrder(store, order.id, input)) });
+  });
+  router.add('POST', `${control}/orders/:id/edits`, async (request) => {
+    const { store, order } = withOrder(request);
+    if (!order) return json(404, { errors: 'Not Found' });
+    const edit = parse(orderEditSchema, request.body, 'order edit');
+    const replaced = edit.replace.map(({ fulfillment_order_id: oldId, new: input }) => {
+      const old = store.fulfillmentOrders.get(legacyIdOf(oldId));
+      if (!old || old.orderId !== order.id) throw new BadRequest(`fulfillment order ${oldId} is not in order ${order.id}`);
+      const created = storeFulfillmentOrder(store, order.id, input);
+      // An edit closes the old fulfillment order and points to its replacement, as the platform does.
+      old.status = 'closed';
+      old.replaced_by.push(created.id);
+      return { old: fulfillmentOrderToWire(old), new: fulfillmentOrderToWire(created) };
+    });
+    return json(200, { replaced });
+  });
+  router.add('POST', `${control}/fulfillment-orders/:id/hold`, async (request) => {
+    const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
+    if (!fo) return json(404, { errors: 'Not Found' });
+    const body = parse(z.object({ reason: z.string().nullable().default(null) }).strict(), request.body ?? {}, 'hold body');
+    fo.hold = { held_by: 'export', reason: body.reason };
+    return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
+  });
+  router.add('POST', `${control}/fulfillment-orders/:id/release`, async (request) => {
+    const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
+    if (!fo) return json(404, { errors: 'Not Found' });
+    fo.hold = null;
+    return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
+  });
+  router.add('GET', `${control}/fulfillments`, async (request) => json(200, { fulfillments: state.store(request.params.domain!).fulfillments }));
+  router.add('POST', `${control}/faults`, async (request) => {
+    const body = parse(z.object({ faults: z.array(platformFaultSchema).min(1) }).strict(), request.body, 'faults body');
+    const store = state.store(request.params.domain!);
+    store.faults.push(...body.faults);
+    return json(201, { store_domain: request.params.domain, faults: store.faults });
+  });
+  router.add('POST', `${control}/reset`, async (request) => {
+    state.reset(request.params.domain!);
+    return json(200, { store_domain: request.params.domain, reset: true });
+  });
+}

@@ -1,0 +1,59 @@
+import type { FulfillmentOrderInput, OrderInput, PlatformFault } from './schemas';
+
+export interface StoredFulfillmentOrder extends FulfillmentOrderInput {
+  orderId: string;
+  hold: { held_by: 'export'; reason: string | null } | null;
+  replaced_by: string[];
+}
+
+export interface StoredFulfillment {
+  id: string;
+  fulfillment_order_ids: string[];
+  tracking_number: string | null;
+  tracking_url: string | null;
+  carrier_name: string | null;
+  notify_customer: boolean;
+  created_at: string;
+}
+
+export interface StoreState {
+  orders: Map<string, Omit<OrderInput, 'fulfillment_orders'>>;
+  fulfillmentOrders: Map<string, StoredFulfillmentOrder>;
+  fulfillments: StoredFulfillment[];
+  faults: PlatformFault[];
+}
+
+/** The numeric part of a numeric ID or a GID (`gid://shopify/Order/1001` -> `1001`). */
+export function legacyIdOf(id: string): string {
+  const match = /^(?:gid:\/\/shopify\/\w+\/)?(\d+)$/.exec(id.trim());
+  return match ? match[1]! : id;
+}
+
+/** Order names compare without `#` and case (spec: `order_name` exact, `#` optional, case-insensitive). */
+export function normalizeOrderName(name: string): string {
+  return name.trim().replace(/^#/, '').toLowerCase();
+}
+
+/** In-memory platform state per store domain, so parallel tests with their own stores never collide. */
+export class PlatformSandboxState {
+  private readonly stores = new Map<string, StoreState>();
+  private sequence = 0;
+
+  store(domain: string): StoreState {
+    let state = this.stores.get(domain);
+    if (!state) {
+      state = { orders: new Map(), fulfillmentOrders: new Map(), fulfillments: [], faults: [] };
+      this.stores.set(domain, state);
+    }
+    return state;
+  }
+
+  nextId(): string {
+    this.sequence += 1;
+    return String(9_000_000_000 + (Date.now() % 1_000_000) * 1000 + this.sequence);
+  }
+
+  reset(domain: string): void {
+    this.stores.delete(domain);
+  }
+}

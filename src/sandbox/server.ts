@@ -1,0 +1,58 @@
+import { createServer } from 'node:http';
+import { z } from 'zod';
+import { registerCarrierA } from '../carriers/sandbox/carrier-a';
+import { registerCarrierB, registerCarrierBControl } from '../carriers/sandbox/carrier-b';
+import { registerCarrierC } from '../carriers/sandbox/carrier-c';
+import { registerCarrierD } from '../carriers/sandbox/carrier-d';
+import { registerCarrierControl } from '../carriers/sandbox/control';
+import type { SimulatorContext } from '../carriers/sandbox/engine';
+import { registerLegacyBatchFiles, registerOtherCarriers } from '../carriers/sandbox/other-carriers';
+import { CarrierSandboxState } from '../carriers/sandbox/state';
+import { registerPlatformSandbox } from '../platform/sandbox/routes';
+import { PlatformSandboxState } from '../platform/sandbox/state';
+import { createLogger } from '../logger';
+import { json, requestListener, Router } from './http';
+
+const envSchema = z.object({
+  SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
+  SANDBOX_HOST: z.string().default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Builds the router of the whole sandbox: store platform, carriers, their control API. */
+export function createSandboxRouter(onError: (error: unknown) => void): Router {
+  const router = new Router();
+  const ctx: SimulatorContext = { state: new CarrierSandboxState(), onError };
+  router.add('GET', '/_control/health', async () => json(200, { ok: true }));
+  registerCarrierA(router, ctx);
+  registerCarrierB(router, ctx);
+  registerCarrierBControl(router, ctx);
+  registerCarrierC(router, ctx);
+  registerCarrierD(router, ctx);
+  registerOtherCarriers(router, ctx);
+  registerLegacyBatchFiles(router, ctx);
+  registerCarrierControl(router, ctx);
+  registerPlatformSandbox(router, new PlatformSandboxState());
+  return router;
+}
+
+function main(): void {
+  const env = envSchema.parse(process.env);
+  const logger = createLogger(env.LOG_LEVEL, 'shipping-label-sandbox');
+  const onError = (error: unknown) => logger.error({ err: error }, 'sandbox handler failed');
+  const server = createServer(requestListener(createSandboxRouter(onError), onError));
+  server.listen(env.SANDBOX_PORT, env.SANDBOX_HOST, () => {
+    logger.info({ port: env.SANDBOX_PORT }, 'sandbox listening');
+    // The test setup and `npm run dev` spawn us with an IPC channel and wait for this.
+    process.send?.({ type: 'ready' });
+  });
+  const shutdown = () => {
+    server.close(() => process.exit(0));
+    // Held (timeout-simulating) connections would keep close() waiting.
+    server.closeAllConnections();
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+main();
