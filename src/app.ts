@@ -7,6 +7,10 @@ import { healthRoutes } from './api/health/routes';
 import { createLabelRoutes } from './api/labels/routes';
 import { createMetaRoutes } from './api/meta/routes';
 import { createShopRoutes } from './api/shop/routes';
+import { createDocumentRoutes } from './api/documents/routes';
+import { createPrintedRoutes } from './api/labels/printed';
+import type { LabelRenderer } from './documents/ports';
+import type { StorePlatformPort } from './platform/port';
 import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
 import { requestLog } from './http/request-log';
 import type { RouteDefinition } from './http/route';
@@ -21,6 +25,10 @@ export interface AppDeps {
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => Date;
   authorize: Authorizer;
+  /** Carrier port's side-effect-free print call, for labels rendered on demand. */
+  renderer: LabelRenderer;
+  /** Store-platform port. */
+  platform: StorePlatformPort;
   /** Extra routes (tests exercise the pipeline with them). */
   extraRoutes?: RouteDefinition[];
 }
@@ -33,6 +41,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   routes.push(...createMetaRoutes({ publicBaseUrl: deps.config.publicBaseUrl, routes: () => routes }));
   routes.push(...createShopRoutes({ orm: deps.orm, requestLogRetentionMs: deps.config.requestLog.retentionMs }));
   routes.push(...createLabelRoutes({ orm: deps.orm, now: deps.now, config: deps.config }));
+  routes.push(...createPrintedRoutes({ orm: deps.orm, now: deps.now, platform: deps.platform, publicBaseUrl: deps.config.publicBaseUrl }));
+  routes.push(...createDocumentRoutes({ orm: deps.orm, now: deps.now, renderer: deps.renderer }));
   routes.push(...(deps.extraRoutes ?? []));
 
   app.use(requestLog(deps.orm, deps.logger));

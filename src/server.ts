@@ -5,13 +5,24 @@ import { openOrm } from './db/orm';
 import { createLogger } from './logger';
 import { connectTemporal } from './temporal/connection';
 import { createAuthorizer } from './access/authorizer';
+import { createPorts } from './ports';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
-  const app = createApp({ config, orm, temporal, logger, now: () => new Date(), authorize: createAuthorizer({ orm, now: () => new Date(), supportEmail: config.supportEmail }) });
+  const { platform, renderer } = createPorts(config, orm);
+  const app = createApp({
+    config,
+    orm,
+    temporal,
+    logger,
+    now: () => new Date(),
+    authorize: createAuthorizer({ orm, now: () => new Date(), supportEmail: config.supportEmail }),
+    renderer,
+    platform,
+  });
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'api listening');
   });

@@ -38,6 +38,7 @@ export interface NewLabel {
   declaredValue?: { amount: string | number; currency: string } | null;
   trackingNumber?: string | null;
   trackingUrl?: string | null;
+  carrierShipmentId?: string | null;
   parcels?: LabelParcel[];
   batchId?: string | null;
   extras?: Record<string, unknown>;
@@ -109,6 +110,7 @@ function buildLabel(em: EntityManager, input: NewLabel): { label: Label; coverag
     declaredValueCurrency: input.declaredValue?.currency ?? null,
     trackingNumber: input.trackingNumber ?? null,
     trackingUrl: input.trackingUrl ?? null,
+    carrierShipmentId: input.carrierShipmentId ?? null,
     parcels: input.parcels ?? [],
     batchId: input.batchId ?? null,
     extras: input.extras ?? {},
@@ -248,4 +250,17 @@ export async function storeLabelDocument(em: EntityManager, input: NewLabelDocum
     notIsolated: input.notIsolated ?? false,
     storedAt: input.storedAt,
   });
+}
+
+/** Counts one print (spec `POST /labels/{label_id}/printed`); an atomic increment, so concurrent prints all count. */
+export async function recordLabelPrint(em: EntityManager, args: { storeId: string; labelId: string; now: Date }): Promise<void> {
+  const at = truncateToSecond(args.now);
+  await em
+    .getConnection()
+    .execute('update labels set printed_count = printed_count + 1, last_printed_at = ?, updated_at = ? where id = ? and store_id = ?', [
+      at,
+      at,
+      args.labelId,
+      args.storeId,
+    ]);
 }

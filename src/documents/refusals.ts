@@ -1,13 +1,5 @@
+import type { DocumentAvailability } from '../domain/document-availability';
 import { ApiError } from '../http/api-error';
-
-export type DocumentAvailability =
-  | 'available'
-  | 'pending'
-  | 'expired'
-  | 'not_applicable'
-  | 'not_isolated'
-  | 'carrier_excluded'
-  | 'not_reissuable';
 
 export interface DocumentSubject {
   id: string;

@@ -1,3 +1,5 @@
+import { PDFDocument } from 'pdf-lib';
+import { PAGE_SIZES, type PageSizeName } from '../../src/carriers/catalog';
 import { insertCarrierAccount, type NewCarrierAccount } from '../../src/db/carrier-accounts-repository';
 import type { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { Label } from '../../src/db/entities/label';
@@ -47,13 +49,27 @@ export async function someLabels(orm: Orm, storeId: string, overrides: Array<Par
   return insertLabels(orm.em.fork(), overrides.map((o) => labelInput(storeId, o)));
 }
 
-/** Stores a (tiny, not rendered) PDF for a label; enough for availability, not for the document endpoints. */
-export async function aStoredDocument(orm: Orm, labelId: string, options: { notIsolated?: boolean } = {}): Promise<void> {
+/** A real PDF with one page per size, each with a mark on it, for the document endpoints. */
+export async function aPdf(sizes: PageSizeName[] = ['A6'], text = 'label'): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (const size of sizes) {
+    const page = doc.addPage([PAGE_SIZES[size].width, PAGE_SIZES[size].height]);
+    page.drawText(text, { x: 20, y: PAGE_SIZES[size].height - 40, size: 12 });
+  }
+  return Buffer.from(await doc.save());
+}
+
+/** Stores a PDF for a label: a tiny placeholder unless `pdf` is given (enough for availability). */
+export async function aStoredDocument(
+  orm: Orm,
+  labelId: string,
+  options: { notIsolated?: boolean; pdf?: Buffer; pageSize?: PageSizeName; pageCount?: number } = {},
+): Promise<void> {
   await storeLabelDocument(orm.em.fork(), {
     labelId,
-    pdf: Buffer.from('%PDF-1.7\n%%EOF\n'),
-    pageSize: 'A6',
-    pageCount: 1,
+    pdf: options.pdf ?? Buffer.from('%PDF-1.7\n%%EOF\n'),
+    pageSize: options.pageSize ?? 'A6',
+    pageCount: options.pageCount ?? 1,
     notIsolated: options.notIsolated ?? false,
     storedAt: new Date(),
   });

@@ -7,6 +7,7 @@ import { openOrm, type Orm } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
 import { connectTemporal } from '../../src/temporal/connection';
 import { createAuthorizer } from '../../src/access/authorizer';
+import { createPorts } from '../../src/ports';
 
 export interface TestClock {
   now: () => Date;
@@ -58,12 +59,16 @@ export interface TestApp {
  * The real app on a free port, against the run's PostgreSQL database and Temporal server (global setup), with
  * an injectable clock. Tests talk to it over HTTP.
  */
-export async function startTestApp(overrides: Partial<Pick<AppDeps, 'extraRoutes'>> & { env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Pick<AppDeps, 'extraRoutes' | 'renderer' | 'platform'>> & { env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const config = loadConfig({ ...process.env, ...overrides.env });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const orm = await openOrm(config.databaseUrl);
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const clock = testClock();
+  // The sandbox the global setup started: real HTTP simulators behind the production ports.
+  const ports = createPorts(config, orm);
   const app = createApp({
     config,
     orm,
@@ -71,6 +76,8 @@ export async function startTestApp(overrides: Partial<Pick<AppDeps, 'extraRoutes
     logger,
     now: clock.now,
     authorize: createAuthorizer({ orm, now: clock.now, supportEmail: config.supportEmail }),
+    renderer: overrides.renderer ?? ports.renderer,
+    platform: overrides.platform ?? ports.platform,
     ...(overrides.extraRoutes ? { extraRoutes: overrides.extraRoutes } : {}),
   });
   const server: Server = await new Promise((resolve) => {

@@ -52,6 +52,8 @@ export class Label {
   declaredValueCurrency!: string | null;
   trackingNumber!: string | null;
   trackingUrl!: string | null;
+  /** The carrier's own shipment ID, which a render call at the carrier is addressed by; null on older labels. */
+  carrierShipmentId!: string | null;
   parcels!: LabelParcel[];
   batchId!: string | null;
   extras!: Record<string, unknown>;
@@ -95,6 +97,7 @@ export const LabelSchema = new EntitySchema<Label>({
     declaredValueCurrency: { type: 'string', nullable: true, fieldName: 'declared_value_currency' },
     trackingNumber: { type: 'string', nullable: true, fieldName: 'tracking_number' },
     trackingUrl: { type: 'string', nullable: true, fieldName: 'tracking_url' },
+    carrierShipmentId: { type: 'string', nullable: true, fieldName: 'carrier_shipment_id' },
     parcels: { type: 'json' },
     batchId: { type: 'string', nullable: true, fieldName: 'batch_id' },
     extras: { type: 'json' },

@@ -4,6 +4,7 @@ import { Migration20261122000200Notifications } from './20261122000200-notificat
 import { Migration20261122000300Idempotency } from './20261122000300-idempotency';
 import { Migration20261122000400RenderLeases } from './20261122000400-render-leases';
 import { Migration20261122002000Labels } from './20261122002000-labels';
+import { Migration20261122003000LabelShipmentId } from './20261122003000-label-shipment-id';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -13,4 +14,5 @@ export const migrationsList = [
   { name: 'Migration20261122000300Idempotency', class: Migration20261122000300Idempotency },
   { name: 'Migration20261122000400RenderLeases', class: Migration20261122000400RenderLeases },
   { name: 'Migration20261122002000Labels', class: Migration20261122002000Labels },
+  { name: 'Migration20261122003000LabelShipmentId', class: Migration20261122003000LabelShipmentId },
 ];

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// `npm run bench`: speed ratios measured against a baseline in the same run (never a timed test). Uses its own
+// database, dropped afterwards. Needs `qpdf` (Debian: apt-get install qpdf) for the PDF merge baseline.
+import { spawnSync } from 'node:child_process';
+import { ensureDependencies } from './lib/deps.mjs';
+import { step } from './lib/log.mjs';
+import { projectRoot } from './lib/paths.mjs';
+
+ensureDependencies();
+const { findPostgres, createDatabase, dropDatabase } = await import('./lib/postgres.mjs');
+const postgres = await findPostgres();
+const name = `sla_bench_${process.pid}`;
+const databaseUrl = await createDatabase(postgres.url, name);
+const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'test' };
+let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], { cwd: projectRoot, env, stdio: 'inherit' }).status;
+if (status === 0) {
+  step('running benchmarks');
+  status = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench/run.ts', ...process.argv.slice(2)], { cwd: projectRoot, env, stdio: 'inherit' }).status;
+}
+await dropDatabase(postgres.url, name);
+await postgres.stop();
+process.exit(status ?? 1);

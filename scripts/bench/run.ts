@@ -1,0 +1,169 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { createApiKey, revokeApiKey } from '../../src/access/api-keys';
+import { createAuthorizer } from '../../src/access/authorizer';
+import { createStore } from '../../src/access/stores';
+import { createApp } from '../../src/app';
+import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { loadConfig } from '../../src/config';
+import { openOrm, type Orm } from '../../src/db/orm';
+import { createLogger } from '../../src/logger';
+import { createPorts } from '../../src/ports';
+import { mergePdfs } from '../../src/pdf/merge';
+
+const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
+const RUNS = 30;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+async function seedLabels(orm: Orm, storeId: string, count: number): Promise<void> {
+  // Set-based insert: the bench measures reads, not the loader. One label per order, all outbound shipments.
+  await orm.em.fork().getConnection().execute(
+    `insert into labels (id, store_id, order_gid, order_legacy_id, order_name, order_name_key, direction, kind, status,
+       carrier_code, carrier_name, source, tracking_number, created_at, updated_at, current)
+     select 'lbl_bench' || lpad(g::text, 15, '0'), ?, 'gid://shopify/Order/' || (100000 + g), (100000 + g)::text,
+       '#' || (100000 + g), (100000 + g)::text, 'outbound', 'shipment', 'ready', 'carrier_a', 'Carrier A', 'admin',
+       'TN' || g, date_trunc('second', now() - interval '30 days') + (g || ' seconds')::interval, null, true
+     from generate_series(1, ?) g`,
+    [storeId, count],
+  );
+  await orm.em.fork().getConnection().execute('analyze labels');
+}
+
+async function samplePdf(label: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([PAGE_SIZES.A6.width, PAGE_SIZES.A6.height]);
+  page.drawText(`Label ${label}`, { x: 20, y: 380, size: 18, font });
+  for (let i = 0; i < 60; i += 1) page.drawRectangle({ x: 20 + i * 4, y: 300, width: i % 3 === 0 ? 3 : 1, height: 50 });
+  return doc.save();
+}
+
+function timeProcess(command: string, args: string[]): { seconds: number; kilobytes: number } {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', command, ...args], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr}`);
+  const [seconds, kilobytes] = result.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+  return { seconds: seconds!, kilobytes: kilobytes! };
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const orm = await openOrm(config.databaseUrl);
+  const em = orm.em.fork();
+  const now = new Date();
+  const store = await createStore(
+    em,
+    { name: 'Bench', domain: `bench-${process.pid}.myshopify.com`, email: 'bench@example.com', apiEnabled: true, subscriptionActive: true, writeAccess: true },
+    now,
+  );
+  const { secret } = await createApiKey(em, { storeId: store.id, name: 'bench', scopes: ['labels:print'], now });
+  const revoked = await createApiKey(em, { storeId: store.id, name: 'revoked', scopes: [], now });
+  await revokeApiKey(em, { storeId: store.id, keyId: revoked.key.id, now });
+
+  // The API needs no Temporal server for reads; a lazy connection is never opened.
+  const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+  const app = createApp({
+    config,
+    orm,
+    temporal,
+    logger: createLogger('silent'),
+    now: () => new Date(),
+    authorize: createAuthorizer({ orm, now: () => new Date() }),
+    ...createPorts(config, orm),
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const get = async (path: string, key = secret) => {
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await res.json()) as { next_cursor?: string | null };
+    return { status: res.status, body };
+  };
+
+  console.log(`\nSync feed: ${LABELS.toLocaleString('en')} labels, pages of 250`);
+  await seedLabels(orm, store.id, LABELS);
+  const firstPath = '/v1/labels?sort=created_at&limit=250';
+  let cursor = (await get(firstPath)).body.next_cursor!;
+  let pages = 1;
+  while (pages < Math.floor(LABELS / 250) - 2) {
+    cursor = (await get(`${firstPath}&cursor=${encodeURIComponent(cursor)}`)).body.next_cursor!;
+    pages += 1;
+  }
+  const deepPath = `${firstPath}&cursor=${encodeURIComponent(cursor)}`;
+  const first: number[] = [];
+  const deep: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    first.push(await timed(() => get(firstPath)));
+    deep.push(await timed(() => get(deepPath)));
+  }
+  console.log(`  first page median ${ms(median(first))}, page ${pages + 1} median ${ms(median(deep))}`);
+  console.log(`  ratio deep / first: ${(median(deep) / median(first)).toFixed(2)} (target about 1.0)`);
+
+  console.log('\nAuthentication: unknown vs revoked key (both 401 invalid_token)');
+  const unknownKey = `sla_live_${'Z'.repeat(40)}`;
+  const unknown: number[] = [];
+  const revokedTimes: number[] = [];
+  for (let i = 0; i < 300; i += 1) {
+    unknown.push(await timed(() => get('/v1/shop', unknownKey)));
+    revokedTimes.push(await timed(() => get('/v1/shop', revoked.secret)));
+  }
+  console.log(`  unknown median ${ms(median(unknown))}, revoked median ${ms(median(revokedTimes))}`);
+  console.log(`  ratio revoked / unknown: ${(median(revokedTimes) / median(unknown)).toFixed(2)} (target about 1.0)`);
+
+  const qpdf = spawnSync('qpdf', ['--version']).status === 0;
+  console.log('\nMerged 50-label PDF: this service (node process) vs qpdf --empty --pages');
+  const dir = mkdtempSync(join(tmpdir(), 'sla-bench-'));
+  const files: string[] = [];
+  for (let i = 0; i < 50; i += 1) {
+    const file = join(dir, `label-${i}.pdf`);
+    writeFileSync(file, await samplePdf(i));
+    files.push(file);
+  }
+  const ours: Array<{ seconds: number; kilobytes: number }> = [];
+  const theirs: Array<{ seconds: number; kilobytes: number }> = [];
+  for (let i = 0; i < 5; i += 1) {
+    ours.push(timeProcess(process.execPath, ['--import', 'tsx', join(__dirname, 'merge-child.ts'), join(dir, 'ours.pdf'), ...files]));
+    if (qpdf) theirs.push(timeProcess('qpdf', ['--empty', '--pages', ...files, '--', join(dir, 'theirs.pdf')]));
+  }
+  const oursTime = median(ours.map((r) => r.seconds));
+  const oursMem = median(ours.map((r) => r.kilobytes));
+  console.log(`  ours: ${oursTime.toFixed(2)} s, peak ${(oursMem / 1024).toFixed(0)} MiB (whole process, includes Node and tsx start-up)`);
+  if (qpdf) {
+    const theirTime = median(theirs.map((r) => r.seconds));
+    const theirMem = median(theirs.map((r) => r.kilobytes));
+    console.log(`  qpdf: ${theirTime.toFixed(2)} s, peak ${(theirMem / 1024).toFixed(0)} MiB`);
+    console.log(`  ratio time ours / qpdf: ${(oursTime / Math.max(theirTime, 0.01)).toFixed(1)}; peak memory: ${(oursMem / theirMem).toFixed(1)}`);
+  } else {
+    console.log('  qpdf not installed (apt-get install qpdf): no baseline this run');
+  }
+  const inProcess: number[] = [];
+  const buffers = files.map((f) => readFileSync(f));
+  for (let i = 0; i < 10; i += 1) inProcess.push(await timed(() => mergePdfs(buffers)));
+  console.log(`  ours in a warm process (the API's case): median ${ms(median(inProcess))}`);
+  rmSync(dir, { recursive: true, force: true });
+
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await orm.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

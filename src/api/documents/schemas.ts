@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { REQUESTABLE_FORMATS } from '../../documents/document-service';
+
+export const MERGED_LABELS_MAX = 50;
+
+export const formatQuery = z
+  .enum(REQUESTABLE_FORMATS)
+  .default('label')
+  .describe('`label`: the carrier’s label-printer size, never A4; `a4`: the label placed on an A4 page; `zpl` is reserved');
+
+export const documentQuerySchema = z.object({ format: formatQuery }).strict();
+
+export const mergedDocumentQuerySchema = z
+  .object({
+    label_ids: z
+      .string()
+      .transform((value) => value.split(',').map((id) => id.trim()))
+      .pipe(
+        z
+          .array(z.string().min(1))
+          .min(1)
+          .max(MERGED_LABELS_MAX)
+          .refine((ids) => new Set(ids).size === ids.length, { message: 'each label ID may appear once' }),
+      )
+      .describe(`Up to ${MERGED_LABELS_MAX} comma-separated \`lbl_\` IDs, printed in the order given`),
+    format: formatQuery,
+  })
+  .strict();
+
+export const orderParamsSchema = z.object({ order_id: z.string().describe('Numeric order ID or GID') });
+
+export const pdfResponse = {
+  description: 'The PDF',
+  contentType: 'application/pdf',
+  headers: {
+    'Content-Disposition': 'attachment; file name from a prefix, the order name and the label ID, ending in .pdf',
+    'Service-Label-Source': '`stored` (copy saved at creation) or `carrier` (rendered now)',
+    'Service-Label-Format': 'Print format used: `label` or `a4`',
+  },
+};

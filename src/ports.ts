@@ -1,0 +1,38 @@
+import { sandboxCarrierAdapter } from './carriers/adapters';
+import type { CarrierPort } from './carriers/port';
+import type { Config } from './config';
+import type { Orm } from './db/orm';
+import { carrierRenderer } from './documents/carrier-renderer';
+import type { LabelRenderer } from './documents/ports';
+import type { StorePlatformPort } from './platform/port';
+import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
+
+export interface Ports {
+  platform: StorePlatformPort;
+  carrierFor: (carrierCode: string) => CarrierPort;
+  renderer: LabelRenderer;
+}
+
+const CARRIER_TIMEOUT_MS = 10_000;
+const PLATFORM_TIMEOUT_MS = 10_000;
+
+/**
+ * The one place that picks adapters for the carrier and store-platform ports. Today these are the sandbox adapters
+ * (test mode, the demo and the tests); production adapters plug in here behind the same interfaces.
+ */
+export function createPorts(config: Pick<Config, 'sandboxUrl'>, orm: Orm): Ports {
+  const carriers = new Map<string, CarrierPort>();
+  const carrierFor = (carrierCode: string): CarrierPort => {
+    let adapter = carriers.get(carrierCode);
+    if (!adapter) {
+      adapter = sandboxCarrierAdapter(carrierCode, { baseUrl: config.sandboxUrl, timeoutMs: CARRIER_TIMEOUT_MS });
+      carriers.set(carrierCode, adapter);
+    }
+    return adapter;
+  };
+  return {
+    platform: new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
+    carrierFor,
+    renderer: carrierRenderer({ orm, carrierFor }),
+  };
+}

@@ -1,0 +1,281 @@
+import { PDFDocument } from 'pdf-lib';
+import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+afterEach(() => app.clock.reset());
+
+const DAY = 86_400_000;
+
+async function pagesOf(res: TestResponse) {
+  const pdf = await PDFDocument.load(res.bytes);
+  return pdf.getPages().map((p) => ({ width: Math.round(p.getWidth()), height: Math.round(p.getHeight()) }));
+}
+const size = (name: keyof typeof PAGE_SIZES) => ({ width: Math.round(PAGE_SIZES[name].width), height: Math.round(PAGE_SIZES[name].height) });
+
+function expectError(res: TestResponse, status: number, code: string, details?: Record<string, unknown>) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/application\/json/);
+  expect(res.body.error.code).toBe(code);
+  expect(res.headers.get('content-disposition')).toBeNull();
+  if (details) expect(res.body.error.details).toEqual(details);
+}
+
+async function storeWithStoredLabel(overrides: Parameters<typeof aLabel>[2] = {}, sizes: Array<keyof typeof PAGE_SIZES> = ['A6']) {
+  const store = await aStoreWithKey(app.orm);
+  const label = await aLabel(app.orm, store.storeId, { carrierCode: 'carrier_a', orderName: '#1001', createdAt: new Date(), ...overrides });
+  await aStoredDocument(app.orm, label.id, { pdf: await aPdf(sizes, label.id), pageSize: sizes[0]!, pageCount: sizes.length });
+  return { ...store, label };
+}
+
+describe('GET /v1/labels/{label_id}/document', () => {
+  it('serves the stored copy in the label-printer size with the document headers', async () => {
+    const { auth, label } = await storeWithStoredLabel();
+    const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="label-1001-${label.id}.pdf"`);
+    expect(res.headers.get('service-label-source')).toBe('stored');
+    expect(res.headers.get('service-label-format')).toBe('label');
+    expect(res.headers.get('cache-control')).toBe('no-store, private');
+    expect(await pagesOf(res)).toEqual([size('A6')]);
+  });
+
+  it('places the label on A4 with format=a4, one A4 page per label page', async () => {
+    const { auth, label } = await storeWithStoredLabel({}, ['A6', 'A6']);
+    const res = await app.request('GET', `/v1/labels/${label.id}/document?format=a4`, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('service-label-format')).toBe('a4');
+    expect(await pagesOf(res)).toEqual([size('A4'), size('A4')]);
+  });
+
+  it('answers format_not_supported for zpl and for formats the carrier does not offer', async () => {
+    const { auth, label } = await storeWithStoredLabel();
+    expectError(await app.request('GET', `/v1/labels/${label.id}/document?format=zpl`, { headers: auth }), 422, 'format_not_supported', {
+      label_id: label.id,
+      requested_format: 'zpl',
+      supported: ['label', 'a4'],
+    });
+    const c = await storeWithStoredLabel({ carrierCode: 'carrier_c' }, ['10.2x19.2']);
+    expectError(await app.request('GET', `/v1/labels/${c.label.id}/document?format=a4`, { headers: c.auth }), 422, 'format_not_supported', {
+      label_id: c.label.id,
+      requested_format: 'a4',
+      supported: ['label'],
+    });
+    const g = await storeWithStoredLabel({ carrierCode: 'carrier_g' });
+    expectError(await app.request('GET', `/v1/labels/${g.label.id}/document`, { headers: g.auth }), 422, 'format_not_supported', {
+      label_id: g.label.id,
+      requested_format: 'label',
+      supported: ['a4'],
+    });
+  });
+
+  it('refuses unknown formats as a validation error', async () => {
+    const { auth, label } = await storeWithStoredLabel();
+    const res = await app.request('GET', `/v1/labels/${label.id}/document?format=png`, { headers: auth });
+    expectError(res, 422, 'validation_error');
+    expect(res.body.error.details).toMatchObject({ parameter: 'format', received: 'png', allowed: ['label', 'a4', 'zpl'] });
+  });
+
+  describe('every availability maps to its answer', () => {
+    it('pending label created through the API: 409 label_pending, Retry-After 2', async () => {
+      const { storeId, auth } = await aStoreWithKey(app.orm);
+      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_b', status: 'pending', source: 'api', labelCreationId: 'lcr_x1', trackingNumber: null });
+      const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      expectError(res, 409, 'label_pending', { label_id: label.id, label_creation_id: 'lcr_x1' });
+      expect(res.headers.get('retry-after')).toBe('2');
+    });
+
+    it('pending admin label: 409 label_pending, Retry-After 30', async () => {
+      const { storeId, auth } = await aStoreWithKey(app.orm);
+      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_b', status: 'pending', source: 'admin', trackingNumber: null });
+      const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      expectError(res, 409, 'label_pending', { label_id: label.id, label_creation_id: null });
+      expect(res.headers.get('retry-after')).toBe('30');
+    });
+
+    it('ready label whose PDF is not stored yet: 409 document_pending, Retry-After 2 then 60 after 10 minutes', async () => {
+      const { storeId, auth } = await aStoreWithKey(app.orm);
+      const created = new Date('2026-11-20T10:00:00Z');
+      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', source: 'api', labelCreationId: 'lcr_x2', createdAt: created });
+      app.clock.set(new Date(created.getTime() + 9 * 60_000));
+      const early = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      expectError(early, 409, 'document_pending', { label_id: label.id, label_creation_id: 'lcr_x2' });
+      expect(early.headers.get('retry-after')).toBe('2');
+      app.clock.set(new Date(created.getTime() + 10 * 60_000));
+      const late = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      expectError(late, 409, 'document_pending');
+      expect(late.headers.get('retry-after')).toBe('60');
+    });
+
+    it('older than 60 days: 410 document_expired', async () => {
+      const { auth, label } = await storeWithStoredLabel({ createdAt: new Date(Date.now() - 61 * DAY) });
+      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 410, 'document_expired', { label_id: label.id });
+    });
+
+    it.each([
+      ['a claim', { kind: 'claim' as const }, 'no_label'],
+      ['a pickup order', { kind: 'collection' as const }, 'no_label'],
+      ['a failed label', { status: 'failed' as const, failureReason: 'carrier_import_rejected' as const }, 'label_failed'],
+      ['an excluded carrier', { carrierCode: 'excluded_manifest' }, 'carrier_excluded'],
+      ['another excluded carrier', { carrierCode: 'excluded_regional_3' }, 'carrier_excluded'],
+    ])('%s: 422 document_unavailable with its reason', async (_name, overrides, reason) => {
+      const { storeId, auth } = await aStoreWithKey(app.orm);
+      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', ...overrides });
+      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 422, 'document_unavailable', { label_id: label.id, reason });
+    });
+
+    it('an older batch file that may hold other labels: 422 document_unavailable not_isolated', async () => {
+      const { storeId, auth } = await aStoreWithKey(app.orm);
+      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_b' });
+      await aStoredDocument(app.orm, label.id, { notIsolated: true, pdf: await aPdf(['A6', 'A6']) });
+      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 422, 'document_unavailable', { label_id: label.id, reason: 'not_isolated' });
+    });
+
+    it('no stored copy at a carrier without a side-effect-free render: 410 label_not_reissuable', async () => {
+      const { storeId, auth } = await aStoreWithKey(app.orm);
+      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_f' });
+      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 410, 'label_not_reissuable', { label_id: label.id });
+      const stored = await storeWithStoredLabel({ carrierCode: 'carrier_f' });
+      expect((await app.request('GET', `/v1/labels/${stored.label.id}/document`, { headers: stored.auth })).status).toBe(200);
+    });
+  });
+
+  it('answers 404 for another store’s label and for malformed IDs, and needs labels:print', async () => {
+    const { label } = await storeWithStoredLabel();
+    const other = await aStoreWithKey(app.orm);
+    expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: other.auth }), 404, 'not_found');
+    expectError(await app.request('GET', '/v1/labels/not-a-label/document', { headers: other.auth }), 404, 'not_found');
+    const reader = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
+    expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: reader.auth }), 403, 'insufficient_scope', {
+      required_scope: 'labels:print',
+      retry: 'no',
+      next_action: 'none',
+    });
+  });
+
+  it('logs the label count and byte size of a download', async () => {
+    const { storeId, auth, label } = await storeWithStoredLabel();
+    const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    const rows = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<Record<string, unknown>>>('select endpoint, status, label_count, byte_size from request_log where request_id = ?', [res.headers.get('x-request-id')]);
+    expect(rows).toEqual([{ endpoint: '/v1/labels/{label_id}/document', status: 200, label_count: 1, byte_size: res.bytes.length }]);
+    expect(storeId).toBeDefined();
+  });
+});
+
+describe('GET /v1/orders/{order_id}/label-document', () => {
+  it("merges the order's current outbound labels oldest first, without returns or superseded labels", async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    const t = Date.now() - 60 * 60_000;
+    const [fo1, fo2] = [aPlatformId(), aPlatformId()];
+    const superseded = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', fulfillmentOrderIds: [fo1], carrierCode: 'carrier_a', createdAt: new Date(t) });
+    const first = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', fulfillmentOrderIds: [fo1], carrierCode: 'carrier_a', createdAt: new Date(t + 1000) });
+    const second = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', fulfillmentOrderIds: [fo2], carrierCode: 'carrier_c', createdAt: new Date(t + 2000) });
+    const ret = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', direction: 'return', carrierCode: 'carrier_a', createdAt: new Date(t + 3000) });
+    await aStoredDocument(app.orm, superseded.id, { pdf: await aPdf(['10x15']) });
+    await aStoredDocument(app.orm, first.id, { pdf: await aPdf(['A6']) });
+    await aStoredDocument(app.orm, second.id, { pdf: await aPdf(['10.2x19.2']) });
+    await aStoredDocument(app.orm, ret.id, { pdf: await aPdf(['roll_101x160']) });
+
+    for (const ref of [orderId, `gid://shopify/Order/${orderId}`]) {
+      const res = await app.request('GET', `/v1/orders/${encodeURIComponent(ref)}/label-document`, { headers: auth });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/pdf');
+      expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="labels-2002-.*\.pdf"$/);
+      expect(await pagesOf(res)).toEqual([size('A6'), size('10.2x19.2')]);
+    }
+  });
+
+  it('answers 409 ambiguous_current_set when two current labels share a fulfillment order', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    const [fo1, fo2] = [aPlatformId(), aPlatformId()];
+    const t = Date.now() - 60_000;
+    const a = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [fo1, fo2], createdAt: new Date(t) });
+    const b = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [fo2], createdAt: new Date(t + 1000) });
+    const res = await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth });
+    expectError(res, 409, 'ambiguous_current_set');
+    expect(res.body.error.details).toEqual({
+      order_id: `gid://shopify/Order/${orderId}`,
+      current_label_ids: [a.id, b.id],
+      conflicting_fulfillment_orders: [{ id: `gid://shopify/FulfillmentOrder/${fo2}`, legacy_id: fo2 }],
+    });
+  });
+
+  it('answers 404 with details.order_id when there is no current outbound label, and plain 404 for malformed IDs', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    await aLabel(app.orm, storeId, { orderId, direction: 'return', carrierCode: 'carrier_a' });
+    expectError(await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth }), 404, 'not_found', { order_id: `gid://shopify/Order/${orderId}` });
+    expectError(await app.request('GET', '/v1/orders/abc/label-document', { headers: auth }), 404, 'not_found');
+  });
+
+  it("fails whole with the failing label's own error", async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    const ok = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [aPlatformId()], carrierCode: 'carrier_a', createdAt: new Date(Date.now() - 5000) });
+    await aStoredDocument(app.orm, ok.id, { pdf: await aPdf() });
+    const pending = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [aPlatformId()], carrierCode: 'carrier_b', status: 'pending', source: 'api' });
+    const res = await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth });
+    expectError(res, 409, 'label_pending', { label_id: pending.id, label_creation_id: null });
+    expect(res.headers.get('retry-after')).toBe('2');
+  });
+});
+
+describe('GET /v1/label-documents', () => {
+  it('merges up to 50 labels in the order given, every page of each', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const labels = [];
+    for (const [carrierCode, sizes] of [
+      ['carrier_c', ['10.2x19.2']],
+      ['carrier_a', ['A6']],
+      ['carrier_d', ['roll_101x160', 'roll_101x160']],
+    ] as const) {
+      const label = await aLabel(app.orm, storeId, { carrierCode });
+      await aStoredDocument(app.orm, label.id, { pdf: await aPdf([...sizes]) });
+      labels.push(label);
+    }
+    const res = await app.request('GET', `/v1/label-documents?label_ids=${labels.map((l) => l.id).join(',')}`, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(await pagesOf(res)).toEqual([size('10.2x19.2'), size('A6'), size('roll_101x160'), size('roll_101x160')]);
+    const rows = await app.orm.em.fork().getConnection().execute<Array<{ label_count: number }>>('select label_count from request_log where request_id = ?', [res.headers.get('x-request-id')]);
+    expect(rows[0]!.label_count).toBe(3);
+  });
+
+  it('answers 404 when any ID is unknown, of another store or malformed', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const mine = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a' });
+    await aStoredDocument(app.orm, mine.id, { pdf: await aPdf() });
+    const other = await storeWithStoredLabel();
+    for (const ids of [`${mine.id},${other.label.id}`, `${mine.id},lbl_doesnotexist00000000000`, `${mine.id},garbage`]) {
+      expectError(await app.request('GET', `/v1/label-documents?label_ids=${ids}`, { headers: auth }), 404, 'not_found');
+    }
+  });
+
+  it("is all-or-nothing with the failing label's own error", async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const ok = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a' });
+    await aStoredDocument(app.orm, ok.id, { pdf: await aPdf() });
+    const old = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', createdAt: new Date(Date.now() - 70 * DAY) });
+    await aStoredDocument(app.orm, old.id, { pdf: await aPdf() });
+    expectError(await app.request('GET', `/v1/label-documents?label_ids=${ok.id},${old.id}`, { headers: auth }), 410, 'document_expired', { label_id: old.id });
+  });
+
+  it('validates label_ids: at most 50, no repeats, present', async () => {
+    const { auth } = await aStoreWithKey(app.orm);
+    const many = Array.from({ length: 51 }, (_, i) => `lbl_${String(i).padStart(24, '0')}`).join(',');
+    expect((await app.request('GET', `/v1/label-documents?label_ids=${many}`, { headers: auth })).body.error).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids', max: 50 } });
+    expect((await app.request('GET', '/v1/label-documents?label_ids=lbl_a,lbl_a', { headers: auth })).body.error).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids' } });
+    expect((await app.request('GET', '/v1/label-documents', { headers: auth })).body.error).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids' } });
+  });
+});

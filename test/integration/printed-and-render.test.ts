@@ -1,0 +1,188 @@
+import { PDFDocument } from 'pdf-lib';
+import { accountSettings } from '../../src/carriers/account-settings';
+import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { Label } from '../../src/db/entities/label';
+import { aCarrierAccount, aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
+import { adapterFor, aShipmentRequest, control, ledger, scriptFaults } from '../helpers/sandbox';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+afterEach(() => app.clock.reset());
+
+const DAY = 86_400_000;
+
+function expectError(res: TestResponse, status: number, code: string, details?: Record<string, unknown>) {
+  expect(res.status).toBe(status);
+  expect(res.body.error.code).toBe(code);
+  if (details) expect(res.body.error.details).toEqual(details);
+}
+
+describe('labels rendered at the carrier on demand', () => {
+  async function renderedLabel() {
+    const store = await aStoreWithKey(app.orm);
+    const account = await aCarrierAccount(app.orm, store.storeId, { carrierCode: 'carrier_e', printerType: '10x15' });
+    const shipment = await adapterFor(accountSettings(account)).createShipment(accountSettings(account), aShipmentRequest({ serviceCode: 'standard' }));
+    const label = await aLabel(app.orm, store.storeId, {
+      carrierCode: 'carrier_e',
+      carrierAccountId: account.id,
+      carrierShipmentId: shipment.shipmentId,
+      trackingNumber: shipment.trackingNumber,
+    });
+    return { ...store, account, label };
+  }
+
+  it('renders through the side-effect-free print call in the portal size, source carrier', async () => {
+    const { auth, label, account } = await renderedLabel();
+    const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('service-label-source')).toBe('carrier');
+    const pdf = await PDFDocument.load(res.bytes);
+    expect(pdf.getPageCount()).toBe(1);
+    expect(pdf.getPage(0).getWidth()).toBeCloseTo(PAGE_SIZES['10x15'].width, 0);
+    expect(pdf.getPage(0).getHeight()).toBeCloseTo(PAGE_SIZES['10x15'].height, 0);
+    // Rendering again creates nothing at the carrier.
+    expect((await app.request('GET', `/v1/labels/${label.id}/document?format=a4`, { headers: auth })).status).toBe(200);
+    expect(await ledger(account.id)).toHaveLength(1);
+    const single = await app.request('GET', `/v1/labels/${label.id}`, { headers: auth });
+    expect(single.body.document).toMatchObject({ availability: 'available', source: 'carrier' });
+  });
+
+  it('answers 503 carrier_unavailable with Retry-After 5 when the render fails', async () => {
+    const { auth, label, account } = await renderedLabel();
+    await scriptFaults(account.id, [{ type: 'render_error', times: 1 }]);
+    const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    expectError(res, 503, 'carrier_unavailable', { reason: 'render_error', label_id: label.id, retry_after_seconds: 5, retry: 'later', next_action: 'retry_later' });
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect((await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth })).status).toBe(200);
+  });
+
+  it('answers 409 render_in_progress while the same label and format renders', async () => {
+    const { auth, label, account } = await renderedLabel();
+    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 700, times: 1 }]);
+    const first = app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    await new Promise((r) => setTimeout(r, 250));
+    const second = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    expectError(second, 409, 'render_in_progress', { label_id: label.id });
+    expect(second.headers.get('retry-after')).toBe('2');
+    expect((await first).status).toBe(200);
+  });
+});
+
+describe('POST /v1/labels/{label_id}/printed', () => {
+  async function printable(options: { createdAt?: Date } = {}) {
+    const store = await aStoreWithKey(app.orm);
+    const domain = (await app.request('GET', '/v1/shop', { headers: store.auth })).body.domain as string;
+    const account = await aCarrierAccount(app.orm, store.storeId, { carrierCode: 'carrier_a', printTag: 'label-printed' });
+    const orderId = aPlatformId();
+    const put = await control('PUT', `/_control/stores/${domain}/orders`, { id: orderId, name: '#3003', tags: ['vip'] });
+    expect(put.status).toBeLessThan(300);
+    const label = await aLabel(app.orm, store.storeId, { orderId, orderName: '#3003', carrierCode: 'carrier_a', carrierAccountId: account.id, createdAt: options.createdAt ?? new Date(Date.now() - 60_000) });
+    await aStoredDocument(app.orm, label.id, { pdf: await aPdf() });
+    const tags = async () => (await control('GET', `/platform/stores/${domain}/orders/${orderId}`)).body.order.tags as string[];
+    const printedCount = async () => (await app.orm.em.fork().findOneOrFail(Label, { id: label.id })).printedCount;
+    return { ...store, label, tags, printedCount };
+  }
+
+  it('counts a print, adds the print tag to the order and returns the label; a repeat replays and counts nothing', async () => {
+    const { auth, label, tags, printedCount } = await printable();
+    const headers = { ...auth, 'idempotency-key': 'print-0001-abc' };
+    const res = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers });
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(label.id);
+    expect(res.body.updated_at).not.toBeNull();
+    expect(res.headers.get('idempotency-replayed')).toBeNull();
+    expect(await printedCount()).toBe(1);
+    expect((await tags()).sort()).toEqual(['label-printed', 'vip']);
+
+    const repeat = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers });
+    expect(repeat.status).toBe(200);
+    expect(repeat.headers.get('idempotency-replayed')).toBe('true');
+    expect(repeat.body).toEqual(res.body);
+    expect(await printedCount()).toBe(1);
+
+    const viaQuery = await app.request('POST', `/v1/labels/${label.id}/printed?idempotency_key=print-0002-abc`, { headers: auth });
+    expect(viaQuery.status).toBe(200);
+    expect(await printedCount()).toBe(2);
+  });
+
+  it('refuses the same key for another label with idempotency_conflict', async () => {
+    const { auth, label, storeId } = await printable();
+    const other = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a' });
+    const headers = { ...auth, 'idempotency-key': 'print-shared-key' };
+    expect((await app.request('POST', `/v1/labels/${label.id}/printed`, { headers })).status).toBe(200);
+    expectError(await app.request('POST', `/v1/labels/${other.id}/printed`, { headers }), 409, 'idempotency_conflict', {
+      idempotency_key: 'print-shared-key',
+      retry: 'no',
+      next_action: 'none',
+    });
+  });
+
+  it('with Idempotency-Key: auto refuses an identical request within 60 seconds, then counts again', async () => {
+    const { auth, label, printedCount } = await printable();
+    const t0 = new Date();
+    app.clock.set(t0);
+    const headers = { ...auth, 'idempotency-key': 'auto' };
+    expect((await app.request('POST', `/v1/labels/${label.id}/printed`, { headers })).status).toBe(200);
+    app.clock.set(new Date(t0.getTime() + 15_000));
+    const dup = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers });
+    expectError(dup, 409, 'duplicate_request', { ran_seconds_ago: 15, retry_after_seconds: 45 });
+    expect(await printedCount()).toBe(1);
+    app.clock.set(new Date(t0.getTime() + 61_000));
+    expect((await app.request('POST', `/v1/labels/${label.id}/printed`, { headers })).status).toBe(200);
+    expect(await printedCount()).toBe(2);
+  });
+
+  it('needs a valid idempotency key', async () => {
+    const { auth, label } = await printable();
+    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: auth }), 422, 'validation_error');
+    const short = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'short' } });
+    expectError(short, 422, 'validation_error');
+    expect(short.body.error.details).toMatchObject({ header: 'Idempotency-Key', min: 8, max: 255 });
+    const long = await app.request('POST', `/v1/labels/${label.id}/printed?idempotency_key=${'k'.repeat(256)}`, { headers: auth });
+    expectError(long, 422, 'validation_error');
+    expect(long.body.error.details).toMatchObject({ parameter: 'idempotency_key' });
+  });
+
+  it('answers 410 document_expired for a label older than 60 days and counts nothing', async () => {
+    const { auth, label, printedCount } = await printable({ createdAt: new Date(Date.now() - 61 * DAY) });
+    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'old-label-1' } }), 410, 'document_expired', { label_id: label.id });
+    expect(await printedCount()).toBe(0);
+  });
+
+  it('answers 503 shopify_unavailable and counts nothing when the platform throttles', async () => {
+    const { auth, label, printedCount } = await printable();
+    const domain = (await app.request('GET', '/v1/shop', { headers: auth })).body.domain as string;
+    await control('POST', `/_control/stores/${domain}/faults`, { faults: [{ type: 'throttled', times: 1, retry_after_seconds: 3 }] });
+    const res = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'throttled-1' } });
+    expectError(res, 503, 'shopify_unavailable');
+    expect(res.body.error.details).toMatchObject({ throttled: true, retry: 'later' });
+    expect(await printedCount()).toBe(0);
+    expect((await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'throttled-1' } })).status).toBe(200);
+    expect(await printedCount()).toBe(1);
+  });
+
+  it('downloading a document is not a print', async () => {
+    const { auth, label, printedCount } = await printable();
+    expect((await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth })).status).toBe(200);
+    expect(await printedCount()).toBe(0);
+  });
+
+  it('is a write endpoint (write_access_required) that needs labels:print, and another store’s label is 404', async () => {
+    const { label } = await printable();
+    const readOnly = await aStoreWithKey(app.orm, { gates: { writeAccess: false } });
+    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...readOnly.auth, 'idempotency-key': 'key-12345678' } }), 403, 'write_access_required');
+    const writer = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
+    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...writer.auth, 'idempotency-key': 'key-12345678' } }), 403, 'insufficient_scope', {
+      required_scope: 'labels:print',
+      retry: 'no',
+      next_action: 'none',
+    });
+    const other = await aStoreWithKey(app.orm);
+    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...other.auth, 'idempotency-key': 'key-12345678' } }), 404, 'not_found');
+  });
+});
