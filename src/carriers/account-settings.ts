@@ -1,6 +1,6 @@
 import type { CarrierAccount } from '../db/entities/carrier-account';
 import { PAGE_SIZES, type PageSizeName } from './catalog';
-import type { CarrierAccountSettings, PrinterType } from './port';
+import type { CarrierAccountSettings } from './port';
 
 const isPageSize = (value: string | null): value is PageSizeName => value !== null && value in PAGE_SIZES;
 
