@@ -29,6 +29,7 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}${randomToken()}`;
 }
 
+/** Whether a value is shaped like an ID of the kind (generated ones are base62; fixtures may add underscores). */
 export function hasPrefix(kind: IdKind, value: string): boolean {
-  return value.startsWith(ID_PREFIXES[kind]) && /^[A-Za-z0-9]+$/.test(value.slice(ID_PREFIXES[kind].length));
+  return value.startsWith(ID_PREFIXES[kind]) && /^[A-Za-z0-9_]{1,64}$/.test(value.slice(ID_PREFIXES[kind].length));
 }

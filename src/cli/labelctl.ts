@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { EntityManager } from '@mikro-orm/core';
 import {
@@ -18,7 +19,10 @@ import { Notification } from '../db/entities/notification';
 import { RequestLogEntry } from '../db/entities/request-log-entry';
 import { Store } from '../db/entities/store';
 import { openOrm, type Orm } from '../db/orm';
+import { loadFixture } from '../fixtures/load-fixture';
+import { FixtureError } from '../fixtures/schema';
 import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
+import { createPorts } from '../ports';
 
 /** A refusal the operator can act on: printed as one line, exit code 2. */
 class CliError extends Error {}
@@ -105,7 +109,7 @@ function gateChanges(opts: Record<string, unknown>): Partial<StoreGates> {
   return changes;
 }
 
-export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>) => Promise<T>): Command {
+export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>) => Promise<T>, ormHandle: () => Promise<Orm>): Command {
   const program = new Command('labelctl')
     .description('Operator CLI of the Shipping Label API: stores, gates, API keys, outbox and request log')
     .option('--json', 'machine-readable output (one JSON document per line)')
@@ -293,6 +297,28 @@ export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>)
     });
 
   program
+    .command('seed <file>')
+    .description('load a fixture (docs/sandbox.md) idempotently: store, keys, carrier accounts, rules, sandbox orders, labels')
+    .action(async (file: string) => {
+      let input: unknown;
+      try {
+        input = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`);
+      }
+      const config = loadConfig();
+      const orm = await ormHandle();
+      const result = await loadFixture({ orm, now: new Date(), sandboxUrl: config.sandboxUrl, carrierFor: createPorts(config, orm).carrierFor }, input);
+      print(out(), result as unknown as Row, () =>
+        [
+          `loaded ${file} into ${result.domain} (${result.store_id})`,
+          `created: ${result.created.labels} labels, ${result.created.carrier_accounts} carrier accounts, ${result.created.api_keys} keys`,
+          `already there: ${result.unchanged.labels} labels, ${result.unchanged.carrier_accounts} carrier accounts, ${result.unchanged.api_keys} keys`,
+        ].join('\n'),
+      );
+    });
+
+  program
     .command('log <store>')
     .description("tail a store's API request log (newest last)")
     .option('--limit <n>', 'how many', positive, 20)
@@ -326,15 +352,18 @@ export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>)
 
 async function main(argv: string[]): Promise<number> {
   let orm: Orm | undefined;
-  const withOrm = async <T>(fn: (em: EntityManager) => Promise<T>): Promise<T> => {
-    orm ??= await openOrm(loadConfig().databaseUrl);
-    return fn(orm.em.fork());
-  };
+  const ormHandle = async (): Promise<Orm> => (orm ??= await openOrm(loadConfig().databaseUrl));
+  const withOrm = async <T>(fn: (em: EntityManager) => Promise<T>): Promise<T> => fn((await ormHandle()).em.fork());
   try {
-    await buildProgram(withOrm).parseAsync(argv);
+    await buildProgram(withOrm, ormHandle).parseAsync(argv);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof FixtureError) {
+      // The summary line, then each problem with its path: the whole file can be fixed in one go.
+      process.stderr.write(`labelctl: ${error.message}\n`);
+      return 2;
+    }
     const known = error instanceof CliError || error instanceof ApiKeyError || error instanceof ScopeError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);

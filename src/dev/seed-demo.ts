@@ -1,19 +1,20 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createApiKey, isActive } from '../access/api-keys';
-import { createStore, setStoreGates } from '../access/stores';
 import { hashSecret } from '../access/secrets';
 import { loadConfig } from '../config';
 import { ApiKey } from '../db/entities/api-key';
-import { Store } from '../db/entities/store';
 import { openOrm } from '../db/orm';
+import { loadFixture } from '../fixtures/load-fixture';
+import { createPorts } from '../ports';
 
-const DEMO_DOMAIN = 'demo-store.myshopify.com';
+const DEMO_FIXTURE = join(__dirname, '..', 'sandbox', 'fixtures', 'demo-store.json');
 const DEMO_SCOPES = ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'];
 
 /**
- * Seeds the demo store with every gate open and prints a working API key as JSON. The secret is kept in the
- * ignored data folder so restarts print the same key; a revoked or missing one is replaced.
+ * Loads the demo fixture (a store showing every label state, its orders in the sandbox) and prints a working API key
+ * as JSON. The secret is kept in the ignored data folder so restarts print the same key; a revoked or missing one is
+ * replaced.
  */
 async function main(): Promise<void> {
   const keyFile = process.argv[2];
@@ -23,10 +24,11 @@ async function main(): Promise<void> {
   try {
     const em = orm.em.fork();
     const now = new Date();
-    const gates = { appInstalled: true, apiEnabled: true, pausedBySupport: false, subscriptionActive: true, freeAccess: false, writeAccess: true };
-    let store = await em.findOne(Store, { domain: DEMO_DOMAIN });
-    if (store) store = await setStoreGates(em, store.id, gates, now);
-    else store = await createStore(em, { name: 'Demo Store', domain: DEMO_DOMAIN, email: 'owner@demo-store.example', ...gates }, now);
+    const loaded = await loadFixture(
+      { orm, now, sandboxUrl: config.sandboxUrl, carrierFor: createPorts(config, orm).carrierFor },
+      JSON.parse(readFileSync(DEMO_FIXTURE, 'utf8')),
+    );
+    const store = { id: loaded.store_id, domain: loaded.domain };
 
     let secret = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
     const existing = secret ? await em.findOne(ApiKey, { secretHash: hashSecret(secret), storeId: store.id }) : null;
