@@ -15,11 +15,9 @@ export function createRequestLogActivities(deps: ActivityDeps) {
     async purgeRequestLog(input: PurgeRequestLogInput): Promise<PurgeRequestLogResult> {
       const cutoff = new Date(deps.now().getTime() - input.retentionMs);
       const em = deps.orm.em.fork();
-      const deleted = await em.getConnection().execute<{ affectedRows?: number }>(
-        'delete from request_log where created_at < ?',
-        [cutoff],
-        'run',
-      );
+      const deleted = await em
+        .getConnection()
+        .execute<{ affectedRows?: number }>('delete from request_log where created_at < ?', [cutoff], 'run');
       return { deleted: Number(deleted.affectedRows ?? 0), cutoff: cutoff.toISOString() };
     },
   };

@@ -12,10 +12,18 @@ const postgres = await findPostgres();
 const name = `sla_bench_${process.pid}`;
 const databaseUrl = await createDatabase(postgres.url, name);
 const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'test' };
-let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], { cwd: projectRoot, env, stdio: 'inherit' }).status;
+let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
+  cwd: projectRoot,
+  env,
+  stdio: 'inherit',
+}).status;
 if (status === 0) {
   step('running benchmarks');
-  status = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench/run.ts', ...process.argv.slice(2)], { cwd: projectRoot, env, stdio: 'inherit' }).status;
+  status = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench/run.ts', ...process.argv.slice(2)], {
+    cwd: projectRoot,
+    env,
+    stdio: 'inherit',
+  }).status;
 }
 await dropDatabase(postgres.url, name);
 await postgres.stop();

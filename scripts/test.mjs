@@ -24,6 +24,7 @@ const run = (label, command, args) => {
 
 let status = run('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 if (status === 0) status = run('lint (eslint)', bin('eslint'), ['.', '--max-warnings', '0']);
+if (status === 0) status = run('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
 if (status === 0) status = run('tests (jest)', bin('jest'), ['--ci', ...process.argv.slice(2)]);
 await postgres.stop();
 step(`done in ${Math.round((Date.now() - started) / 1000)}s`);

@@ -41,7 +41,14 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   routes.push(...createMetaRoutes({ publicBaseUrl: deps.config.publicBaseUrl, routes: () => routes }));
   routes.push(...createShopRoutes({ orm: deps.orm, requestLogRetentionMs: deps.config.requestLog.retentionMs }));
   routes.push(...createLabelRoutes({ orm: deps.orm, now: deps.now, config: deps.config }));
-  routes.push(...createPrintedRoutes({ orm: deps.orm, now: deps.now, platform: deps.platform, publicBaseUrl: deps.config.publicBaseUrl }));
+  routes.push(
+    ...createPrintedRoutes({
+      orm: deps.orm,
+      now: deps.now,
+      platform: deps.platform,
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+  );
   routes.push(...createDocumentRoutes({ orm: deps.orm, now: deps.now, renderer: deps.renderer }));
   routes.push(...(deps.extraRoutes ?? []));
 

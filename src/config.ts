@@ -70,7 +70,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  if (e.NODE_ENV === 'production' && !e.CURSOR_SECRET) throw new Error('invalid configuration:\n  CURSOR_SECRET: required in production');
+  if (e.NODE_ENV === 'production' && !e.CURSOR_SECRET)
+    throw new Error('invalid configuration:\n  CURSOR_SECRET: required in production');
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,

@@ -8,6 +8,9 @@ export function createLogger(level: string, name = 'shipping-label-api'): Logger
     name,
     level,
     base: { service: name },
-    redact: { paths: ['authorization', '*.authorization', 'headers.authorization', 'secret', '*.secret'], remove: true },
+    redact: {
+      paths: ['authorization', '*.authorization', 'headers.authorization', 'secret', '*.secret'],
+      remove: true,
+    },
   });
 }

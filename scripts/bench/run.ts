@@ -34,15 +34,18 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 async function seedLabels(orm: Orm, storeId: string, count: number): Promise<void> {
   // Set-based insert: the bench measures reads, not the loader. One label per order, all outbound shipments.
-  await orm.em.fork().getConnection().execute(
-    `insert into labels (id, store_id, order_gid, order_legacy_id, order_name, order_name_key, direction, kind, status,
+  await orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `insert into labels (id, store_id, order_gid, order_legacy_id, order_name, order_name_key, direction, kind, status,
        carrier_code, carrier_name, source, tracking_number, created_at, updated_at, current)
      select 'lbl_bench' || lpad(g::text, 15, '0'), ?, 'gid://shopify/Order/' || (100000 + g), (100000 + g)::text,
        '#' || (100000 + g), (100000 + g)::text, 'outbound', 'shipment', 'ready', 'carrier_a', 'Carrier A', 'admin',
        'TN' || g, date_trunc('second', now() - interval '30 days') + (g || ' seconds')::interval, null, true
      from generate_series(1, ?) g`,
-    [storeId, count],
-  );
+      [storeId, count],
+    );
   await orm.em.fork().getConnection().execute('analyze labels');
 }
 
@@ -69,7 +72,14 @@ async function main(): Promise<void> {
   const now = new Date();
   const store = await createStore(
     em,
-    { name: 'Bench', domain: `bench-${process.pid}.myshopify.com`, email: 'bench@example.com', apiEnabled: true, subscriptionActive: true, writeAccess: true },
+    {
+      name: 'Bench',
+      domain: `bench-${process.pid}.myshopify.com`,
+      email: 'bench@example.com',
+      apiEnabled: true,
+      subscriptionActive: true,
+      writeAccess: true,
+    },
     now,
   );
   const { secret } = await createApiKey(em, { storeId: store.id, name: 'bench', scopes: ['labels:print'], now });
@@ -139,17 +149,29 @@ async function main(): Promise<void> {
   const ours: Array<{ seconds: number; kilobytes: number }> = [];
   const theirs: Array<{ seconds: number; kilobytes: number }> = [];
   for (let i = 0; i < 5; i += 1) {
-    ours.push(timeProcess(process.execPath, ['--import', 'tsx', join(__dirname, 'merge-child.ts'), join(dir, 'ours.pdf'), ...files]));
+    ours.push(
+      timeProcess(process.execPath, [
+        '--import',
+        'tsx',
+        join(__dirname, 'merge-child.ts'),
+        join(dir, 'ours.pdf'),
+        ...files,
+      ]),
+    );
     if (qpdf) theirs.push(timeProcess('qpdf', ['--empty', '--pages', ...files, '--', join(dir, 'theirs.pdf')]));
   }
   const oursTime = median(ours.map((r) => r.seconds));
   const oursMem = median(ours.map((r) => r.kilobytes));
-  console.log(`  ours: ${oursTime.toFixed(2)} s, peak ${(oursMem / 1024).toFixed(0)} MiB (whole process, includes Node and tsx start-up)`);
+  console.log(
+    `  ours: ${oursTime.toFixed(2)} s, peak ${(oursMem / 1024).toFixed(0)} MiB (whole process, includes Node and tsx start-up)`,
+  );
   if (qpdf) {
     const theirTime = median(theirs.map((r) => r.seconds));
     const theirMem = median(theirs.map((r) => r.kilobytes));
     console.log(`  qpdf: ${theirTime.toFixed(2)} s, peak ${(theirMem / 1024).toFixed(0)} MiB`);
-    console.log(`  ratio time ours / qpdf: ${(oursTime / Math.max(theirTime, 0.01)).toFixed(1)}; peak memory: ${(oursMem / theirMem).toFixed(1)}`);
+    console.log(
+      `  ratio time ours / qpdf: ${(oursTime / Math.max(theirTime, 0.01)).toFixed(1)}; peak memory: ${(oursMem / theirMem).toFixed(1)}`,
+    );
   } else {
     console.log('  qpdf not installed (apt-get install qpdf): no baseline this run');
   }

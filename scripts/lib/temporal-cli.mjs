@@ -26,7 +26,12 @@ function findExecutableBelow(dir) {
     if (s.isDirectory()) {
       const found = findExecutableBelow(p);
       if (found) return found;
-    } else if (/^temporal(-cli)?[^/]*$/.test(name) && !name.endsWith('.tar.gz') && !name.endsWith('.zip') && s.mode & 0o111) {
+    } else if (
+      /^temporal(-cli)?[^/]*$/.test(name) &&
+      !name.endsWith('.tar.gz') &&
+      !name.endsWith('.zip') &&
+      s.mode & 0o111
+    ) {
       return p;
     }
   }
@@ -51,7 +56,8 @@ async function downloadWithSdk(downloadDir) {
  */
 export async function findTemporalCli() {
   if (process.env.TEMPORAL_CLI_PATH) {
-    if (!existsSync(process.env.TEMPORAL_CLI_PATH)) throw new Error(`TEMPORAL_CLI_PATH=${process.env.TEMPORAL_CLI_PATH} does not exist`);
+    if (!existsSync(process.env.TEMPORAL_CLI_PATH))
+      throw new Error(`TEMPORAL_CLI_PATH=${process.env.TEMPORAL_CLI_PATH} does not exist`);
     return process.env.TEMPORAL_CLI_PATH;
   }
   const fromPath = onPath('temporal');

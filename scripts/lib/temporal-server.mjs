@@ -11,8 +11,28 @@ const searchAttributes = JSON.parse(readFileSync(join(projectRoot, 'src/temporal
  * Starts `temporal server start-dev` and waits for its gRPC port ourselves: the SDK's own launcher gives up
  * after 5 seconds, which a cold start on a small machine can exceed.
  */
-export async function startTemporalServer({ cli, port, uiPort, httpPort, metricsPort, dbFile, namespace = 'default', logFile }) {
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', namespace];
+export async function startTemporalServer({
+  cli,
+  port,
+  uiPort,
+  httpPort,
+  metricsPort,
+  dbFile,
+  namespace = 'default',
+  logFile,
+}) {
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--log-level',
+    'warn',
+    '--namespace',
+    namespace,
+  ];
   if (uiPort) args.push('--ui-port', String(uiPort));
   else args.push('--headless');
   if (httpPort) args.push('--http-port', String(httpPort));
@@ -20,7 +40,11 @@ export async function startTemporalServer({ cli, port, uiPort, httpPort, metrics
   if (dbFile) args.push('--db-filename', dbFile);
   for (const [key, type] of Object.entries(searchAttributes)) args.push('--search-attribute', `${key}=${type}`);
 
-  const child = spawn(cli, args, { cwd: projectRoot, stdio: ['ignore', logFile ?? 'ignore', logFile ?? 'inherit'], detached: false });
+  const child = spawn(cli, args, {
+    cwd: projectRoot,
+    stdio: ['ignore', logFile ?? 'ignore', logFile ?? 'inherit'],
+    detached: false,
+  });
   let exited = false;
   child.once('exit', () => (exited = true));
   await waitForPort(port, { what: 'Temporal dev server', timeoutMs: 120_000, alive: () => !exited });

@@ -44,7 +44,12 @@ export function createAuthorizer(deps: { orm: Orm; now: () => Date; supportEmail
     if (!usable) throw new ApiError('invalid_token');
 
     const store = await em.findOneOrFail(Store, { id: key.storeId });
-    ctx.state.auth = { storeId: store.id, apiKeyId: key.id, scopes: effectiveScopes(key.scopes), pinnedVersion: key.pinnedVersion };
+    ctx.state.auth = {
+      storeId: store.id,
+      apiKeyId: key.id,
+      scopes: effectiveScopes(key.scopes),
+      pinnedVersion: key.pinnedVersion,
+    };
     ctx.state.apiVersion = ctx.state.requestedVersion ?? key.pinnedVersion;
 
     const refusal = gateRefusal(store, { write: route.access.write ?? false, supportEmail });

@@ -1,6 +1,11 @@
 /** Scopes (spec "Authentication" 7): exact matches, no wildcard. */
 export const READ_SCOPES = ['shop:read', 'labels:read', 'carriers:read', 'orders:read', 'pickup_points:read'] as const;
-export const GRANTABLE_SCOPES = ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'] as const;
+export const GRANTABLE_SCOPES = [
+  'labels:print',
+  'labels:write',
+  'label_creations:resolve',
+  'pickup_points:assign',
+] as const;
 export const ALL_SCOPES = [...READ_SCOPES, ...GRANTABLE_SCOPES] as const;
 /** Retired on 2026-10-20; keys created with it hold `labels:print`. */
 export const RETIRED_SCOPE_REPLACEMENTS: Readonly<Record<string, string>> = { 'label_documents:read': 'labels:print' };

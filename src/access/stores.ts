@@ -25,7 +25,12 @@ export async function createStore(em: EntityManager, input: NewStore, now: Date)
   return store;
 }
 
-export async function setStoreGates(em: EntityManager, storeId: string, gates: Partial<StoreGates>, now: Date): Promise<Store> {
+export async function setStoreGates(
+  em: EntityManager,
+  storeId: string,
+  gates: Partial<StoreGates>,
+  now: Date,
+): Promise<Store> {
   const store = await em.findOneOrFail(Store, { id: storeId });
   em.assign(store, { ...gates, updatedAt: now });
   await em.flush();

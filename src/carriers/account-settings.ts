@@ -16,7 +16,7 @@ export function accountSettings(account: CarrierAccount): CarrierAccountSettings
     country: account.sender.countryCode ?? 'CZ',
     credentials: { apiKey: account.id },
     iban: account.sender.iban ?? null,
-    printerType: account.printerType === 'a6' || account.printerType === 'thermal' ? (account.printerType) : null,
+    printerType: account.printerType === 'a6' || account.printerType === 'thermal' ? account.printerType : null,
     portalLabelSize: isPageSize(account.printerType) ? account.printerType : null,
   };
 }

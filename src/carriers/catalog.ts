@@ -20,7 +20,7 @@ export const PAGE_SIZES = {
   A4: { width: 210 * MM, height: 297 * MM },
   '10x15': { width: 100 * MM, height: 150 * MM },
   '10.2x19.2': { width: 102 * MM, height: 192 * MM },
-  'roll_101x160': { width: 101 * MM, height: 160 * MM },
+  roll_101x160: { width: 101 * MM, height: 160 * MM },
 } as const;
 export type PageSizeName = keyof typeof PAGE_SIZES;
 
@@ -136,7 +136,16 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
 };
 
 function excluded(code: string, name: string): CarrierDefinition {
-  return { code, name, documentMode: 'excluded', labelSize: 'A6', formats: [], codRounding: {}, declaredValueSupported: false, referenceKind: null };
+  return {
+    code,
+    name,
+    documentMode: 'excluded',
+    labelSize: 'A6',
+    formats: [],
+    codRounding: {},
+    declaredValueSupported: false,
+    referenceKind: null,
+  };
 }
 
 export function carrierDefinition(code: string): CarrierDefinition {

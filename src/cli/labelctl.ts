@@ -109,7 +109,10 @@ function gateChanges(opts: Record<string, unknown>): Partial<StoreGates> {
   return changes;
 }
 
-export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>) => Promise<T>, ormHandle: () => Promise<Orm>): Command {
+export function buildProgram(
+  withOrm: <T>(fn: (em: EntityManager) => Promise<T>) => Promise<T>,
+  ormHandle: () => Promise<Orm>,
+): Command {
   const program = new Command('labelctl')
     .description('Operator CLI of the Shipping Label API: stores, gates, API keys, outbox and request log')
     .option('--json', 'machine-readable output (one JSON document per line)')
@@ -298,7 +301,9 @@ export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>)
 
   program
     .command('seed <file>')
-    .description('load a fixture (docs/sandbox.md) idempotently: store, keys, carrier accounts, rules, sandbox orders, labels')
+    .description(
+      'load a fixture (docs/sandbox.md) idempotently: store, keys, carrier accounts, rules, sandbox orders, labels',
+    )
     .action(async (file: string) => {
       let input: unknown;
       try {
@@ -308,7 +313,10 @@ export function buildProgram(withOrm: <T>(fn: (em: EntityManager) => Promise<T>)
       }
       const config = loadConfig();
       const orm = await ormHandle();
-      const result = await loadFixture({ orm, now: new Date(), sandboxUrl: config.sandboxUrl, carrierFor: createPorts(config, orm).carrierFor }, input);
+      const result = await loadFixture(
+        { orm, now: new Date(), sandboxUrl: config.sandboxUrl, carrierFor: createPorts(config, orm).carrierFor },
+        input,
+      );
       print(out(), result as unknown as Row, () =>
         [
           `loaded ${file} into ${result.domain} (${result.store_id})`,

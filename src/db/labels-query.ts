@@ -42,7 +42,12 @@ function matchesPostFilters(label: Label, f: LabelListFilters): boolean {
 }
 
 /** One page by keyset (created_at, id) after `after`, in the filters' order. */
-export async function readLabelPage(em: EntityManager, filters: LabelListFilters, after: KeysetPosition, limit: number): Promise<LabelPage> {
+export async function readLabelPage(
+  em: EntityManager,
+  filters: LabelListFilters,
+  after: KeysetPosition,
+  limit: number,
+): Promise<LabelPage> {
   const postFiltered = filters.direction !== undefined || filters.status !== undefined || filters.current !== undefined;
   const window = postFiltered ? Math.max(limit, POST_FILTER_SCAN_WINDOW) : limit;
   const qb = em.createQueryBuilder(Label, 'l').select('*').where({ storeId: filters.storeId });
@@ -69,7 +74,11 @@ export async function readLabelPage(em: EntityManager, filters: LabelListFilters
     if (labels.length === limit) break;
   }
   const last = consumed > 0 ? rows[consumed - 1]! : null;
-  return { labels, lastRead: last ? { createdAt: last.createdAt, id: last.id } : after, hasMore: rows.length > consumed };
+  return {
+    labels,
+    lastRead: last ? { createdAt: last.createdAt, id: last.id } : after,
+    hasMore: rows.length > consumed,
+  };
 }
 
 /** A label with what its wire object needs besides its own row. */
@@ -82,7 +91,11 @@ export interface LabelView {
 export async function loadLabelViews(em: EntityManager, labels: Label[]): Promise<LabelView[]> {
   if (labels.length === 0) return [];
   const ids = labels.map((l) => l.id);
-  const coverage = await em.find(LabelFulfillmentOrder, { labelId: { $in: ids } }, { orderBy: { fulfillmentOrderGid: 'asc' } });
+  const coverage = await em.find(
+    LabelFulfillmentOrder,
+    { labelId: { $in: ids } },
+    { orderBy: { fulfillmentOrderGid: 'asc' } },
+  );
   const documents = await em.find(LabelDocument, { labelId: { $in: ids } }, { fields: ['labelId', 'notIsolated'] });
   return labels.map((label) => {
     const doc = documents.find((d) => d.labelId === label.id);

@@ -142,7 +142,9 @@ export async function recomputeOrderProjection(
   em: EntityManager,
   key: { storeId: string; orderGid: string; direction: LabelDirection },
 ): Promise<void> {
-  await em.execute('select pg_advisory_xact_lock(hashtext(?))', [`labels:${key.storeId}:${key.orderGid}:${key.direction}`]);
+  await em.execute('select pg_advisory_xact_lock(hashtext(?))', [
+    `labels:${key.storeId}:${key.orderGid}:${key.direction}`,
+  ]);
   const rows = await em.execute<
     Array<{
       id: string;
@@ -186,7 +188,12 @@ export async function recomputeOrderProjection(
     await em.nativeUpdate(
       Label,
       { id: row.id },
-      { current: next.current, supersedes: next.supersedes, supersededBy: next.supersededBy, currentSet: next.currentSet },
+      {
+        current: next.current,
+        supersedes: next.supersedes,
+        supersededBy: next.supersededBy,
+        currentSet: next.currentSet,
+      },
     );
   }
 }
@@ -203,7 +210,10 @@ export async function insertLabels(em: EntityManager, inputs: NewLabel[]): Promi
     await tx.flush();
     for (const b of built) for (const c of b.coverage) tx.create(LabelFulfillmentOrder, c);
     await tx.flush();
-    await recomputeFor(tx, built.map((b) => b.label));
+    await recomputeFor(
+      tx,
+      built.map((b) => b.label),
+    );
     const ids = built.map((b) => b.label.id);
     const fresh = await tx.find(Label, { id: { $in: ids } }, { refresh: true });
     return ids.map((id) => fresh.find((l) => l.id === id)!);
@@ -234,7 +244,12 @@ export async function updateLabelState(
 
 async function recomputeFor(em: EntityManager, labels: Label[]): Promise<void> {
   const keys = new Map<string, { storeId: string; orderGid: string; direction: LabelDirection }>();
-  for (const l of labels) keys.set(`${l.storeId}|${l.orderGid}|${l.direction}`, { storeId: l.storeId, orderGid: l.orderGid, direction: l.direction });
+  for (const l of labels)
+    keys.set(`${l.storeId}|${l.orderGid}|${l.direction}`, {
+      storeId: l.storeId,
+      orderGid: l.orderGid,
+      direction: l.direction,
+    });
   // A fixed order avoids lock-order deadlocks between writers touching the same orders.
   for (const k of [...keys.keys()].sort()) await recomputeOrderProjection(em, keys.get(k)!);
 }
@@ -253,14 +268,15 @@ export async function storeLabelDocument(em: EntityManager, input: NewLabelDocum
 }
 
 /** Counts one print (spec `POST /labels/{label_id}/printed`); an atomic increment, so concurrent prints all count. */
-export async function recordLabelPrint(em: EntityManager, args: { storeId: string; labelId: string; now: Date }): Promise<void> {
+export async function recordLabelPrint(
+  em: EntityManager,
+  args: { storeId: string; labelId: string; now: Date },
+): Promise<void> {
   const at = truncateToSecond(args.now);
   await em
     .getConnection()
-    .execute('update labels set printed_count = printed_count + 1, last_printed_at = ?, updated_at = ? where id = ? and store_id = ?', [
-      at,
-      at,
-      args.labelId,
-      args.storeId,
-    ]);
+    .execute(
+      'update labels set printed_count = printed_count + 1, last_printed_at = ?, updated_at = ? where id = ? and store_id = ?',
+      [at, at, args.labelId, args.storeId],
+    );
 }

@@ -13,7 +13,14 @@ export function ormOptions(databaseUrl: string): Options<PostgreSqlDriver> {
     entities,
     extensions: [Migrator],
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
-    migrations: { silent: true, migrationsList, transactional: true, allOrNothing: true, snapshot: false, tableName: 'mikro_orm_migrations' },
+    migrations: {
+      silent: true,
+      migrationsList,
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      tableName: 'mikro_orm_migrations',
+    },
     // Every request and activity forks its own EntityManager; a global one would share identity maps.
     allowGlobalContext: false,
     forceUtcTimezone: true,

@@ -33,7 +33,8 @@ async function main(): Promise<void> {
     let secret = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
     const existing = secret ? await em.findOne(ApiKey, { secretHash: hashSecret(secret), storeId: store.id }) : null;
     if (!existing || !isActive(existing, now)) {
-      secret = (await createApiKey(em, { storeId: store.id, name: 'Demo key (npm run dev)', scopes: DEMO_SCOPES, now })).secret;
+      secret = (await createApiKey(em, { storeId: store.id, name: 'Demo key (npm run dev)', scopes: DEMO_SCOPES, now }))
+        .secret;
       mkdirSync(dirname(keyFile), { recursive: true });
       writeFileSync(keyFile, `${secret}\n`, { mode: 0o600 });
     }

@@ -29,21 +29,40 @@ export interface DocumentDeps {
  * Checks whether a label's document can be served in the format, without fetching it: the same answer the
  * single-label endpoint gives, so merged requests fail with the failing label's own error.
  */
-export function checkServable(label: Label, storedDocument: { notIsolated: boolean } | null, format: RequestedFormat, now: Date) {
+export function checkServable(
+  label: Label,
+  storedDocument: { notIsolated: boolean } | null,
+  format: RequestedFormat,
+  now: Date,
+) {
   const carrier = carrierDefinition(label.carrierCode);
   const derived = deriveDocument(
-    { kind: label.kind, status: label.status, createdAt: label.createdAt, carrier: { documentMode: carrier.documentMode, formats: carrier.formats }, storedDocument },
+    {
+      kind: label.kind,
+      status: label.status,
+      createdAt: label.createdAt,
+      carrier: { documentMode: carrier.documentMode, formats: carrier.formats },
+      storedDocument,
+    },
     now,
   );
   const refusal = documentRefusal(
-    { id: label.id, status: label.status, kind: label.kind, source: label.source, labelCreationId: label.labelCreationId, createdAt: label.createdAt },
+    {
+      id: label.id,
+      status: label.status,
+      kind: label.kind,
+      source: label.source,
+      labelCreationId: label.labelCreationId,
+      createdAt: label.createdAt,
+    },
     derived.availability,
     now,
   );
   if (refusal) throw refusal;
   if (format === 'zpl' || !derived.formats.includes(format)) {
     throw new ApiError('format_not_supported', {
-      message: format === 'zpl' ? '`zpl` is reserved and not produced yet.' : `This label is not offered as \`${format}\`.`,
+      message:
+        format === 'zpl' ? '`zpl` is reserved and not produced yet.' : `This label is not offered as \`${format}\`.`,
       details: { label_id: label.id, requested_format: format, supported: derived.formats },
     });
   }
@@ -56,7 +75,11 @@ async function storedCopy(em: EntityManager, labelId: string): Promise<{ notIsol
 }
 
 /** Loads (or renders at the carrier) one label's PDF in the requested format, or throws the spec's error. */
-export async function loadDocument(deps: DocumentDeps, label: Label, format: RequestedFormat): Promise<ServableDocument> {
+export async function loadDocument(
+  deps: DocumentDeps,
+  label: Label,
+  format: RequestedFormat,
+): Promise<ServableDocument> {
   const em = deps.orm.em.fork();
   const now = deps.now();
   const stored = await storedCopy(em, label.id);
@@ -65,24 +88,28 @@ export async function loadDocument(deps: DocumentDeps, label: Label, format: Req
   if (stored) {
     pdf = stored.pdf;
   } else {
-    pdf = await withRenderLease(deps.orm, { storeId: label.storeId, labelId: label.id, format: servable.format, now }, async () => {
-      try {
-        return await deps.renderer.renderLabel({
-          storeId: label.storeId,
-          carrierCode: label.carrierCode,
-          carrierAccountId: label.carrierAccountId,
-          carrierShipmentId: label.carrierShipmentId,
-          trackingNumber: label.trackingNumber,
-        });
-      } catch (error) {
-        const reason = error instanceof RenderFailedError ? error.reason : 'carrier_error';
-        throw new ApiError('carrier_unavailable', {
-          message: 'The carrier could not render the label now; try again shortly.',
-          details: { reason, label_id: label.id, retry_after_seconds: 5 },
-          headers: { 'Retry-After': '5' },
-        });
-      }
-    });
+    pdf = await withRenderLease(
+      deps.orm,
+      { storeId: label.storeId, labelId: label.id, format: servable.format, now },
+      async () => {
+        try {
+          return await deps.renderer.renderLabel({
+            storeId: label.storeId,
+            carrierCode: label.carrierCode,
+            carrierAccountId: label.carrierAccountId,
+            carrierShipmentId: label.carrierShipmentId,
+            trackingNumber: label.trackingNumber,
+          });
+        } catch (error) {
+          const reason = error instanceof RenderFailedError ? error.reason : 'carrier_error';
+          throw new ApiError('carrier_unavailable', {
+            message: 'The carrier could not render the label now; try again shortly.',
+            details: { reason, label_id: label.id, retry_after_seconds: 5 },
+            headers: { 'Retry-After': '5' },
+          });
+        }
+      },
+    );
   }
   if (servable.format === 'a4') pdf = await placeOnA4(pdf);
   return { label, pdf, source: servable.source, format: servable.format };

@@ -16,7 +16,11 @@ const TEN_MINUTES = 10 * 60_000;
  * The document endpoints' answer for a label that cannot be served now (spec "`document.availability`" and the
  * 409/410/422 rows of "Errors"); null when it is available.
  */
-export function documentRefusal(label: DocumentSubject, availability: DocumentAvailability, now: Date): ApiError | null {
+export function documentRefusal(
+  label: DocumentSubject,
+  availability: DocumentAvailability,
+  now: Date,
+): ApiError | null {
   const ids = { label_id: label.id, label_creation_id: label.labelCreationId };
   switch (availability) {
     case 'available':
@@ -37,8 +41,14 @@ export function documentRefusal(label: DocumentSubject, availability: DocumentAv
       return new ApiError('label_not_reissuable', { details: { label_id: label.id } });
     case 'not_applicable':
       return new ApiError('document_unavailable', {
-        message: label.status === 'failed' ? 'The label failed; it has no document.' : 'Claims and pickup orders have no document.',
-        details: { label_id: label.id, reason: label.status === 'failed' && label.kind === 'shipment' ? 'label_failed' : 'no_label' },
+        message:
+          label.status === 'failed'
+            ? 'The label failed; it has no document.'
+            : 'Claims and pickup orders have no document.',
+        details: {
+          label_id: label.id,
+          reason: label.status === 'failed' && label.kind === 'shipment' ? 'label_failed' : 'no_label',
+        },
       });
     case 'not_isolated':
       return new ApiError('document_unavailable', {
@@ -55,7 +65,10 @@ export function documentRefusal(label: DocumentSubject, availability: DocumentAv
 
 /** `attachment; filename="label-1001-lbl_x.pdf"`: prefix, order name without `#`, label ID; ASCII only. */
 export function documentFileName(prefix: string, orderName: string | null, labelId: string): string {
-  const order = (orderName ?? '').replace(/^#/, '').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  const order = (orderName ?? '')
+    .replace(/^#/, '')
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return [prefix, order, labelId].filter(Boolean).join('-') + '.pdf';
 }
 

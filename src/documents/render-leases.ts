@@ -19,9 +19,10 @@ export async function withRenderLease<T>(
     const conn = em.getConnection();
     await conn.execute('select pg_advisory_xact_lock(hashtext(?))', [`render:${input.storeId}`]);
     await conn.execute('delete from render_leases where store_id = ? and expires_at <= ?', [input.storeId, input.now]);
-    const leases = await conn.execute<Array<{ label_id: string; format: string }>>('select label_id, format from render_leases where store_id = ?', [
-      input.storeId,
-    ]);
+    const leases = await conn.execute<Array<{ label_id: string; format: string }>>(
+      'select label_id, format from render_leases where store_id = ?',
+      [input.storeId],
+    );
     if (leases.some((l) => l.label_id === input.labelId && l.format === input.format)) {
       throw new ApiError('render_in_progress', {
         message: 'This label is being rendered in this format; try again shortly.',
@@ -36,17 +37,17 @@ export async function withRenderLease<T>(
         headers: { 'Retry-After': '5' },
       });
     }
-    await conn.execute('insert into render_leases (label_id, format, store_id, acquired_at, expires_at) values (?, ?, ?, ?, ?)', [
-      input.labelId,
-      input.format,
-      input.storeId,
-      input.now,
-      new Date(input.now.getTime() + LEASE_MS),
-    ]);
+    await conn.execute(
+      'insert into render_leases (label_id, format, store_id, acquired_at, expires_at) values (?, ?, ?, ?, ?)',
+      [input.labelId, input.format, input.storeId, input.now, new Date(input.now.getTime() + LEASE_MS)],
+    );
   });
   try {
     return await render();
   } finally {
-    await orm.em.fork().getConnection().execute('delete from render_leases where label_id = ? and format = ?', [input.labelId, input.format]);
+    await orm.em
+      .fork()
+      .getConnection()
+      .execute('delete from render_leases where label_id = ? and format = ?', [input.labelId, input.format]);
   }
 }

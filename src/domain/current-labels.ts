@@ -67,7 +67,13 @@ export function deriveCurrentLabels(labels: readonly CoverageInput[]): Map<strin
     const own = coverage.get(label.id)!;
     const newer = participants.slice(index + 1).filter((n) => overlaps(own, coverage.get(n.id)!));
     const props = result.get(label.id)!;
-    if (newer.length > 0 && fullyCovered(own, newer.map((n) => coverage.get(n.id)!))) {
+    if (
+      newer.length > 0 &&
+      fullyCovered(
+        own,
+        newer.map((n) => coverage.get(n.id)!),
+      )
+    ) {
       props.supersededBy = newer.map((n) => n.id);
       for (const n of newer) result.get(n.id)!.supersedes.push(label.id);
     } else {
@@ -76,7 +82,9 @@ export function deriveCurrentLabels(labels: readonly CoverageInput[]): Map<strin
   });
 
   const current = participants.filter((l) => result.get(l.id)!.current);
-  const ambiguous = current.some((a, i) => current.slice(i + 1).some((b) => overlaps(coverage.get(a.id)!, coverage.get(b.id)!)));
+  const ambiguous = current.some((a, i) =>
+    current.slice(i + 1).some((b) => overlaps(coverage.get(a.id)!, coverage.get(b.id)!)),
+  );
   if (ambiguous) for (const props of result.values()) props.currentSet = 'ambiguous';
   return result;
 }

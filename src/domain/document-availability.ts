@@ -4,13 +4,7 @@ import type { DocumentMode } from '../carriers/catalog';
 export const DOCUMENT_RETENTION_MS = 60 * 24 * 60 * 60 * 1000;
 
 export type DocumentAvailability =
-  | 'available'
-  | 'pending'
-  | 'expired'
-  | 'not_applicable'
-  | 'not_isolated'
-  | 'carrier_excluded'
-  | 'not_reissuable';
+  'available' | 'pending' | 'expired' | 'not_applicable' | 'not_isolated' | 'carrier_excluded' | 'not_reissuable';
 
 export type DocumentSource = 'stored' | 'carrier';
 export type DocumentFormat = 'label' | 'a4';
@@ -61,7 +55,12 @@ export function deriveDocument(input: DocumentAvailabilityInput, now: Date): Der
   if (now.getTime() > availableUntil.getTime()) return { availability: 'expired', source, formats, availableUntil };
   if (input.status === 'pending') return { availability: 'pending', source, formats, availableUntil };
   if (input.storedDocument) {
-    return { availability: input.storedDocument.notIsolated ? 'not_isolated' : 'available', source, formats, availableUntil };
+    return {
+      availability: input.storedDocument.notIsolated ? 'not_isolated' : 'available',
+      source,
+      formats,
+      availableUntil,
+    };
   }
   switch (input.carrier.documentMode) {
     case 'render':

@@ -4,13 +4,7 @@
  */
 export type Retry = 'no' | 'after_fix' | 'later' | 'manual';
 export type NextAction =
-  | 'fetch_document'
-  | 'wait_for_document'
-  | 'poll'
-  | 'manual_check'
-  | 'fix_and_retry'
-  | 'retry_later'
-  | 'none';
+  'fetch_document' | 'wait_for_document' | 'poll' | 'manual_check' | 'fix_and_retry' | 'retry_later' | 'none';
 
 export const RETRY_NEXT_ACTION: Record<Retry, NextAction> = {
   no: 'none',
@@ -43,11 +37,19 @@ export const ERROR_CATALOG = {
     message: 'An earlier creation for the fulfillment order needs attention.',
     retry: 'manual',
   },
-  creation_in_progress: { status: 409, message: 'Another creation or export holds the fulfillment order.', retry: 'later' },
+  creation_in_progress: {
+    status: 409,
+    message: 'Another creation or export holds the fulfillment order.',
+    retry: 'later',
+  },
   precondition_failed: { status: 409, message: '`replaces` differs from what blocks the target.', retry: 'after_fix' },
   already_resolved: { status: 409, message: 'The creation was resolved with a different outcome.', retry: 'no' },
   not_resolvable: { status: 409, message: 'The creation cannot be resolved that way.', retry: 'no' },
-  resolve_too_early: { status: 409, message: '`not_created` is accepted only from `resolve_allowed_at`.', retry: 'later' },
+  resolve_too_early: {
+    status: 409,
+    message: '`not_created` is accepted only from `resolve_allowed_at`.',
+    retry: 'later',
+  },
   document_expired: { status: 410, message: 'The label is older than 60 days; its document is no longer served.' },
   label_not_reissuable: { status: 410, message: 'The label has no stored copy and cannot be rendered again.' },
   validation_error: { status: 422, message: 'The request is not valid.', retry: 'after_fix' },
@@ -59,14 +61,26 @@ export const ERROR_CATALOG = {
   label_validation_failed: { status: 422, message: 'Checks before the carrier call failed.', retry: 'after_fix' },
   currency_mismatch: { status: 422, message: 'The currency differs from the carrier currency.', retry: 'after_fix' },
   order_not_eligible: { status: 422, message: 'The order cannot get a label as requested.', retry: 'after_fix' },
-  order_ambiguous: { status: 422, message: '`order_name` matches several orders; send `order_id`.', retry: 'after_fix' },
-  pickup_point_not_available: { status: 422, message: 'The pickup point cannot be set on the order.', retry: 'after_fix' },
+  order_ambiguous: {
+    status: 422,
+    message: '`order_name` matches several orders; send `order_id`.',
+    retry: 'after_fix',
+  },
+  pickup_point_not_available: {
+    status: 422,
+    message: 'The pickup point cannot be set on the order.',
+    retry: 'after_fix',
+  },
   fulfillment_order_required: {
     status: 422,
     message: 'Fulfillment orders at several locations; name one or send all_locations: true.',
     retry: 'after_fix',
   },
-  carrier_selection_failed: { status: 422, message: 'No carrier account and service could be chosen.', retry: 'after_fix' },
+  carrier_selection_failed: {
+    status: 422,
+    message: 'No carrier account and service could be chosen.',
+    retry: 'after_fix',
+  },
   unsupported_parameter: { status: 422, message: 'The parameter is not supported here.', retry: 'after_fix' },
   rate_limited: { status: 429, message: 'A rate limit is exhausted.', retry: 'later' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },

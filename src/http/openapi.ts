@@ -37,7 +37,12 @@ function parameters(route: RouteDefinition): unknown[] {
   const pathShape = objectShape(route.params);
   for (const name of pathNames) {
     const schema = pathShape[name];
-    params.push({ name, in: 'path', required: true, schema: schema ? jsonSchema(schema, 'input') : { type: 'string' } });
+    params.push({
+      name,
+      in: 'path',
+      required: true,
+      schema: schema ? jsonSchema(schema, 'input') : { type: 'string' },
+    });
   }
   for (const [name, schema] of Object.entries(objectShape(route.query))) {
     const s = jsonSchema(schema, 'input');
@@ -63,9 +68,22 @@ function parameters(route: RouteDefinition): unknown[] {
 }
 
 function errorCodesOf(route: RouteDefinition): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['validation_error', 'unsupported_version', 'not_found', 'method_not_allowed', 'internal_error']);
+  const codes = new Set<ErrorCode>([
+    'validation_error',
+    'unsupported_version',
+    'not_found',
+    'method_not_allowed',
+    'internal_error',
+  ]);
   if (route.access.kind === 'key') {
-    for (const c of ['unauthorized', 'invalid_token', 'access_required', 'api_paused', 'plan_required', 'insufficient_scope'] as const)
+    for (const c of [
+      'unauthorized',
+      'invalid_token',
+      'access_required',
+      'api_paused',
+      'plan_required',
+      'insufficient_scope',
+    ] as const)
       codes.add(c);
     if (route.access.write) codes.add('write_access_required');
   }
@@ -77,9 +95,11 @@ function operation(route: RouteDefinition): JsonSchema {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
     const headers = Object.fromEntries(
-      Object.entries({ 'X-Request-Id': 'Request ID, `req_...`', 'Service-Version': 'Version rendered', ...spec.headers }).map(
-        ([name, description]) => [name, { description, schema: { type: 'string' } }],
-      ),
+      Object.entries({
+        'X-Request-Id': 'Request ID, `req_...`',
+        'Service-Version': 'Version rendered',
+        ...spec.headers,
+      }).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
     );
     responses[status] = {
       description: spec.description,
@@ -139,14 +159,19 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>; scopes are exact matches.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Authorization: Bearer <API_KEY>; scopes are exact matches.',
+        },
       },
       parameters: {
         ServiceVersion: {
           name: 'Service-Version',
           in: 'header',
           required: false,
-          description: "API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`.",
+          description:
+            'API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`.',
           schema: { type: 'string', enum: [...SUPPORTED_VERSIONS] },
         },
       },

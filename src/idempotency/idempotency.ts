@@ -23,7 +23,8 @@ export interface IdempotentRequest {
   autoWindowMs: number;
 }
 
-export type IdempotentOutcome = { replayed: false; response: StoredResponse } | { replayed: true; response: StoredResponse };
+export type IdempotentOutcome =
+  { replayed: false; response: StoredResponse } | { replayed: true; response: StoredResponse };
 
 const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
@@ -81,12 +82,20 @@ export async function runIdempotent(
       response = { status: error.status, body: null, headers: {} };
       await complete(conn, input, key, { ...response, body: { __error: serializeApiError(error) } }, input.now);
     } else {
-      await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [input.storeId, input.endpoint, key]);
+      await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [
+        input.storeId,
+        input.endpoint,
+        key,
+      ]);
     }
     throw error;
   }
   if (response.status >= 500) {
-    await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [input.storeId, input.endpoint, key]);
+    await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [
+      input.storeId,
+      input.endpoint,
+      key,
+    ]);
   } else {
     await complete(conn, input, key, response, input.now);
   }
@@ -95,16 +104,36 @@ export async function runIdempotent(
 
 type Conn = ReturnType<ReturnType<Orm['em']['fork']>['getConnection']>;
 
-async function complete(conn: Conn, input: IdempotentRequest, key: string, response: StoredResponse, now: Date): Promise<void> {
+async function complete(
+  conn: Conn,
+  input: IdempotentRequest,
+  key: string,
+  response: StoredResponse,
+  now: Date,
+): Promise<void> {
   await conn.execute(
     `update idempotency_keys set state = 'completed', response_status = ?, response_body = ?::jsonb, response_headers = ?::jsonb, completed_at = ?
      where store_id = ? and endpoint = ? and key = ?`,
-    [response.status, JSON.stringify(response.body), JSON.stringify(response.headers), now, input.storeId, input.endpoint, key],
+    [
+      response.status,
+      JSON.stringify(response.body),
+      JSON.stringify(response.headers),
+      now,
+      input.storeId,
+      input.endpoint,
+      key,
+    ],
   );
 }
 
 function serializeApiError(error: ApiError) {
-  return { code: error.code, message: error.message, details: error.details, headers: error.headers, status: error.status };
+  return {
+    code: error.code,
+    message: error.message,
+    details: error.details,
+    headers: error.headers,
+    status: error.status,
+  };
 }
 
 function answerRepeat(row: Row, input: IdempotentRequest, auto: boolean, requestHash: string): IdempotentOutcome {
@@ -135,5 +164,8 @@ function answerRepeat(row: Row, input: IdempotentRequest, auto: boolean, request
     const e = body.__error;
     throw new ApiError(e.code, { message: e.message, details: e.details, headers: e.headers, status: e.status });
   }
-  return { replayed: true, response: { status: row.response_status ?? 200, body: row.response_body, headers: row.response_headers ?? {} } };
+  return {
+    replayed: true,
+    response: { status: row.response_status ?? 200, body: row.response_body, headers: row.response_headers ?? {} },
+  };
 }

@@ -4,7 +4,9 @@ import { PAGE_SIZES, type PageSizeName } from '../carriers/catalog';
 /** Catalogue size of a page within half a millimetre, or `null` for other sizes. */
 export function pageSizeName(width: number, height: number): PageSizeName | null {
   const tolerance = 1.5; // points, about half a millimetre
-  const entry = Object.entries(PAGE_SIZES).find(([, size]) => Math.abs(size.width - width) < tolerance && Math.abs(size.height - height) < tolerance);
+  const entry = Object.entries(PAGE_SIZES).find(
+    ([, size]) => Math.abs(size.width - width) < tolerance && Math.abs(size.height - height) < tolerance,
+  );
   return (entry?.[0] as PageSizeName | undefined) ?? null;
 }
 

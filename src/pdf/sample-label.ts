@@ -41,11 +41,23 @@ export async function renderSampleLabel(input: SampleLabelInput): Promise<Uint8A
   const margin = 6 * MM;
   captions.forEach((caption, index) => {
     const page = doc.addPage([width, height]);
-    page.drawRectangle({ x: margin / 2, y: margin / 2, width: width - margin, height: height - margin, borderWidth: 1.5, borderColor: rgb(0, 0, 0) });
+    page.drawRectangle({
+      x: margin / 2,
+      y: margin / 2,
+      width: width - margin,
+      height: height - margin,
+      borderWidth: 1.5,
+      borderColor: rgb(0, 0, 0),
+    });
     let y = height - margin - 14;
     page.drawText(input.carrierName, { x: margin, y, size: 14, font: bold });
     y -= 14;
-    page.drawText(`SANDBOX - NOT A REAL SHIPMENT - ${caption} (${index + 1}/${captions.length})`, { x: margin, y, size: 6.5, font });
+    page.drawText(`SANDBOX - NOT A REAL SHIPMENT - ${caption} (${index + 1}/${captions.length})`, {
+      x: margin,
+      y,
+      size: 6.5,
+      font,
+    });
     y -= 12 + 22 * MM;
     drawBarcodeMark(page, input.trackingNumber, margin, y, width - 2 * margin, 22 * MM);
     y -= 14;

@@ -43,7 +43,8 @@ export interface PlatformOrder {
   cancelledAt: string | null;
 }
 
-export type FulfillmentOrderStatus = 'open' | 'in_progress' | 'scheduled' | 'on_hold' | 'incomplete' | 'closed' | 'cancelled';
+export type FulfillmentOrderStatus =
+  'open' | 'in_progress' | 'scheduled' | 'on_hold' | 'incomplete' | 'closed' | 'cancelled';
 
 export interface PlatformFulfillmentOrderLineItem {
   id: string;

@@ -22,10 +22,21 @@ interface WireOrder {
   total_outstanding: Money;
   payment_gateways: string[];
   metafields: Record<string, string>;
-  shipping_address: { name: string; company: string | null; street: string; city: string; postcode: string; country: string } | null;
+  shipping_address: {
+    name: string;
+    company: string | null;
+    street: string;
+    city: string;
+    postcode: string;
+    country: string;
+  } | null;
   phone: string | null;
   email: string | null;
-  delivery_method: { type: DeliveryMethodType; title: string | null; pickup_point: { id: string; carrier_code: string | null; name: string | null; country: string } | null };
+  delivery_method: {
+    type: DeliveryMethodType;
+    title: string | null;
+    pickup_point: { id: string; carrier_code: string | null; name: string | null; country: string } | null;
+  };
   tags: string[];
   cancelled_at: string | null;
 }
@@ -57,7 +68,13 @@ function toOrder(o: WireOrder): PlatformOrder {
     shippingAddress: o.shipping_address,
     phone: o.phone,
     email: o.email,
-    deliveryMethod: { type: o.delivery_method.type, title: o.delivery_method.title, pickupPoint: point ? { id: point.id, carrierCode: point.carrier_code, name: point.name, country: point.country } : null },
+    deliveryMethod: {
+      type: o.delivery_method.type,
+      title: o.delivery_method.title,
+      pickupPoint: point
+        ? { id: point.id, carrierCode: point.carrier_code, name: point.name, country: point.country }
+        : null,
+    },
     tags: o.tags,
     cancelledAt: o.cancelled_at,
   };
@@ -71,7 +88,12 @@ function toFulfillmentOrder(f: WireFulfillmentOrder): PlatformFulfillmentOrder {
     status: f.status,
     assignedLocation: f.assigned_location,
     deliveryMethodType: f.delivery_method_type,
-    lineItems: f.line_items.map((l) => ({ id: l.id, sku: l.sku, quantity: l.quantity, totalAfterDiscounts: l.total_after_discounts })),
+    lineItems: f.line_items.map((l) => ({
+      id: l.id,
+      sku: l.sku,
+      quantity: l.quantity,
+      totalAfterDiscounts: l.total_after_discounts,
+    })),
     hold: f.hold ? { heldBy: f.hold.held_by, reason: f.hold.reason } : null,
     replacedBy: f.replaced_by,
   };
@@ -81,7 +103,13 @@ function toFulfillmentOrder(f: WireFulfillmentOrder): PlatformFulfillmentOrder {
 export class SandboxPlatformAdapter implements StorePlatformPort {
   constructor(private readonly options: { baseUrl: string; timeoutMs: number }) {}
 
-  private async call<T>(what: string, domain: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  private async call<T>(
+    what: string,
+    domain: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }> {
     let response: Response;
     let text: string;
     try {
@@ -96,41 +124,79 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
       if (isTimeoutOrLostConnection(error)) throw new PlatformUnavailableError(what, false, null);
       throw error;
     }
-    if (response.status === 429) throw new PlatformUnavailableError(what, true, Number(response.headers.get('retry-after') ?? '') || null);
+    if (response.status === 429)
+      throw new PlatformUnavailableError(what, true, Number(response.headers.get('retry-after') ?? '') || null);
     if (response.status >= 500) throw new PlatformUnavailableError(what, false, null);
     return { status: response.status, body: JSON.parse(text) as T };
   }
 
   async getOrder(storeDomain: string, orderId: string): Promise<PlatformOrder | null> {
-    const { status, body } = await this.call<{ order: WireOrder }>('order', storeDomain, 'GET', `/orders/${encodeURIComponent(orderId)}`);
+    const { status, body } = await this.call<{ order: WireOrder }>(
+      'order',
+      storeDomain,
+      'GET',
+      `/orders/${encodeURIComponent(orderId)}`,
+    );
     return status === 404 ? null : toOrder(body.order);
   }
 
   async findOrdersByName(storeDomain: string, name: string): Promise<PlatformOrder[]> {
-    const { body } = await this.call<{ orders: WireOrder[] }>('order', storeDomain, 'GET', `/orders?name=${encodeURIComponent(name)}`);
+    const { body } = await this.call<{ orders: WireOrder[] }>(
+      'order',
+      storeDomain,
+      'GET',
+      `/orders?name=${encodeURIComponent(name)}`,
+    );
     return body.orders.map(toOrder);
   }
 
   async listFulfillmentOrders(storeDomain: string, orderId: string): Promise<PlatformFulfillmentOrder[]> {
-    const { status, body } = await this.call<{ fulfillment_orders: WireFulfillmentOrder[] }>('fulfillment_orders', storeDomain, 'GET', `/orders/${encodeURIComponent(orderId)}/fulfillment-orders`);
+    const { status, body } = await this.call<{ fulfillment_orders: WireFulfillmentOrder[] }>(
+      'fulfillment_orders',
+      storeDomain,
+      'GET',
+      `/orders/${encodeURIComponent(orderId)}/fulfillment-orders`,
+    );
     return status === 404 ? [] : body.fulfillment_orders.map(toFulfillmentOrder);
   }
 
   async fulfill(storeDomain: string, request: FulfillRequest): Promise<Fulfillment> {
-    const { status, body } = await this.call<{ fulfillment: { id: string; fulfillment_order_ids: string[]; tracking_number: string | null; tracking_url: string | null; notify_customer: boolean }; errors?: string; code?: string }>(
-      'fulfillment',
-      storeDomain,
-      'POST',
-      '/fulfillments',
-      { fulfillment_order_ids: request.fulfillmentOrderIds, tracking_number: request.trackingNumber, tracking_url: request.trackingUrl, carrier_name: request.carrierName, notify_customer: request.notifyCustomer },
-    );
+    const { status, body } = await this.call<{
+      fulfillment: {
+        id: string;
+        fulfillment_order_ids: string[];
+        tracking_number: string | null;
+        tracking_url: string | null;
+        notify_customer: boolean;
+      };
+      errors?: string;
+      code?: string;
+    }>('fulfillment', storeDomain, 'POST', '/fulfillments', {
+      fulfillment_order_ids: request.fulfillmentOrderIds,
+      tracking_number: request.trackingNumber,
+      tracking_url: request.trackingUrl,
+      carrier_name: request.carrierName,
+      notify_customer: request.notifyCustomer,
+    });
     if (status !== 201) throw new PlatformRequestError(body.code ?? 'refused', body.errors ?? 'fulfillment refused');
     const f = body.fulfillment;
-    return { id: f.id, fulfillmentOrderIds: f.fulfillment_order_ids, trackingNumber: f.tracking_number, trackingUrl: f.tracking_url, notifyCustomer: f.notify_customer };
+    return {
+      id: f.id,
+      fulfillmentOrderIds: f.fulfillment_order_ids,
+      trackingNumber: f.tracking_number,
+      trackingUrl: f.tracking_url,
+      notifyCustomer: f.notify_customer,
+    };
   }
 
   async addOrderTags(storeDomain: string, orderId: string, tags: string[]): Promise<string[]> {
-    const { status, body } = await this.call<{ tags: string[] }>('order_tags', storeDomain, 'POST', `/orders/${encodeURIComponent(orderId)}/tags`, { tags });
+    const { status, body } = await this.call<{ tags: string[] }>(
+      'order_tags',
+      storeDomain,
+      'POST',
+      `/orders/${encodeURIComponent(orderId)}/tags`,
+      { tags },
+    );
     if (status === 404) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
     return body.tags;
   }

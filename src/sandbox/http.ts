@@ -23,7 +23,12 @@ interface Route {
   handler: Handler;
 }
 
-export const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({ kind: 'json', status, body, ...(headers ? { headers } : {}) });
+export const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({
+  kind: 'json',
+  status,
+  body,
+  ...(headers ? { headers } : {}),
+});
 export const pdf = (bytes: Uint8Array): Reply => ({ kind: 'pdf', bytes });
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -41,7 +46,10 @@ export class Router {
     return this;
   }
 
-  match(method: string, pathname: string): { handler: Handler; params: Record<string, string> } | 'method_not_allowed' | null {
+  match(
+    method: string,
+    pathname: string,
+  ): { handler: Handler; params: Record<string, string> } | 'method_not_allowed' | null {
     let pathMatched = false;
     for (const route of this.routes) {
       const m = route.pattern.exec(pathname);
@@ -98,13 +106,23 @@ export function requestListener(router: Router, onError: (error: unknown) => voi
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const found = router.match(req.method ?? 'GET', url.pathname);
-    if (found === null) return send(res, json(404, { error: 'not_found', message: `no sandbox route ${req.method} ${url.pathname}` }));
+    if (found === null)
+      return send(res, json(404, { error: 'not_found', message: `no sandbox route ${req.method} ${url.pathname}` }));
     if (found === 'method_not_allowed') return send(res, json(405, { error: 'method_not_allowed' }));
     readBody(req)
-      .then((body) => found.handler({ method: req.method ?? 'GET', params: found.params, query: url.searchParams, headers: req.headers, body }))
+      .then((body) =>
+        found.handler({
+          method: req.method ?? 'GET',
+          params: found.params,
+          query: url.searchParams,
+          headers: req.headers,
+          body,
+        }),
+      )
       .then((reply) => send(res, reply))
       .catch((error: unknown) => {
-        if (error instanceof BadRequest) return send(res, json(400, { error: 'bad_request', message: error.message, issues: error.issues }));
+        if (error instanceof BadRequest)
+          return send(res, json(400, { error: 'bad_request', message: error.message, issues: error.issues }));
         onError(error);
         send(res, json(500, { error: 'sandbox_internal_error' }));
       });

@@ -72,7 +72,11 @@ export default async function globalSetup(): Promise<void> {
   // The sandbox (store platform and carrier simulators) on a free port; tests and the worker reach it by SANDBOX_URL.
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-  const sandbox = await spawnTs(join(root, 'src', 'sandbox', 'server.ts'), { ...process.env, SANDBOX_PORT: String(sandboxPort), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' }, 'sandbox');
+  const sandbox = await spawnTs(
+    join(root, 'src', 'sandbox', 'server.ts'),
+    { ...process.env, SANDBOX_PORT: String(sandboxPort), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
+    'sandbox',
+  );
   children.push(sandbox);
 
   const env = {
@@ -97,5 +101,7 @@ export default async function globalSetup(): Promise<void> {
     SANDBOX_URL: sandboxUrl,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
-  process.stderr.write(`\n[test setup] Temporal, database ${database}, sandbox and worker ready in ${Date.now() - started} ms\n`);
+  process.stderr.write(
+    `\n[test setup] Temporal, database ${database}, sandbox and worker ready in ${Date.now() - started} ms\n`,
+  );
 }

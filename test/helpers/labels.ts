@@ -13,7 +13,11 @@ export function aPlatformId(): string {
   return `${(process.pid % 9000) + 1000}${String(Date.now() % 1_000_000).padStart(6, '0')}${String(sequence).padStart(4, '0')}`;
 }
 
-export async function aCarrierAccount(orm: Orm, storeId: string, overrides: Partial<NewCarrierAccount> = {}): Promise<CarrierAccount> {
+export async function aCarrierAccount(
+  orm: Orm,
+  storeId: string,
+  overrides: Partial<NewCarrierAccount> = {},
+): Promise<CarrierAccount> {
   return insertCarrierAccount(orm.em.fork(), {
     storeId,
     carrierCode: 'carrier_a',
@@ -46,7 +50,10 @@ export async function aLabel(orm: Orm, storeId: string, overrides: Partial<NewLa
 }
 
 export async function someLabels(orm: Orm, storeId: string, overrides: Array<Partial<NewLabel>>): Promise<Label[]> {
-  return insertLabels(orm.em.fork(), overrides.map((o) => labelInput(storeId, o)));
+  return insertLabels(
+    orm.em.fork(),
+    overrides.map((o) => labelInput(storeId, o)),
+  );
 }
 
 /** A real PDF with one page per size, each with a mark on it, for the document endpoints. */

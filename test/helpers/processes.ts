@@ -35,9 +35,17 @@ export async function waitForPort(port: number, what: string, child: ChildProces
 }
 
 /** Spawns a TypeScript entry point with tsx and resolves once it sends `{type: 'ready'}` over IPC. */
-export function spawnTs(entry: string, env: NodeJS.ProcessEnv, what: string, timeoutMs = 120_000): Promise<ChildProcess> {
+export function spawnTs(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  what: string,
+  timeoutMs = 120_000,
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
     let output = '';
     const collect = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-8000);

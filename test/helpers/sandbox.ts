@@ -30,8 +30,18 @@ export async function scriptFaults(accountId: string, faults: Record<string, unk
 }
 
 /** A carrier account of its own per test, so parallel tests never share sandbox state. */
-export function anAccount(carrierCode: string, overrides: Partial<CarrierAccountSettings> = {}): CarrierAccountSettings {
-  return { carrierCode, accountId: `ca_test${randomToken(12)}`, currency: 'CZK', country: 'CZ', credentials: { apiKey: 'sandbox-key' }, ...overrides };
+export function anAccount(
+  carrierCode: string,
+  overrides: Partial<CarrierAccountSettings> = {},
+): CarrierAccountSettings {
+  return {
+    carrierCode,
+    accountId: `ca_test${randomToken(12)}`,
+    currency: 'CZK',
+    country: 'CZ',
+    credentials: { apiKey: 'sandbox-key' },
+    ...overrides,
+  };
 }
 
 export function aShipmentRequest(overrides: Partial<ShipmentRequest> = {}): ShipmentRequest {
@@ -58,7 +68,11 @@ export function adapterFor(account: CarrierAccountSettings, timeoutMs = 300) {
 }
 
 /** Polls until `check` returns a value; fails after `attempts` tries (no duration is asserted). */
-export async function eventually<T>(check: () => Promise<T | null | undefined>, attempts = 50, intervalMs = 50): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | null | undefined>,
+  attempts = 50,
+  intervalMs = 50,
+): Promise<T> {
   for (let i = 0; i < attempts; i += 1) {
     const value = await check();
     if (value !== null && value !== undefined) return value;

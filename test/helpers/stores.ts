@@ -22,7 +22,13 @@ export async function aStoreWithKey(
   const suffix = randomToken(8).toLowerCase();
   const store = await createStore(
     em,
-    { name: `Test store ${suffix}`, domain: `test-${suffix}.myshopify.com`, email: `owner-${suffix}@example.com`, ...OPEN_GATES, ...options.gates },
+    {
+      name: `Test store ${suffix}`,
+      domain: `test-${suffix}.myshopify.com`,
+      email: `owner-${suffix}@example.com`,
+      ...OPEN_GATES,
+      ...options.gates,
+    },
     new Date(),
   );
   const { key, secret } = await createApiKey(em, {

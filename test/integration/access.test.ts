@@ -56,12 +56,19 @@ describe('401', () => {
   it('unknown, malformed, revoked and expired keys answer the same invalid_token', async () => {
     const { storeId, keyId, auth } = await aStoreWithKey(app.orm);
     const answers: TestResponse[] = [];
-    answers.push(await app.request('GET', '/v1/shop', { headers: { authorization: `Bearer sla_live_${'A'.repeat(40)}` } }));
+    answers.push(
+      await app.request('GET', '/v1/shop', { headers: { authorization: `Bearer sla_live_${'A'.repeat(40)}` } }),
+    );
     answers.push(await app.request('GET', '/v1/shop', { headers: { authorization: 'Bearer not-a-key' } }));
     await revokeApiKey(app.orm.em.fork(), { storeId, keyId, now: new Date() });
     answers.push(await app.request('GET', '/v1/shop', { headers: auth }));
     const other = await aStoreWithKey(app.orm);
-    await rotateApiKey(app.orm.em.fork(), { storeId: other.storeId, keyId: other.keyId, overlap: 'none', now: new Date() });
+    await rotateApiKey(app.orm.em.fork(), {
+      storeId: other.storeId,
+      keyId: other.keyId,
+      overlap: 'none',
+      now: new Date(),
+    });
     answers.push(await app.request('GET', '/v1/shop', { headers: other.auth }));
     for (const res of answers) expectError(res, 401, 'invalid_token');
     expect(new Set(answers.map((r) => r.body.error.message)).size).toBe(1);
@@ -71,17 +78,24 @@ describe('401', () => {
 describe('store gates, in the spec order', () => {
   it('access_required without how_to_enable when the app is not installed', async () => {
     const { auth } = await aStoreWithKey(app.orm, { gates: { appInstalled: false, pausedBySupport: true } });
-    expectError(await app.request('GET', '/v1/shop', { headers: auth }), 403, 'access_required', { support_email: app.config.supportEmail });
+    expectError(await app.request('GET', '/v1/shop', { headers: auth }), 403, 'access_required', {
+      support_email: app.config.supportEmail,
+    });
   });
 
   it('access_required with how_to_enable when the API is not enabled', async () => {
     const { auth } = await aStoreWithKey(app.orm, { gates: { apiEnabled: false, subscriptionActive: false } });
     const res = await app.request('GET', '/v1/shop', { headers: auth });
-    expectError(res, 403, 'access_required', { how_to_enable: expect.any(String), support_email: app.config.supportEmail });
+    expectError(res, 403, 'access_required', {
+      how_to_enable: expect.any(String),
+      support_email: app.config.supportEmail,
+    });
   });
 
   it('api_paused refuses every key without revoking it', async () => {
-    const { storeId, auth } = await aStoreWithKey(app.orm, { gates: { pausedBySupport: true, subscriptionActive: false } });
+    const { storeId, auth } = await aStoreWithKey(app.orm, {
+      gates: { pausedBySupport: true, subscriptionActive: false },
+    });
     expectError(await app.request('GET', '/v1/shop', { headers: auth }), 403, 'api_paused', {
       how_to_enable: expect.any(String),
       support_email: app.config.supportEmail,
@@ -91,7 +105,9 @@ describe('store gates, in the spec order', () => {
   });
 
   it('plan_required without a subscription or free access; free access is enough', async () => {
-    const { storeId, auth } = await aStoreWithKey(app.orm, { gates: { subscriptionActive: false, freeAccess: false, writeAccess: false } });
+    const { storeId, auth } = await aStoreWithKey(app.orm, {
+      gates: { subscriptionActive: false, freeAccess: false, writeAccess: false },
+    });
     expectError(await app.request('POST', '/v1/probe-write', { headers: auth }), 403, 'plan_required');
     await setStoreGates(app.orm.em.fork(), storeId, { freeAccess: true }, new Date());
     expect((await app.request('GET', '/v1/shop', { headers: auth })).status).toBe(200);
@@ -99,7 +115,10 @@ describe('store gates, in the spec order', () => {
 
   it('write_access_required (retry no/none) only on write endpoints', async () => {
     const { auth } = await aStoreWithKey(app.orm, { gates: { writeAccess: false } });
-    expectError(await app.request('POST', '/v1/probe-write', { headers: auth }), 403, 'write_access_required', { retry: 'no', next_action: 'none' });
+    expectError(await app.request('POST', '/v1/probe-write', { headers: auth }), 403, 'write_access_required', {
+      retry: 'no',
+      next_action: 'none',
+    });
     expect((await app.request('GET', '/v1/probe-read', { headers: auth })).status).toBe(200);
   });
 });
@@ -118,7 +137,11 @@ describe('scopes', () => {
     ['/v1/probe-assign', 'POST', 'pickup_points:assign'],
   ])('a read-only key on %s gets insufficient_scope with required_scope %s', async (path, method, scope) => {
     const { auth } = await aStoreWithKey(app.orm, { scopes: [] });
-    expectError(await app.request(method, path, { headers: auth }), 403, 'insufficient_scope', { required_scope: scope, retry: 'no', next_action: 'none' });
+    expectError(await app.request(method, path, { headers: auth }), 403, 'insufficient_scope', {
+      required_scope: scope,
+      retry: 'no',
+      next_action: 'none',
+    });
   });
 
   it('labels:print and labels:write include labels:read but not each other', async () => {
@@ -126,10 +149,16 @@ describe('scopes', () => {
     const writer = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
     expect((await app.request('GET', '/v1/probe-read', { headers: printer.auth })).status).toBe(200);
     expect((await app.request('GET', '/v1/probe-print', { headers: printer.auth })).status).toBe(200);
-    expect((await app.request('POST', '/v1/probe-write', { headers: printer.auth })).body.error.code).toBe('insufficient_scope');
+    expect((await app.request('POST', '/v1/probe-write', { headers: printer.auth })).body.error.code).toBe(
+      'insufficient_scope',
+    );
     expect((await app.request('POST', '/v1/probe-write', { headers: writer.auth })).status).toBe(200);
-    expect((await app.request('GET', '/v1/probe-print', { headers: writer.auth })).body.error.code).toBe('insufficient_scope');
-    expect((await app.request('POST', '/v1/probe-resolve', { headers: writer.auth })).body.error.code).toBe('insufficient_scope');
+    expect((await app.request('GET', '/v1/probe-print', { headers: writer.auth })).body.error.code).toBe(
+      'insufficient_scope',
+    );
+    expect((await app.request('POST', '/v1/probe-resolve', { headers: writer.auth })).body.error.code).toBe(
+      'insufficient_scope',
+    );
   });
 
   it('a key created with the retired label_documents:read holds labels:print', async () => {
@@ -149,7 +178,10 @@ describe('scopes', () => {
 describe('key lifecycle', () => {
   it('stores only a hash of the secret', async () => {
     const { keyId, secret } = await aStoreWithKey(app.orm);
-    const rows = await app.orm.em.fork().getConnection().execute<Record<string, unknown>[]>('select * from api_keys where id = ?', [keyId]);
+    const rows = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<Record<string, unknown>[]>('select * from api_keys where id = ?', [keyId]);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows[0])).not.toContain(secret);
     expect(JSON.stringify(rows[0])).not.toContain(secret.slice(9, 30));
@@ -191,13 +223,16 @@ describe('key lifecycle', () => {
     const em = app.orm.em.fork();
     const now = new Date();
     const ids = [keyId];
-    for (let i = 1; i < MAX_ACTIVE_KEYS; i += 1) ids.push((await createApiKey(em, { storeId, name: `k${i}`, scopes: [], now })).key.id);
+    for (let i = 1; i < MAX_ACTIVE_KEYS; i += 1)
+      ids.push((await createApiKey(em, { storeId, name: `k${i}`, scopes: [], now })).key.id);
     await expect(createApiKey(em, { storeId, name: 'one too many', scopes: [], now })).rejects.toThrow(ApiKeyError);
     const rotated = await rotateApiKey(em, { storeId, keyId: ids[1]!, overlap: '24h', now });
     expect(rotated.key.id).not.toBe(ids[1]);
     // The rotated-out key counts while its overlap runs: 21 active now, so one revoke is not yet enough.
     await revokeApiKey(em, { storeId, keyId: ids[2]!, now });
-    await expect(createApiKey(em, { storeId, name: 'still at the limit', scopes: [], now })).rejects.toThrow(ApiKeyError);
+    await expect(createApiKey(em, { storeId, name: 'still at the limit', scopes: [], now })).rejects.toThrow(
+      ApiKeyError,
+    );
     await revokeApiKey(em, { storeId, keyId: ids[1]!, now });
     await expect(createApiKey(em, { storeId, name: 'after revoke', scopes: [], now })).resolves.toBeDefined();
   });
@@ -212,7 +247,14 @@ describe('GET /v1/shop', () => {
     expect(resA.body.id).toBe(a.storeId);
     expect(resB.body.id).toBe(b.storeId);
     expect(resA.body.api_key).toMatchObject({ id: a.keyId, pinned_version: '2026-10-01', expires_at: null });
-    expect(resA.body.api_key.scopes).toEqual(['shop:read', 'labels:read', 'carriers:read', 'orders:read', 'pickup_points:read', 'labels:print']);
+    expect(resA.body.api_key.scopes).toEqual([
+      'shop:read',
+      'labels:read',
+      'carriers:read',
+      'orders:read',
+      'pickup_points:read',
+      'labels:print',
+    ]);
     expect(resA.body.access).toEqual({ api_enabled: true, paused: false, plan: 'subscription', write_access: true });
   });
 
@@ -234,17 +276,41 @@ describe('request log', () => {
       .getConnection()
       .execute<Record<string, unknown>[]>('select * from request_log where store_id = ? order by id', [storeId]);
     expect(rows).toHaveLength(3);
-    expect(rows[0]).toMatchObject({ request_id: ok.headers.get('x-request-id'), api_key_id: keyId, method: 'GET', endpoint: '/v1/shop', status: 200, error_code: null, ip: expect.stringMatching(/127\.0\.0\.1/) });
-    expect(rows[1]).toMatchObject({ request_id: refused.headers.get('x-request-id'), endpoint: '/v1/probe-print', status: 403, error_code: 'insufficient_scope' });
-    expect(rows[2]).toMatchObject({ request_id: invalid.headers.get('x-request-id'), endpoint: '/v1/shop', status: 422, error_code: 'validation_error' });
+    expect(rows[0]).toMatchObject({
+      request_id: ok.headers.get('x-request-id'),
+      api_key_id: keyId,
+      method: 'GET',
+      endpoint: '/v1/shop',
+      status: 200,
+      error_code: null,
+      ip: expect.stringMatching(/127\.0\.0\.1/),
+    });
+    expect(rows[1]).toMatchObject({
+      request_id: refused.headers.get('x-request-id'),
+      endpoint: '/v1/probe-print',
+      status: 403,
+      error_code: 'insufficient_scope',
+    });
+    expect(rows[2]).toMatchObject({
+      request_id: invalid.headers.get('x-request-id'),
+      endpoint: '/v1/shop',
+      status: 422,
+      error_code: 'validation_error',
+    });
     expect(JSON.stringify(rows)).not.toContain('secret-value');
     expect(JSON.stringify(rows)).not.toContain('unexpected');
   });
 
   it('has no row for requests no key attributes to a store', async () => {
-    const before = await app.orm.em.fork().getConnection().execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');
+    const before = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');
     await app.request('GET', '/v1/shop', { headers: { authorization: 'Bearer nope' } });
-    const after = await app.orm.em.fork().getConnection().execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');
+    const after = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');
     expect(after[0]!.n).toBe(before[0]!.n);
   });
 });

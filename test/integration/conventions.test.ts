@@ -12,7 +12,9 @@ const echoRoute = defineRoute({
   summary: 'test only',
   tag: 'Test',
   access: { kind: 'public' },
-  body: z.object({ weight_grams: z.number().int().min(1).max(1_000_000), mode: z.enum(['return', 'reject']).optional() }).strict(),
+  body: z
+    .object({ weight_grams: z.number().int().min(1).max(1_000_000), mode: z.enum(['return', 'reject']).optional() })
+    .strict(),
   responses: { 200: { description: 'echo' } },
   handler: async (ctx, { body }) => {
     ctx.body = body;
@@ -101,7 +103,10 @@ describe('Service-Version', () => {
 
   it("uses the key's pinned version when the request names none", async () => {
     const { auth, keyId } = await aStoreWithKey(app.orm);
-    await app.orm.em.fork().getConnection().execute('update api_keys set pinned_version = ? where id = ?', ['2026-10-01', keyId]);
+    await app.orm.em
+      .fork()
+      .getConnection()
+      .execute('update api_keys set pinned_version = ? where id = ?', ['2026-10-01', keyId]);
     const res = await app.request('GET', '/v1/shop', { headers: auth });
     expect(res.status).toBe(200);
     expect(res.headers.get('service-version')).toBe('2026-10-01');
@@ -134,9 +139,16 @@ describe('unknown paths and methods', () => {
 
 describe('request validation', () => {
   it('refuses malformed JSON with 422 validation_error', async () => {
-    const res = await app.request('POST', '/v1/test-echo', { rawBody: '{"weight_grams": 1', headers: { 'content-type': 'application/json' } });
+    const res = await app.request('POST', '/v1/test-echo', {
+      rawBody: '{"weight_grams": 1',
+      headers: { 'content-type': 'application/json' },
+    });
     expectErrorBody(res, 422, 'validation_error');
-    expect(res.body.error.details).toMatchObject({ parameter: 'body', retry: 'after_fix', next_action: 'fix_and_retry' });
+    expect(res.body.error.details).toMatchObject({
+      parameter: 'body',
+      retry: 'after_fix',
+      next_action: 'fix_and_retry',
+    });
   });
 
   it('refuses unknown fields (closed schema)', async () => {
@@ -154,7 +166,11 @@ describe('request validation', () => {
   it('lists the allowed values of an enum', async () => {
     const res = await app.request('POST', '/v1/test-echo', { body: { weight_grams: 10, mode: 'maybe' } });
     expectErrorBody(res, 422, 'validation_error');
-    expect(res.body.error.details).toMatchObject({ parameter: 'mode', received: 'maybe', allowed: ['return', 'reject'] });
+    expect(res.body.error.details).toMatchObject({
+      parameter: 'mode',
+      received: 'maybe',
+      allowed: ['return', 'reject'],
+    });
   });
 
   it('reports the maximum of a range', async () => {
@@ -164,7 +180,10 @@ describe('request validation', () => {
   });
 
   it('refuses a body that is not JSON', async () => {
-    const res = await app.request('POST', '/v1/test-echo', { rawBody: 'weight_grams=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await app.request('POST', '/v1/test-echo', {
+      rawBody: 'weight_grams=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectErrorBody(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({ header: 'Content-Type' });
   });
@@ -183,21 +202,30 @@ describe('request validation', () => {
 
   it('refuses a body over 256 KB with max_bytes, declared or streamed', async () => {
     const big = JSON.stringify({ weight_grams: 1, pad: 'x'.repeat(300 * 1024) });
-    const declared = await app.request('POST', '/v1/test-echo', { rawBody: big, headers: { 'content-type': 'application/json' } });
+    const declared = await app.request('POST', '/v1/test-echo', {
+      rawBody: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expectErrorBody(declared, 422, 'validation_error');
     expect(declared.body.error.details).toMatchObject({ max_bytes: 262_144 });
-    const onUnknownPath = await app.request('POST', '/v1/nope', { rawBody: big, headers: { 'content-type': 'application/json' } });
+    const onUnknownPath = await app.request('POST', '/v1/nope', {
+      rawBody: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expectErrorBody(onUnknownPath, 422, 'validation_error');
     expect(onUnknownPath.body.error.details).toMatchObject({ max_bytes: 262_144 });
   });
 });
 
 describe('API key in the query string', () => {
-  it.each(['/v1/openapi.json', '/v1/shop', '/v1/nope', '/v1/docs/errors', '/healthz'])('is refused with 400 on %s', async (path) => {
-    const res = await app.request('GET', `${path}?api_key=sla_live_whatever`);
-    expectErrorBody(res, 400, 'validation_error');
-    expect(res.body.error.details).toMatchObject({ parameter: 'api_key' });
-  });
+  it.each(['/v1/openapi.json', '/v1/shop', '/v1/nope', '/v1/docs/errors', '/healthz'])(
+    'is refused with 400 on %s',
+    async (path) => {
+      const res = await app.request('GET', `${path}?api_key=sla_live_whatever`);
+      expectErrorBody(res, 400, 'validation_error');
+      expect(res.body.error.details).toMatchObject({ parameter: 'api_key' });
+    },
+  );
 });
 
 describe('internal errors', () => {
@@ -214,7 +242,13 @@ describe('error reference', () => {
     const res = await app.request('GET', '/v1/docs/errors');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    for (const code of ['not_found', 'method_not_allowed', 'validation_error', 'unsupported_version', 'internal_error']) {
+    for (const code of [
+      'not_found',
+      'method_not_allowed',
+      'validation_error',
+      'unsupported_version',
+      'internal_error',
+    ]) {
       expect(res.text).toContain(`id="${code}"`);
     }
   });

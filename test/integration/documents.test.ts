@@ -17,7 +17,10 @@ async function pagesOf(res: TestResponse) {
   const pdf = await PDFDocument.load(res.bytes);
   return pdf.getPages().map((p) => ({ width: Math.round(p.getWidth()), height: Math.round(p.getHeight()) }));
 }
-const size = (name: keyof typeof PAGE_SIZES) => ({ width: Math.round(PAGE_SIZES[name].width), height: Math.round(PAGE_SIZES[name].height) });
+const size = (name: keyof typeof PAGE_SIZES) => ({
+  width: Math.round(PAGE_SIZES[name].width),
+  height: Math.round(PAGE_SIZES[name].height),
+});
 
 function expectError(res: TestResponse, status: number, code: string, details?: Record<string, unknown>) {
   expect(res.status).toBe(status);
@@ -27,10 +30,22 @@ function expectError(res: TestResponse, status: number, code: string, details?: 
   if (details) expect(res.body.error.details).toEqual(details);
 }
 
-async function storeWithStoredLabel(overrides: Parameters<typeof aLabel>[2] = {}, sizes: Array<keyof typeof PAGE_SIZES> = ['A6']) {
+async function storeWithStoredLabel(
+  overrides: Parameters<typeof aLabel>[2] = {},
+  sizes: Array<keyof typeof PAGE_SIZES> = ['A6'],
+) {
   const store = await aStoreWithKey(app.orm);
-  const label = await aLabel(app.orm, store.storeId, { carrierCode: 'carrier_a', orderName: '#1001', createdAt: new Date(), ...overrides });
-  await aStoredDocument(app.orm, label.id, { pdf: await aPdf(sizes, label.id), pageSize: sizes[0]!, pageCount: sizes.length });
+  const label = await aLabel(app.orm, store.storeId, {
+    carrierCode: 'carrier_a',
+    orderName: '#1001',
+    createdAt: new Date(),
+    ...overrides,
+  });
+  await aStoredDocument(app.orm, label.id, {
+    pdf: await aPdf(sizes, label.id),
+    pageSize: sizes[0]!,
+    pageCount: sizes.length,
+  });
   return { ...store, label };
 }
 
@@ -57,36 +72,61 @@ describe('GET /v1/labels/{label_id}/document', () => {
 
   it('answers format_not_supported for zpl and for formats the carrier does not offer', async () => {
     const { auth, label } = await storeWithStoredLabel();
-    expectError(await app.request('GET', `/v1/labels/${label.id}/document?format=zpl`, { headers: auth }), 422, 'format_not_supported', {
-      label_id: label.id,
-      requested_format: 'zpl',
-      supported: ['label', 'a4'],
-    });
+    expectError(
+      await app.request('GET', `/v1/labels/${label.id}/document?format=zpl`, { headers: auth }),
+      422,
+      'format_not_supported',
+      {
+        label_id: label.id,
+        requested_format: 'zpl',
+        supported: ['label', 'a4'],
+      },
+    );
     const c = await storeWithStoredLabel({ carrierCode: 'carrier_c' }, ['10.2x19.2']);
-    expectError(await app.request('GET', `/v1/labels/${c.label.id}/document?format=a4`, { headers: c.auth }), 422, 'format_not_supported', {
-      label_id: c.label.id,
-      requested_format: 'a4',
-      supported: ['label'],
-    });
+    expectError(
+      await app.request('GET', `/v1/labels/${c.label.id}/document?format=a4`, { headers: c.auth }),
+      422,
+      'format_not_supported',
+      {
+        label_id: c.label.id,
+        requested_format: 'a4',
+        supported: ['label'],
+      },
+    );
     const g = await storeWithStoredLabel({ carrierCode: 'carrier_g' });
-    expectError(await app.request('GET', `/v1/labels/${g.label.id}/document`, { headers: g.auth }), 422, 'format_not_supported', {
-      label_id: g.label.id,
-      requested_format: 'label',
-      supported: ['a4'],
-    });
+    expectError(
+      await app.request('GET', `/v1/labels/${g.label.id}/document`, { headers: g.auth }),
+      422,
+      'format_not_supported',
+      {
+        label_id: g.label.id,
+        requested_format: 'label',
+        supported: ['a4'],
+      },
+    );
   });
 
   it('refuses unknown formats as a validation error', async () => {
     const { auth, label } = await storeWithStoredLabel();
     const res = await app.request('GET', `/v1/labels/${label.id}/document?format=png`, { headers: auth });
     expectError(res, 422, 'validation_error');
-    expect(res.body.error.details).toMatchObject({ parameter: 'format', received: 'png', allowed: ['label', 'a4', 'zpl'] });
+    expect(res.body.error.details).toMatchObject({
+      parameter: 'format',
+      received: 'png',
+      allowed: ['label', 'a4', 'zpl'],
+    });
   });
 
   describe('every availability maps to its answer', () => {
     it('pending label created through the API: 409 label_pending, Retry-After 2', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
-      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_b', status: 'pending', source: 'api', labelCreationId: 'lcr_x1', trackingNumber: null });
+      const label = await aLabel(app.orm, storeId, {
+        carrierCode: 'carrier_b',
+        status: 'pending',
+        source: 'api',
+        labelCreationId: 'lcr_x1',
+        trackingNumber: null,
+      });
       const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
       expectError(res, 409, 'label_pending', { label_id: label.id, label_creation_id: 'lcr_x1' });
       expect(res.headers.get('retry-after')).toBe('2');
@@ -94,7 +134,12 @@ describe('GET /v1/labels/{label_id}/document', () => {
 
     it('pending admin label: 409 label_pending, Retry-After 30', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
-      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_b', status: 'pending', source: 'admin', trackingNumber: null });
+      const label = await aLabel(app.orm, storeId, {
+        carrierCode: 'carrier_b',
+        status: 'pending',
+        source: 'admin',
+        trackingNumber: null,
+      });
       const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
       expectError(res, 409, 'label_pending', { label_id: label.id, label_creation_id: null });
       expect(res.headers.get('retry-after')).toBe('30');
@@ -103,7 +148,12 @@ describe('GET /v1/labels/{label_id}/document', () => {
     it('ready label whose PDF is not stored yet: 409 document_pending, Retry-After 2 then 60 after 10 minutes', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
       const created = new Date('2026-11-20T10:00:00Z');
-      const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', source: 'api', labelCreationId: 'lcr_x2', createdAt: created });
+      const label = await aLabel(app.orm, storeId, {
+        carrierCode: 'carrier_a',
+        source: 'api',
+        labelCreationId: 'lcr_x2',
+        createdAt: created,
+      });
       app.clock.set(new Date(created.getTime() + 9 * 60_000));
       const early = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
       expectError(early, 409, 'document_pending', { label_id: label.id, label_creation_id: 'lcr_x2' });
@@ -116,34 +166,60 @@ describe('GET /v1/labels/{label_id}/document', () => {
 
     it('older than 60 days: 410 document_expired', async () => {
       const { auth, label } = await storeWithStoredLabel({ createdAt: new Date(Date.now() - 61 * DAY) });
-      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 410, 'document_expired', { label_id: label.id });
+      expectError(
+        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
+        410,
+        'document_expired',
+        { label_id: label.id },
+      );
     });
 
     it.each([
       ['a claim', { kind: 'claim' as const }, 'no_label'],
       ['a pickup order', { kind: 'collection' as const }, 'no_label'],
-      ['a failed label', { status: 'failed' as const, failureReason: 'carrier_import_rejected' as const }, 'label_failed'],
+      [
+        'a failed label',
+        { status: 'failed' as const, failureReason: 'carrier_import_rejected' as const },
+        'label_failed',
+      ],
       ['an excluded carrier', { carrierCode: 'excluded_manifest' }, 'carrier_excluded'],
       ['another excluded carrier', { carrierCode: 'excluded_regional_3' }, 'carrier_excluded'],
     ])('%s: 422 document_unavailable with its reason', async (_name, overrides, reason) => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
       const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', ...overrides });
-      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 422, 'document_unavailable', { label_id: label.id, reason });
+      expectError(
+        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
+        422,
+        'document_unavailable',
+        { label_id: label.id, reason },
+      );
     });
 
     it('an older batch file that may hold other labels: 422 document_unavailable not_isolated', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
       const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_b' });
       await aStoredDocument(app.orm, label.id, { notIsolated: true, pdf: await aPdf(['A6', 'A6']) });
-      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 422, 'document_unavailable', { label_id: label.id, reason: 'not_isolated' });
+      expectError(
+        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
+        422,
+        'document_unavailable',
+        { label_id: label.id, reason: 'not_isolated' },
+      );
     });
 
     it('no stored copy at a carrier without a side-effect-free render: 410 label_not_reissuable', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
       const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_f' });
-      expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }), 410, 'label_not_reissuable', { label_id: label.id });
+      expectError(
+        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
+        410,
+        'label_not_reissuable',
+        { label_id: label.id },
+      );
       const stored = await storeWithStoredLabel({ carrierCode: 'carrier_f' });
-      expect((await app.request('GET', `/v1/labels/${stored.label.id}/document`, { headers: stored.auth })).status).toBe(200);
+      expect(
+        (await app.request('GET', `/v1/labels/${stored.label.id}/document`, { headers: stored.auth })).status,
+      ).toBe(200);
     });
   });
 
@@ -153,11 +229,16 @@ describe('GET /v1/labels/{label_id}/document', () => {
     expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: other.auth }), 404, 'not_found');
     expectError(await app.request('GET', '/v1/labels/not-a-label/document', { headers: other.auth }), 404, 'not_found');
     const reader = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
-    expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: reader.auth }), 403, 'insufficient_scope', {
-      required_scope: 'labels:print',
-      retry: 'no',
-      next_action: 'none',
-    });
+    expectError(
+      await app.request('GET', `/v1/labels/${label.id}/document`, { headers: reader.auth }),
+      403,
+      'insufficient_scope',
+      {
+        required_scope: 'labels:print',
+        retry: 'no',
+        next_action: 'none',
+      },
+    );
   });
 
   it('logs the label count and byte size of a download', async () => {
@@ -166,8 +247,13 @@ describe('GET /v1/labels/{label_id}/document', () => {
     const rows = await app.orm.em
       .fork()
       .getConnection()
-      .execute<Array<Record<string, unknown>>>('select endpoint, status, label_count, byte_size from request_log where request_id = ?', [res.headers.get('x-request-id')]);
-    expect(rows).toEqual([{ endpoint: '/v1/labels/{label_id}/document', status: 200, label_count: 1, byte_size: res.bytes.length }]);
+      .execute<Array<Record<string, unknown>>>(
+        'select endpoint, status, label_count, byte_size from request_log where request_id = ?',
+        [res.headers.get('x-request-id')],
+      );
+    expect(rows).toEqual([
+      { endpoint: '/v1/labels/{label_id}/document', status: 200, label_count: 1, byte_size: res.bytes.length },
+    ]);
     expect(storeId).toBeDefined();
   });
 });
@@ -178,10 +264,34 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
     const orderId = aPlatformId();
     const t = Date.now() - 60 * 60_000;
     const [fo1, fo2] = [aPlatformId(), aPlatformId()];
-    const superseded = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', fulfillmentOrderIds: [fo1], carrierCode: 'carrier_a', createdAt: new Date(t) });
-    const first = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', fulfillmentOrderIds: [fo1], carrierCode: 'carrier_a', createdAt: new Date(t + 1000) });
-    const second = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', fulfillmentOrderIds: [fo2], carrierCode: 'carrier_c', createdAt: new Date(t + 2000) });
-    const ret = await aLabel(app.orm, storeId, { orderId, orderName: '#2002', direction: 'return', carrierCode: 'carrier_a', createdAt: new Date(t + 3000) });
+    const superseded = await aLabel(app.orm, storeId, {
+      orderId,
+      orderName: '#2002',
+      fulfillmentOrderIds: [fo1],
+      carrierCode: 'carrier_a',
+      createdAt: new Date(t),
+    });
+    const first = await aLabel(app.orm, storeId, {
+      orderId,
+      orderName: '#2002',
+      fulfillmentOrderIds: [fo1],
+      carrierCode: 'carrier_a',
+      createdAt: new Date(t + 1000),
+    });
+    const second = await aLabel(app.orm, storeId, {
+      orderId,
+      orderName: '#2002',
+      fulfillmentOrderIds: [fo2],
+      carrierCode: 'carrier_c',
+      createdAt: new Date(t + 2000),
+    });
+    const ret = await aLabel(app.orm, storeId, {
+      orderId,
+      orderName: '#2002',
+      direction: 'return',
+      carrierCode: 'carrier_a',
+      createdAt: new Date(t + 3000),
+    });
     await aStoredDocument(app.orm, superseded.id, { pdf: await aPdf(['10x15']) });
     await aStoredDocument(app.orm, first.id, { pdf: await aPdf(['A6']) });
     await aStoredDocument(app.orm, second.id, { pdf: await aPdf(['10.2x19.2']) });
@@ -216,16 +326,29 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
     const { storeId, auth } = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();
     await aLabel(app.orm, storeId, { orderId, direction: 'return', carrierCode: 'carrier_a' });
-    expectError(await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth }), 404, 'not_found', { order_id: `gid://shopify/Order/${orderId}` });
+    expectError(await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth }), 404, 'not_found', {
+      order_id: `gid://shopify/Order/${orderId}`,
+    });
     expectError(await app.request('GET', '/v1/orders/abc/label-document', { headers: auth }), 404, 'not_found');
   });
 
   it("fails whole with the failing label's own error", async () => {
     const { storeId, auth } = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();
-    const ok = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [aPlatformId()], carrierCode: 'carrier_a', createdAt: new Date(Date.now() - 5000) });
+    const ok = await aLabel(app.orm, storeId, {
+      orderId,
+      fulfillmentOrderIds: [aPlatformId()],
+      carrierCode: 'carrier_a',
+      createdAt: new Date(Date.now() - 5000),
+    });
     await aStoredDocument(app.orm, ok.id, { pdf: await aPdf() });
-    const pending = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [aPlatformId()], carrierCode: 'carrier_b', status: 'pending', source: 'api' });
+    const pending = await aLabel(app.orm, storeId, {
+      orderId,
+      fulfillmentOrderIds: [aPlatformId()],
+      carrierCode: 'carrier_b',
+      status: 'pending',
+      source: 'api',
+    });
     const res = await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth });
     expectError(res, 409, 'label_pending', { label_id: pending.id, label_creation_id: null });
     expect(res.headers.get('retry-after')).toBe('2');
@@ -245,10 +368,17 @@ describe('GET /v1/label-documents', () => {
       await aStoredDocument(app.orm, label.id, { pdf: await aPdf([...sizes]) });
       labels.push(label);
     }
-    const res = await app.request('GET', `/v1/label-documents?label_ids=${labels.map((l) => l.id).join(',')}`, { headers: auth });
+    const res = await app.request('GET', `/v1/label-documents?label_ids=${labels.map((l) => l.id).join(',')}`, {
+      headers: auth,
+    });
     expect(res.status).toBe(200);
     expect(await pagesOf(res)).toEqual([size('10.2x19.2'), size('A6'), size('roll_101x160'), size('roll_101x160')]);
-    const rows = await app.orm.em.fork().getConnection().execute<Array<{ label_count: number }>>('select label_count from request_log where request_id = ?', [res.headers.get('x-request-id')]);
+    const rows = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ label_count: number }>>('select label_count from request_log where request_id = ?', [
+        res.headers.get('x-request-id'),
+      ]);
     expect(rows[0]!.label_count).toBe(3);
   });
 
@@ -257,8 +387,16 @@ describe('GET /v1/label-documents', () => {
     const mine = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a' });
     await aStoredDocument(app.orm, mine.id, { pdf: await aPdf() });
     const other = await storeWithStoredLabel();
-    for (const ids of [`${mine.id},${other.label.id}`, `${mine.id},lbl_doesnotexist00000000000`, `${mine.id},garbage`]) {
-      expectError(await app.request('GET', `/v1/label-documents?label_ids=${ids}`, { headers: auth }), 404, 'not_found');
+    for (const ids of [
+      `${mine.id},${other.label.id}`,
+      `${mine.id},lbl_doesnotexist00000000000`,
+      `${mine.id},garbage`,
+    ]) {
+      expectError(
+        await app.request('GET', `/v1/label-documents?label_ids=${ids}`, { headers: auth }),
+        404,
+        'not_found',
+      );
     }
   });
 
@@ -266,16 +404,31 @@ describe('GET /v1/label-documents', () => {
     const { storeId, auth } = await aStoreWithKey(app.orm);
     const ok = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a' });
     await aStoredDocument(app.orm, ok.id, { pdf: await aPdf() });
-    const old = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', createdAt: new Date(Date.now() - 70 * DAY) });
+    const old = await aLabel(app.orm, storeId, {
+      carrierCode: 'carrier_a',
+      createdAt: new Date(Date.now() - 70 * DAY),
+    });
     await aStoredDocument(app.orm, old.id, { pdf: await aPdf() });
-    expectError(await app.request('GET', `/v1/label-documents?label_ids=${ok.id},${old.id}`, { headers: auth }), 410, 'document_expired', { label_id: old.id });
+    expectError(
+      await app.request('GET', `/v1/label-documents?label_ids=${ok.id},${old.id}`, { headers: auth }),
+      410,
+      'document_expired',
+      { label_id: old.id },
+    );
   });
 
   it('validates label_ids: at most 50, no repeats, present', async () => {
     const { auth } = await aStoreWithKey(app.orm);
     const many = Array.from({ length: 51 }, (_, i) => `lbl_${String(i).padStart(24, '0')}`).join(',');
-    expect((await app.request('GET', `/v1/label-documents?label_ids=${many}`, { headers: auth })).body.error).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids', max: 50 } });
-    expect((await app.request('GET', '/v1/label-documents?label_ids=lbl_a,lbl_a', { headers: auth })).body.error).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids' } });
-    expect((await app.request('GET', '/v1/label-documents', { headers: auth })).body.error).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids' } });
+    expect(
+      (await app.request('GET', `/v1/label-documents?label_ids=${many}`, { headers: auth })).body.error,
+    ).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids', max: 50 } });
+    expect(
+      (await app.request('GET', '/v1/label-documents?label_ids=lbl_a,lbl_a', { headers: auth })).body.error,
+    ).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids' } });
+    expect((await app.request('GET', '/v1/label-documents', { headers: auth })).body.error).toMatchObject({
+      code: 'validation_error',
+      details: { parameter: 'label_ids' },
+    });
   });
 });

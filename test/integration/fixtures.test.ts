@@ -8,7 +8,9 @@ import { randomToken } from '../../src/ids';
 import { createPorts } from '../../src/ports';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-const demo = JSON.parse(readFileSync(join(__dirname, '..', '..', 'src', 'sandbox', 'fixtures', 'demo-store.json'), 'utf8'));
+const demo = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', 'src', 'sandbox', 'fixtures', 'demo-store.json'), 'utf8'),
+);
 
 /** The demo fixture under a store, IDs and key of the test's own, so tests never share rows. */
 function uniqueFixture() {
@@ -28,7 +30,12 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-const deps = () => ({ orm: app.orm, now: new Date(), sandboxUrl: app.config.sandboxUrl, carrierFor: createPorts(app.config, app.orm).carrierFor });
+const deps = () => ({
+  orm: app.orm,
+  now: new Date(),
+  sandboxUrl: app.config.sandboxUrl,
+  carrierFor: createPorts(app.config, app.orm).carrierFor,
+});
 
 async function snapshot(storeId: string) {
   const conn = app.orm.em.fork().getConnection();
@@ -37,10 +44,16 @@ async function snapshot(storeId: string) {
     stores: await q('select * from stores where id = ?'),
     keys: await q('select id, name, scopes, secret_hash from api_keys where store_id = ? order by id'),
     accounts: await q('select * from carrier_accounts where store_id = ? order by id'),
-    rules: await q('select id, priority, conditions, carrier_account_id, service_code from carrier_rules where store_id = ? order by priority'),
+    rules: await q(
+      'select id, priority, conditions, carrier_account_id, service_code from carrier_rules where store_id = ? order by priority',
+    ),
     labels: await q('select * from labels where store_id = ? order by id'),
-    coverage: await q('select * from label_fulfillment_orders where store_id = ? order by label_id, fulfillment_order_gid'),
-    documents: await q('select d.label_id, d.page_size, d.page_count, d.byte_size, d.not_isolated from label_documents d join labels l on l.id = d.label_id where l.store_id = ? order by d.label_id'),
+    coverage: await q(
+      'select * from label_fulfillment_orders where store_id = ? order by label_id, fulfillment_order_gid',
+    ),
+    documents: await q(
+      'select d.label_id, d.page_size, d.page_count, d.byte_size, d.not_isolated from label_documents d join labels l on l.id = d.label_id where l.store_id = ? order by d.label_id',
+    ),
   };
 }
 
@@ -53,28 +66,59 @@ describe('fixtures', () => {
     const labels: any[] = [];
     let cursor: string | null = null;
     do {
-      const page: any = await app.request('GET', `/v1/labels?limit=250${cursor ? `&cursor=${cursor}` : ''}`, { headers: auth });
+      const page: any = await app.request('GET', `/v1/labels?limit=250${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: auth,
+      });
       labels.push(...page.body.data);
       cursor = page.body.has_more ? page.body.next_cursor : null;
     } while (cursor);
     const byId = (name: string) => labels.find((l) => l.id === `lbl_${suffix}_${name}`);
     expect(labels).toHaveLength(18);
     expect(new Set(labels.map((l) => l.document.availability))).toEqual(
-      new Set(['available', 'pending', 'expired', 'not_applicable', 'not_isolated', 'carrier_excluded', 'not_reissuable']),
+      new Set([
+        'available',
+        'pending',
+        'expired',
+        'not_applicable',
+        'not_isolated',
+        'carrier_excluded',
+        'not_reissuable',
+      ]),
     );
     expect(new Set(labels.map((l) => l.status))).toEqual(new Set(['pending', 'ready', 'failed']));
-    expect(byId('import_rejected_b')).toMatchObject({ status: 'failed', failure_reason: 'carrier_import_rejected', current: false });
+    expect(byId('import_rejected_b')).toMatchObject({
+      status: 'failed',
+      failure_reason: 'carrier_import_rejected',
+      current: false,
+    });
     expect(byId('not_finalized_d')).toMatchObject({ status: 'failed', failure_reason: 'not_finalized' });
     expect(byId('superseded_c')).toMatchObject({ current: false, superseded_by: [`lbl_${suffix}_current_c`] });
-    expect(byId('current_c')).toMatchObject({ current: true, supersedes: [`lbl_${suffix}_superseded_c`], current_set: 'ok' });
+    expect(byId('current_c')).toMatchObject({
+      current: true,
+      supersedes: [`lbl_${suffix}_superseded_c`],
+      current_set: 'ok',
+    });
     expect(byId('ambiguous_1').current_set).toBe('ambiguous');
-    expect(byId('ambiguous_2')).toMatchObject({ current: true, current_set: 'ambiguous', source: null, updated_at: null });
+    expect(byId('ambiguous_2')).toMatchObject({
+      current: true,
+      current_set: 'ambiguous',
+      source: null,
+      updated_at: null,
+    });
     expect(byId('ambiguous_1')).toMatchObject({ current: true });
     expect(byId('legacy_no_source')).toMatchObject({ fulfillment_orders: [], source: null, updated_at: null });
-    expect(byId('return_claim_a')).toMatchObject({ direction: 'return', kind: 'claim', current: false, document: { availability: 'not_applicable' } });
+    expect(byId('return_claim_a')).toMatchObject({
+      direction: 'return',
+      kind: 'claim',
+      current: false,
+      document: { availability: 'not_applicable' },
+    });
     expect(byId('collection_d')).toMatchObject({ kind: 'collection', document: { availability: 'not_applicable' } });
     expect(byId('rendered_e').document).toMatchObject({ availability: 'available', source: 'carrier' });
-    expect(byId('ready_a')).toMatchObject({ extras: { consign_password: '4711' }, cod: { amount: '499.00', currency: 'CZK', source: 'payment_gateway' } });
+    expect(byId('ready_a')).toMatchObject({
+      extras: { consign_password: '4711' },
+      cod: { amount: '499.00', currency: 'CZK', source: 'payment_gateway' },
+    });
 
     // The documents are real PDFs: stored ones, a two-page service, and a render at the sandbox carrier.
     for (const name of ['ready_a', 'current_c', 'rendered_e']) {
@@ -136,7 +180,9 @@ describe('fixtures', () => {
     writeFileSync(good, JSON.stringify(fixture));
     const run = (...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'labelctl.js'), ...args], { env: process.env });
+        const child = spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'labelctl.js'), ...args], {
+          env: process.env,
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -27,10 +27,18 @@ describe('runIdempotent', () => {
     let runs = 0;
     const handler = async () => ({ status: 200, body: { run: ++runs }, headers: {} });
     const first = await runIdempotent(app.orm, base(storeId, 'key-12345678', { label: 'lbl_a' }, t0), handler);
-    const repeat = await runIdempotent(app.orm, base(storeId, 'key-12345678', { label: 'lbl_a' }, new Date(t0.getTime() + DAY - 1000)), handler);
+    const repeat = await runIdempotent(
+      app.orm,
+      base(storeId, 'key-12345678', { label: 'lbl_a' }, new Date(t0.getTime() + DAY - 1000)),
+      handler,
+    );
     expect(first).toEqual({ replayed: false, response: { status: 200, body: { run: 1 }, headers: {} } });
     expect(repeat).toEqual({ replayed: true, response: { status: 200, body: { run: 1 }, headers: {} } });
-    const later = await runIdempotent(app.orm, base(storeId, 'key-12345678', { label: 'lbl_a' }, new Date(t0.getTime() + DAY)), handler);
+    const later = await runIdempotent(
+      app.orm,
+      base(storeId, 'key-12345678', { label: 'lbl_a' }, new Date(t0.getTime() + DAY)),
+      handler,
+    );
     expect(later.replayed).toBe(false);
     expect(runs).toBe(2);
   });
@@ -38,8 +46,18 @@ describe('runIdempotent', () => {
   it('refuses the same key for another request', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
     const now = new Date();
-    await runIdempotent(app.orm, base(storeId, 'key-conflict', { label: 'lbl_a' }, now), async () => ({ status: 200, body: {}, headers: {} }));
-    await expect(runIdempotent(app.orm, base(storeId, 'key-conflict', { label: 'lbl_b' }, now), async () => ({ status: 200, body: {}, headers: {} }))).rejects.toMatchObject({
+    await runIdempotent(app.orm, base(storeId, 'key-conflict', { label: 'lbl_a' }, now), async () => ({
+      status: 200,
+      body: {},
+      headers: {},
+    }));
+    await expect(
+      runIdempotent(app.orm, base(storeId, 'key-conflict', { label: 'lbl_b' }, now), async () => ({
+        status: 200,
+        body: {},
+        headers: {},
+      })),
+    ).rejects.toMatchObject({
       code: 'idempotency_conflict',
       details: { idempotency_key: 'key-conflict', retry: 'no', next_action: 'none' },
     });
@@ -55,9 +73,17 @@ describe('runIdempotent', () => {
       return { status: 200, body: { ok: true }, headers: {} };
     });
     await new Promise((r) => setTimeout(r, 100));
-    const error = await runIdempotent(app.orm, base(storeId, 'key-inflight', { label: 'lbl_a' }, now), async () => ({ status: 200, body: {}, headers: {} })).catch((e: unknown) => e);
+    const error = await runIdempotent(app.orm, base(storeId, 'key-inflight', { label: 'lbl_a' }, now), async () => ({
+      status: 200,
+      body: {},
+      headers: {},
+    })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ code: 'idempotency_conflict', headers: { 'Retry-After': '2' }, details: { state: 'in_flight', retry: 'later', next_action: 'retry_later' } });
+    expect(error).toMatchObject({
+      code: 'idempotency_conflict',
+      headers: { 'Retry-After': '2' },
+      details: { state: 'in_flight', retry: 'later', next_action: 'retry_later' },
+    });
     release();
     expect((await first).response.body).toEqual({ ok: true });
   });
@@ -67,12 +93,30 @@ describe('runIdempotent', () => {
     const t0 = new Date('2026-11-01T10:00:00Z');
     const handler = async () => ({ status: 200, body: {}, headers: {} });
     await runIdempotent(app.orm, base(storeId, 'auto', { label: 'lbl_a' }, t0), handler);
-    await expect(runIdempotent(app.orm, base(storeId, 'auto', { label: 'lbl_a' }, new Date(t0.getTime() + 20_000)), handler)).rejects.toMatchObject({
+    await expect(
+      runIdempotent(app.orm, base(storeId, 'auto', { label: 'lbl_a' }, new Date(t0.getTime() + 20_000)), handler),
+    ).rejects.toMatchObject({
       code: 'duplicate_request',
       details: { ran_seconds_ago: 20, retry_after_seconds: 40 },
     });
-    expect((await runIdempotent(app.orm, base(storeId, 'auto', { label: 'lbl_b' }, new Date(t0.getTime() + 20_000)), handler)).replayed).toBe(false);
-    expect((await runIdempotent(app.orm, base(storeId, 'auto', { label: 'lbl_a' }, new Date(t0.getTime() + 60_000)), handler)).replayed).toBe(false);
+    expect(
+      (
+        await runIdempotent(
+          app.orm,
+          base(storeId, 'auto', { label: 'lbl_b' }, new Date(t0.getTime() + 20_000)),
+          handler,
+        )
+      ).replayed,
+    ).toBe(false);
+    expect(
+      (
+        await runIdempotent(
+          app.orm,
+          base(storeId, 'auto', { label: 'lbl_a' }, new Date(t0.getTime() + 60_000)),
+          handler,
+        )
+      ).replayed,
+    ).toBe(false);
   });
 
   it('replays a 4xx answer and releases the key after a 5xx', async () => {
@@ -83,7 +127,13 @@ describe('runIdempotent', () => {
         throw new ApiError('document_expired', { details: { label_id: 'lbl_a' } });
       }),
     ).rejects.toMatchObject({ code: 'document_expired' });
-    await expect(runIdempotent(app.orm, base(storeId, 'key-gone', { label: 'lbl_a' }, now), async () => ({ status: 200, body: {}, headers: {} }))).rejects.toMatchObject({
+    await expect(
+      runIdempotent(app.orm, base(storeId, 'key-gone', { label: 'lbl_a' }, now), async () => ({
+        status: 200,
+        body: {},
+        headers: {},
+      })),
+    ).rejects.toMatchObject({
       code: 'document_expired',
       status: 410,
       details: { label_id: 'lbl_a' },
@@ -93,15 +143,31 @@ describe('runIdempotent', () => {
         throw new Error('database down');
       }),
     ).rejects.toThrow('database down');
-    expect((await runIdempotent(app.orm, base(storeId, 'key-boom', { label: 'lbl_a' }, now), async () => ({ status: 200, body: { second: true }, headers: {} }))).response.body).toEqual({ second: true });
+    expect(
+      (
+        await runIdempotent(app.orm, base(storeId, 'key-boom', { label: 'lbl_a' }, now), async () => ({
+          status: 200,
+          body: { second: true },
+          headers: {},
+        }))
+      ).response.body,
+    ).toEqual({ second: true });
   });
 
   it('keeps keys of different stores apart', async () => {
     const a = await aStoreWithKey(app.orm);
     const b = await aStoreWithKey(app.orm);
     const now = new Date();
-    await runIdempotent(app.orm, base(a.storeId, 'shared-key-1', { label: 'lbl_a' }, now), async () => ({ status: 200, body: { store: 'a' }, headers: {} }));
-    const other = await runIdempotent(app.orm, base(b.storeId, 'shared-key-1', { label: 'lbl_b' }, now), async () => ({ status: 200, body: { store: 'b' }, headers: {} }));
+    await runIdempotent(app.orm, base(a.storeId, 'shared-key-1', { label: 'lbl_a' }, now), async () => ({
+      status: 200,
+      body: { store: 'a' },
+      headers: {},
+    }));
+    const other = await runIdempotent(app.orm, base(b.storeId, 'shared-key-1', { label: 'lbl_b' }, now), async () => ({
+      status: 200,
+      body: { store: 'b' },
+      headers: {},
+    }));
     expect(other).toEqual({ replayed: false, response: { status: 200, body: { store: 'b' }, headers: {} } });
   });
 });

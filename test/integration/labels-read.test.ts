@@ -88,7 +88,12 @@ describe('GET /v1/labels/{label_id}', () => {
 
   it('sends null for what is missing and {} extras for carriers other than A', async () => {
     const store = await aStoreWithKey(app.orm);
-    const label = await aLabel(app.orm, store.storeId, { carrierCode: 'carrier_c', source: null, extras: { ignored: true }, trackingNumber: null });
+    const label = await aLabel(app.orm, store.storeId, {
+      carrierCode: 'carrier_c',
+      source: null,
+      extras: { ignored: true },
+      trackingNumber: null,
+    });
     const res = await get(store.auth, `/v1/labels/${label.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -109,14 +114,24 @@ describe('GET /v1/labels/{label_id}', () => {
   it.each([
     ['a claim', { kind: 'claim' as const, carrierCode: 'carrier_a' }, null, 'not_applicable'],
     ['a collection', { kind: 'collection' as const }, null, 'not_applicable'],
-    ['a failed label', { status: 'failed' as const, failureReason: 'carrier_import_rejected' as const }, null, 'not_applicable'],
+    [
+      'a failed label',
+      { status: 'failed' as const, failureReason: 'carrier_import_rejected' as const },
+      null,
+      'not_applicable',
+    ],
     ['an excluded carrier', { carrierCode: 'excluded_image' }, null, 'carrier_excluded'],
     ['a pending label', { status: 'pending' as const, carrierCode: 'carrier_b' }, null, 'pending'],
     ['a ready label whose PDF is not stored yet', { carrierCode: 'carrier_a' }, null, 'pending'],
     ['a render carrier without stored copy', { carrierCode: 'carrier_e' }, null, 'available'],
     ['a no-reissue carrier without stored copy', { carrierCode: 'carrier_f' }, null, 'not_reissuable'],
     ['an older batch file', { carrierCode: 'carrier_b' }, { notIsolated: true }, 'not_isolated'],
-    ['a stored label older than 60 days', { carrierCode: 'carrier_a', createdAt: at('2026-01-01T00:00:00Z') }, { notIsolated: false }, 'expired'],
+    [
+      'a stored label older than 60 days',
+      { carrierCode: 'carrier_a', createdAt: at('2026-01-01T00:00:00Z') },
+      { notIsolated: false },
+      'expired',
+    ],
   ])('derives document.availability for %s', async (_name, overrides, document, availability) => {
     const store = await aStoreWithKey(app.orm);
     const label = await aLabel(app.orm, store.storeId, overrides);
@@ -124,7 +139,8 @@ describe('GET /v1/labels/{label_id}', () => {
     const res = await get(store.auth, `/v1/labels/${label.id}`);
     expect(res.status).toBe(200);
     expect(res.body.document.availability).toBe(availability);
-    if ((overrides as Partial<NewLabel>).status === 'failed') expect(res.body.failure_reason).toBe('carrier_import_rejected');
+    if ((overrides as Partial<NewLabel>).status === 'failed')
+      expect(res.body.failure_reason).toBe('carrier_import_rejected');
   });
 
   it('answers 404 not_found alike for another store’s label, a nonexistent and a malformed ID', async () => {
@@ -132,8 +148,8 @@ describe('GET /v1/labels/{label_id}', () => {
     const other = await aStoreWithKey(app.orm);
     const theirs = await aLabel(app.orm, other.storeId);
     const answers = await Promise.all(
-      [theirs.id, 'lbl_AAAAAAAAAAAAAAAAAAAAAAAA', 'not-a-label', 'lbl_%24%24', 'ca_AAAAAAAAAAAAAAAAAAAAAAAA'].map((id) =>
-        get(mine.auth, `/v1/labels/${id}`),
+      [theirs.id, 'lbl_AAAAAAAAAAAAAAAAAAAAAAAA', 'not-a-label', 'lbl_%24%24', 'ca_AAAAAAAAAAAAAAAAAAAAAAAA'].map(
+        (id) => get(mine.auth, `/v1/labels/${id}`),
       ),
     );
     for (const res of answers) {
@@ -151,16 +167,33 @@ describe('current, supersedes and current_set as seen through the API', () => {
     const store = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();
     const [fo1, fo2] = [aPlatformId(), aPlatformId()];
-    const first = await aLabel(app.orm, store.storeId, { orderId, fulfillmentOrderIds: [fo1, fo2], createdAt: at('2026-10-01T10:00:00Z') });
-    const second = await aLabel(app.orm, store.storeId, { orderId, fulfillmentOrderIds: [fo1, fo2], createdAt: at('2026-10-01T11:00:00Z') });
-    const returnLabel = await aLabel(app.orm, store.storeId, { orderId, direction: 'return', fulfillmentOrderIds: [fo1], createdAt: at('2026-10-01T11:30:00Z') });
+    const first = await aLabel(app.orm, store.storeId, {
+      orderId,
+      fulfillmentOrderIds: [fo1, fo2],
+      createdAt: at('2026-10-01T10:00:00Z'),
+    });
+    const second = await aLabel(app.orm, store.storeId, {
+      orderId,
+      fulfillmentOrderIds: [fo1, fo2],
+      createdAt: at('2026-10-01T11:00:00Z'),
+    });
+    const returnLabel = await aLabel(app.orm, store.storeId, {
+      orderId,
+      direction: 'return',
+      fulfillmentOrderIds: [fo1],
+      createdAt: at('2026-10-01T11:30:00Z'),
+    });
 
     let res = await get(store.auth, `/v1/labels/${first.id}`);
     expect(res.body).toMatchObject({ current: false, superseded_by: [second.id], supersedes: [], current_set: 'ok' });
     res = await get(store.auth, `/v1/labels/${second.id}`);
     expect(res.body).toMatchObject({ current: true, supersedes: [first.id], superseded_by: [], current_set: 'ok' });
 
-    const partial = await aLabel(app.orm, store.storeId, { orderId, fulfillmentOrderIds: [fo1], createdAt: at('2026-10-01T12:00:00Z') });
+    const partial = await aLabel(app.orm, store.storeId, {
+      orderId,
+      fulfillmentOrderIds: [fo1],
+      createdAt: at('2026-10-01T12:00:00Z'),
+    });
     const list = await get(store.auth, `/v1/labels?order_id=${orderId}&direction=outbound`);
     expect(ids(list)).toEqual([partial.id, second.id, first.id]);
     expect(list.body.data.map((l: any) => [l.current, l.current_set])).toEqual([
@@ -173,7 +206,12 @@ describe('current, supersedes and current_set as seen through the API', () => {
     expect(res.body).toMatchObject({ current: true, current_set: 'ok' });
 
     // A failed label is never current: failing the partial label leaves the replacement alone and unambiguous.
-    await updateLabelState(app.orm.em.fork(), { storeId: store.storeId, labelId: partial.id, patch: { status: 'failed', failureReason: 'not_finalized' }, now: at('2026-10-01T12:30:00Z') });
+    await updateLabelState(app.orm.em.fork(), {
+      storeId: store.storeId,
+      labelId: partial.id,
+      patch: { status: 'failed', failureReason: 'not_finalized' },
+      now: at('2026-10-01T12:30:00Z'),
+    });
     const after = await get(store.auth, `/v1/labels?order_id=${orderId}&direction=outbound`);
     expect(after.body.data.map((l: any) => [l.id, l.status, l.current, l.current_set, l.updated_at])).toEqual([
       [partial.id, 'failed', false, 'ok', '2026-10-01T12:30:00Z'],
@@ -201,10 +239,16 @@ describe('GET /v1/labels filters', () => {
 
   it('filters by order_id as numeric IDs or GIDs, comma separated', async () => {
     const store = await aStoreWithKey(app.orm);
-    const [a, b, c] = await someLabels(app.orm, store.storeId, [{ createdAt: at('2026-10-01T10:00:00Z') }, { createdAt: at('2026-10-01T11:00:00Z') }, {}]);
+    const [a, b, c] = await someLabels(app.orm, store.storeId, [
+      { createdAt: at('2026-10-01T10:00:00Z') },
+      { createdAt: at('2026-10-01T11:00:00Z') },
+      {},
+    ]);
     expect(ids(await get(store.auth, `/v1/labels?order_id=${a!.orderLegacyId}`))).toEqual([a!.id]);
     expect(ids(await get(store.auth, `/v1/labels?order_id=${encodeURIComponent(b!.orderGid)}`))).toEqual([b!.id]);
-    expect(ids(await get(store.auth, `/v1/labels?order_id=${a!.orderLegacyId},${encodeURIComponent(b!.orderGid)}`))).toEqual([b!.id, a!.id]);
+    expect(
+      ids(await get(store.auth, `/v1/labels?order_id=${a!.orderLegacyId},${encodeURIComponent(b!.orderGid)}`)),
+    ).toEqual([b!.id, a!.id]);
     expect(ids(await get(store.auth, '/v1/labels?order_id=1'))).toEqual([]);
     expect(c).toBeDefined();
   });
@@ -224,8 +268,20 @@ describe('GET /v1/labels filters', () => {
     const orderId = aPlatformId();
     const fo = aPlatformId();
     const [old, replacement, ret, pending, failed] = await someLabels(app.orm, store.storeId, [
-      { orderId, fulfillmentOrderIds: [fo], batchId: 'b-1', trackingNumber: 'T-OLD', createdAt: at('2026-10-01T10:00:00Z') },
-      { orderId, fulfillmentOrderIds: [fo], batchId: 'b-2', trackingNumber: 'T-NEW', createdAt: at('2026-10-01T10:00:01Z') },
+      {
+        orderId,
+        fulfillmentOrderIds: [fo],
+        batchId: 'b-1',
+        trackingNumber: 'T-OLD',
+        createdAt: at('2026-10-01T10:00:00Z'),
+      },
+      {
+        orderId,
+        fulfillmentOrderIds: [fo],
+        batchId: 'b-2',
+        trackingNumber: 'T-NEW',
+        createdAt: at('2026-10-01T10:00:01Z'),
+      },
       { orderId, direction: 'return', trackingNumber: 'T-RET', createdAt: at('2026-10-01T10:00:02Z') },
       { status: 'pending', trackingNumber: null, createdAt: at('2026-10-01T10:00:03Z') },
       { status: 'failed', createdAt: at('2026-10-01T10:00:04Z') },
@@ -296,7 +352,10 @@ describe('GET /v1/labels validation', () => {
     expect(direction.body.error.details).toMatchObject({ received: 'inbound', allowed: ['outbound', 'return'] });
     const limit = await get(store.auth, '/v1/labels?limit=251');
     expect(limit.body.error.details).toMatchObject({ max: 250 });
-    const orderIds = await get(store.auth, `/v1/labels?order_id=${Array.from({ length: 51 }, (_, i) => i + 1).join(',')}`);
+    const orderIds = await get(
+      store.auth,
+      `/v1/labels?order_id=${Array.from({ length: 51 }, (_, i) => i + 1).join(',')}`,
+    );
     expect(orderIds.body.error.details).toMatchObject({ max: 50 });
     const fifty = await get(store.auth, `/v1/labels?order_id=${Array.from({ length: 50 }, (_, i) => i + 1).join(',')}`);
     expect(fifty.status).toBe(200);
@@ -334,7 +393,10 @@ describe('GET /v1/labels pagination', () => {
     const labels = await fiveLabels(store.storeId);
     const first = await get(store.auth, '/v1/labels?sort=created_at&batch_id=page-batch&limit=3');
     expect(ids(first)).toEqual(labels.slice(0, 3).map((l) => l.id));
-    const second = await get(store.auth, `/v1/labels?sort=created_at&batch_id=page-batch&limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    const second = await get(
+      store.auth,
+      `/v1/labels?sort=created_at&batch_id=page-batch&limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    );
     expect(ids(second)).toEqual(labels.slice(3).map((l) => l.id));
     expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
   });
@@ -344,7 +406,12 @@ describe('GET /v1/labels pagination', () => {
     const labels = await fiveLabels(store.storeId);
     const first = await get(store.auth, '/v1/labels?limit=1');
     const second = await get(store.auth, `/v1/labels?limit=4&cursor=${encodeURIComponent(first.body.next_cursor)}`);
-    expect(ids(second)).toEqual(labels.slice(0, 4).map((l) => l.id).reverse());
+    expect(ids(second)).toEqual(
+      labels
+        .slice(0, 4)
+        .map((l) => l.id)
+        .reverse(),
+    );
   });
 
   it('refuses an altered cursor and a cursor reused with other filters, sort or store', async () => {
@@ -359,15 +426,28 @@ describe('GET /v1/labels pagination', () => {
     const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${signature}`;
     const flipped = cursor.slice(0, -1) + (cursor.endsWith('A') ? 'B' : 'A');
     for (const bad of [forged, flipped, `${cursor}.x`, body!]) {
-      expectValidationError(await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(bad)}`), 'cursor');
+      expectValidationError(
+        await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(bad)}`),
+        'cursor',
+      );
     }
-    for (const query of ['batch_id=other', '', 'batch_id=page-batch&sort=created_at', 'batch_id=page-batch&status=ready']) {
+    for (const query of [
+      'batch_id=other',
+      '',
+      'batch_id=page-batch&sort=created_at',
+      'batch_id=page-batch&status=ready',
+    ]) {
       const res = await get(store.auth, `/v1/labels?limit=2&${query}&cursor=${encodeURIComponent(cursor)}`);
       expectValidationError(res, 'cursor');
       expect(res.body.error.details.received).toBe(`${cursor.slice(0, 100)}…`);
     }
-    expectValidationError(await get(other.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`), 'cursor');
-    expect((await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`)).status).toBe(200);
+    expectValidationError(
+      await get(other.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`),
+      'cursor',
+    );
+    expect(
+      (await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`)).status,
+    ).toBe(200);
   });
 
   it('Rule 1: with status/direction/current filters a page may be short while has_more is true', async () => {
@@ -378,13 +458,20 @@ describe('GET /v1/labels pagination', () => {
     await someLabels(
       app.orm,
       store.storeId,
-      Array.from({ length: 1001 }, (_, i) => ({ orderId, status: 'failed' as const, createdAt: new Date(Date.UTC(2026, 9, 1) + i * 1000) })),
+      Array.from({ length: 1001 }, (_, i) => ({
+        orderId,
+        status: 'failed' as const,
+        createdAt: new Date(Date.UTC(2026, 9, 1) + i * 1000),
+      })),
     );
     const first = await get(store.auth, '/v1/labels?status=ready&limit=5');
     expect(first.status).toBe(200);
     expect(first.body.data).toEqual([]);
     expect(first.body.has_more).toBe(true);
-    const second = await get(store.auth, `/v1/labels?status=ready&limit=5&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    const second = await get(
+      store.auth,
+      `/v1/labels?status=ready&limit=5&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    );
     expect(ids(second)).toEqual([ready.id]);
     expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
   });
@@ -406,19 +493,28 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     expect(first.body.has_more).toBe(false);
     expect(typeof first.body.next_cursor).toBe('string');
 
-    const empty = await get(store.auth, `/v1/labels?sort=created_at&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    const empty = await get(
+      store.auth,
+      `/v1/labels?sort=created_at&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    );
     expect(empty.body).toMatchObject({ data: [], has_more: false });
     expect(typeof empty.body.next_cursor).toBe('string');
 
     app.clock.advance(1000);
-    const later = await get(store.auth, `/v1/labels?sort=created_at&cursor=${encodeURIComponent(empty.body.next_cursor)}`);
+    const later = await get(
+      store.auth,
+      `/v1/labels?sort=created_at&cursor=${encodeURIComponent(empty.body.next_cursor)}`,
+    );
     expect(ids(later)).toEqual([young!.id]);
     expect(typeof later.body.next_cursor).toBe('string');
 
     // A label inserted later with a new created_at appears on the next poll.
     const newest = await aLabel(app.orm, store.storeId, { createdAt: at('2026-10-05T12:00:00Z') });
     app.clock.advance(20_000);
-    const poll = await get(store.auth, `/v1/labels?sort=created_at&cursor=${encodeURIComponent(later.body.next_cursor)}`);
+    const poll = await get(
+      store.auth,
+      `/v1/labels?sort=created_at&cursor=${encodeURIComponent(later.body.next_cursor)}`,
+    );
     expect(ids(poll)).toEqual([newest.id]);
     app.clock.reset();
   });
@@ -429,11 +525,21 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     const empty = await get(store.auth, '/v1/labels?sort=created_at&direction=outbound');
     expect(empty.body).toMatchObject({ data: [], has_more: false });
     expect(typeof empty.body.next_cursor).toBe('string');
-    const labels = await someLabels(app.orm, store.storeId, [0, 1, 2].map((i) => ({ createdAt: at(`2026-10-05T00:00:0${i}Z`) })));
-    const page1 = await get(store.auth, `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(empty.body.next_cursor)}`);
+    const labels = await someLabels(
+      app.orm,
+      store.storeId,
+      [0, 1, 2].map((i) => ({ createdAt: at(`2026-10-05T00:00:0${i}Z`) })),
+    );
+    const page1 = await get(
+      store.auth,
+      `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(empty.body.next_cursor)}`,
+    );
     expect(ids(page1)).toEqual([labels[0]!.id, labels[1]!.id]);
     expect(page1.body.has_more).toBe(true);
-    const page2 = await get(store.auth, `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`);
+    const page2 = await get(
+      store.auth,
+      `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`,
+    );
     expect(ids(page2)).toEqual([labels[2]!.id]);
     expect(page2.body.has_more).toBe(false);
     expect(typeof page2.body.next_cursor).toBe('string');
@@ -446,9 +552,26 @@ describe('machine-readable description', () => {
     const res = await app.request('GET', '/v1/openapi.json');
     expect(res.status).toBe(200);
     const list = res.body.paths['/labels'].get;
-    const names = list.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+    const names = list.parameters
+      .filter((p: any) => p.in === 'query')
+      .map((p: any) => p.name)
+      .sort();
     expect(names).toEqual(
-      ['batch_id', 'created_after', 'created_before', 'current', 'cursor', 'direction', 'limit', 'order_id', 'order_name', 'sort', 'status', 'tracking_number', 'updated_after'].sort(),
+      [
+        'batch_id',
+        'created_after',
+        'created_before',
+        'current',
+        'cursor',
+        'direction',
+        'limit',
+        'order_id',
+        'order_name',
+        'sort',
+        'status',
+        'tracking_number',
+        'updated_after',
+      ].sort(),
     );
     expect(res.body.paths['/labels/{label_id}'].get.operationId).toBe('getLabel');
   });

@@ -26,7 +26,10 @@ describe('labels rendered at the carrier on demand', () => {
   async function renderedLabel() {
     const store = await aStoreWithKey(app.orm);
     const account = await aCarrierAccount(app.orm, store.storeId, { carrierCode: 'carrier_e', printerType: '10x15' });
-    const shipment = await adapterFor(accountSettings(account)).createShipment(accountSettings(account), aShipmentRequest({ serviceCode: 'standard' }));
+    const shipment = await adapterFor(accountSettings(account)).createShipment(
+      accountSettings(account),
+      aShipmentRequest({ serviceCode: 'standard' }),
+    );
     const label = await aLabel(app.orm, store.storeId, {
       carrierCode: 'carrier_e',
       carrierAccountId: account.id,
@@ -56,7 +59,13 @@ describe('labels rendered at the carrier on demand', () => {
     const { auth, label, account } = await renderedLabel();
     await scriptFaults(account.id, [{ type: 'render_error', times: 1 }]);
     const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
-    expectError(res, 503, 'carrier_unavailable', { reason: 'render_error', label_id: label.id, retry_after_seconds: 5, retry: 'later', next_action: 'retry_later' });
+    expectError(res, 503, 'carrier_unavailable', {
+      reason: 'render_error',
+      label_id: label.id,
+      retry_after_seconds: 5,
+      retry: 'later',
+      next_action: 'retry_later',
+    });
     expect(res.headers.get('retry-after')).toBe('5');
     expect((await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth })).status).toBe(200);
   });
@@ -77,13 +86,27 @@ describe('POST /v1/labels/{label_id}/printed', () => {
   async function printable(options: { createdAt?: Date } = {}) {
     const store = await aStoreWithKey(app.orm);
     const domain = (await app.request('GET', '/v1/shop', { headers: store.auth })).body.domain as string;
-    const account = await aCarrierAccount(app.orm, store.storeId, { carrierCode: 'carrier_a', printTag: 'label-printed' });
+    const account = await aCarrierAccount(app.orm, store.storeId, {
+      carrierCode: 'carrier_a',
+      printTag: 'label-printed',
+    });
     const orderId = aPlatformId();
-    const put = await control('PUT', `/_control/stores/${domain}/orders`, { id: orderId, name: '#3003', tags: ['vip'] });
+    const put = await control('PUT', `/_control/stores/${domain}/orders`, {
+      id: orderId,
+      name: '#3003',
+      tags: ['vip'],
+    });
     expect(put.status).toBeLessThan(300);
-    const label = await aLabel(app.orm, store.storeId, { orderId, orderName: '#3003', carrierCode: 'carrier_a', carrierAccountId: account.id, createdAt: options.createdAt ?? new Date(Date.now() - 60_000) });
+    const label = await aLabel(app.orm, store.storeId, {
+      orderId,
+      orderName: '#3003',
+      carrierCode: 'carrier_a',
+      carrierAccountId: account.id,
+      createdAt: options.createdAt ?? new Date(Date.now() - 60_000),
+    });
     await aStoredDocument(app.orm, label.id, { pdf: await aPdf() });
-    const tags = async () => (await control('GET', `/platform/stores/${domain}/orders/${orderId}`)).body.order.tags as string[];
+    const tags = async () =>
+      (await control('GET', `/platform/stores/${domain}/orders/${orderId}`)).body.order.tags as string[];
     const printedCount = async () => (await app.orm.em.fork().findOneOrFail(Label, { id: label.id })).printedCount;
     return { ...store, label, tags, printedCount };
   }
@@ -105,7 +128,9 @@ describe('POST /v1/labels/{label_id}/printed', () => {
     expect(repeat.body).toEqual(res.body);
     expect(await printedCount()).toBe(1);
 
-    const viaQuery = await app.request('POST', `/v1/labels/${label.id}/printed?idempotency_key=print-0002-abc`, { headers: auth });
+    const viaQuery = await app.request('POST', `/v1/labels/${label.id}/printed?idempotency_key=print-0002-abc`, {
+      headers: auth,
+    });
     expect(viaQuery.status).toBe(200);
     expect(await printedCount()).toBe(2);
   });
@@ -139,30 +164,55 @@ describe('POST /v1/labels/{label_id}/printed', () => {
 
   it('needs a valid idempotency key', async () => {
     const { auth, label } = await printable();
-    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: auth }), 422, 'validation_error');
-    const short = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'short' } });
+    expectError(
+      await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: auth }),
+      422,
+      'validation_error',
+    );
+    const short = await app.request('POST', `/v1/labels/${label.id}/printed`, {
+      headers: { ...auth, 'idempotency-key': 'short' },
+    });
     expectError(short, 422, 'validation_error');
     expect(short.body.error.details).toMatchObject({ header: 'Idempotency-Key', min: 8, max: 255 });
-    const long = await app.request('POST', `/v1/labels/${label.id}/printed?idempotency_key=${'k'.repeat(256)}`, { headers: auth });
+    const long = await app.request('POST', `/v1/labels/${label.id}/printed?idempotency_key=${'k'.repeat(256)}`, {
+      headers: auth,
+    });
     expectError(long, 422, 'validation_error');
     expect(long.body.error.details).toMatchObject({ parameter: 'idempotency_key' });
   });
 
   it('answers 410 document_expired for a label older than 60 days and counts nothing', async () => {
     const { auth, label, printedCount } = await printable({ createdAt: new Date(Date.now() - 61 * DAY) });
-    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'old-label-1' } }), 410, 'document_expired', { label_id: label.id });
+    expectError(
+      await app.request('POST', `/v1/labels/${label.id}/printed`, {
+        headers: { ...auth, 'idempotency-key': 'old-label-1' },
+      }),
+      410,
+      'document_expired',
+      { label_id: label.id },
+    );
     expect(await printedCount()).toBe(0);
   });
 
   it('answers 503 shopify_unavailable and counts nothing when the platform throttles', async () => {
     const { auth, label, printedCount } = await printable();
     const domain = (await app.request('GET', '/v1/shop', { headers: auth })).body.domain as string;
-    await control('POST', `/_control/stores/${domain}/faults`, { faults: [{ type: 'throttled', times: 1, retry_after_seconds: 3 }] });
-    const res = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'throttled-1' } });
+    await control('POST', `/_control/stores/${domain}/faults`, {
+      faults: [{ type: 'throttled', times: 1, retry_after_seconds: 3 }],
+    });
+    const res = await app.request('POST', `/v1/labels/${label.id}/printed`, {
+      headers: { ...auth, 'idempotency-key': 'throttled-1' },
+    });
     expectError(res, 503, 'shopify_unavailable');
     expect(res.body.error.details).toMatchObject({ throttled: true, retry: 'later' });
     expect(await printedCount()).toBe(0);
-    expect((await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'throttled-1' } })).status).toBe(200);
+    expect(
+      (
+        await app.request('POST', `/v1/labels/${label.id}/printed`, {
+          headers: { ...auth, 'idempotency-key': 'throttled-1' },
+        })
+      ).status,
+    ).toBe(200);
     expect(await printedCount()).toBe(1);
   });
 
@@ -175,14 +225,33 @@ describe('POST /v1/labels/{label_id}/printed', () => {
   it('is a write endpoint (write_access_required) that needs labels:print, and another store’s label is 404', async () => {
     const { label } = await printable();
     const readOnly = await aStoreWithKey(app.orm, { gates: { writeAccess: false } });
-    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...readOnly.auth, 'idempotency-key': 'key-12345678' } }), 403, 'write_access_required');
+    expectError(
+      await app.request('POST', `/v1/labels/${label.id}/printed`, {
+        headers: { ...readOnly.auth, 'idempotency-key': 'key-12345678' },
+      }),
+      403,
+      'write_access_required',
+    );
     const writer = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
-    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...writer.auth, 'idempotency-key': 'key-12345678' } }), 403, 'insufficient_scope', {
-      required_scope: 'labels:print',
-      retry: 'no',
-      next_action: 'none',
-    });
+    expectError(
+      await app.request('POST', `/v1/labels/${label.id}/printed`, {
+        headers: { ...writer.auth, 'idempotency-key': 'key-12345678' },
+      }),
+      403,
+      'insufficient_scope',
+      {
+        required_scope: 'labels:print',
+        retry: 'no',
+        next_action: 'none',
+      },
+    );
     const other = await aStoreWithKey(app.orm);
-    expectError(await app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...other.auth, 'idempotency-key': 'key-12345678' } }), 404, 'not_found');
+    expectError(
+      await app.request('POST', `/v1/labels/${label.id}/printed`, {
+        headers: { ...other.auth, 'idempotency-key': 'key-12345678' },
+      }),
+      404,
+      'not_found',
+    );
   });
 });

@@ -27,23 +27,35 @@ describe('render leases', () => {
     );
     await new Promise((r) => setTimeout(r, 150));
 
-    await expect(withRenderLease(app.orm, { storeId, labelId: 'lbl_1', format: 'label', now }, async () => 'x')).rejects.toMatchObject({
+    await expect(
+      withRenderLease(app.orm, { storeId, labelId: 'lbl_1', format: 'label', now }, async () => 'x'),
+    ).rejects.toMatchObject({
       code: 'render_in_progress',
       status: 409,
       headers: { 'Retry-After': '2' },
       details: { label_id: 'lbl_1' },
     });
-    await expect(withRenderLease(app.orm, { storeId, labelId: 'lbl_4', format: 'label', now }, async () => 'x')).rejects.toMatchObject({
+    await expect(
+      withRenderLease(app.orm, { storeId, labelId: 'lbl_4', format: 'label', now }, async () => 'x'),
+    ).rejects.toMatchObject({
       code: 'render_in_progress',
       headers: { 'Retry-After': '5' },
       details: { label_id: 'lbl_4', concurrency_limit: 3 },
     });
     const other = await aStoreWithKey(app.orm);
-    await expect(withRenderLease(app.orm, { storeId: other.storeId, labelId: 'lbl_9', format: 'label', now }, async () => 'other store')).resolves.toBe('other store');
+    await expect(
+      withRenderLease(
+        app.orm,
+        { storeId: other.storeId, labelId: 'lbl_9', format: 'label', now },
+        async () => 'other store',
+      ),
+    ).resolves.toBe('other store');
 
     gates[0]!.release();
     await expect(running[0]).resolves.toBe('lbl_1');
-    await expect(withRenderLease(app.orm, { storeId, labelId: 'lbl_1', format: 'a4', now }, async () => 'freed')).resolves.toBe('freed');
+    await expect(
+      withRenderLease(app.orm, { storeId, labelId: 'lbl_1', format: 'a4', now }, async () => 'freed'),
+    ).resolves.toBe('freed');
     gates[1]!.release();
     gates[2]!.release();
     await Promise.all(running);
@@ -55,8 +67,23 @@ describe('render leases', () => {
     await app.orm.em
       .fork()
       .getConnection()
-      .execute('insert into render_leases (label_id, format, store_id, acquired_at, expires_at) values (?, ?, ?, ?, ?)', [`lbl_crash_${storeId}`, 'label', storeId, t0, new Date(t0.getTime() + 60_000)]);
-    await expect(withRenderLease(app.orm, { storeId, labelId: `lbl_crash_${storeId}`, format: 'label', now: new Date(t0.getTime() + 30_000) }, async () => 1)).rejects.toMatchObject({ code: 'render_in_progress' });
-    await expect(withRenderLease(app.orm, { storeId, labelId: `lbl_crash_${storeId}`, format: 'label', now: new Date(t0.getTime() + 60_000) }, async () => 2)).resolves.toBe(2);
+      .execute(
+        'insert into render_leases (label_id, format, store_id, acquired_at, expires_at) values (?, ?, ?, ?, ?)',
+        [`lbl_crash_${storeId}`, 'label', storeId, t0, new Date(t0.getTime() + 60_000)],
+      );
+    await expect(
+      withRenderLease(
+        app.orm,
+        { storeId, labelId: `lbl_crash_${storeId}`, format: 'label', now: new Date(t0.getTime() + 30_000) },
+        async () => 1,
+      ),
+    ).rejects.toMatchObject({ code: 'render_in_progress' });
+    await expect(
+      withRenderLease(
+        app.orm,
+        { storeId, labelId: `lbl_crash_${storeId}`, format: 'label', now: new Date(t0.getTime() + 60_000) },
+        async () => 2,
+      ),
+    ).resolves.toBe(2);
   });
 });

@@ -31,7 +31,10 @@ describe('request log purge (a Temporal workflow run by the worker)', () => {
     expect(result).toMatchObject({ deleted: expect.any(Number) });
     expect((result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
 
-    const rows = await conn.execute<{ request_id: string }[]>('select request_id from request_log where store_id = ? order by request_id', [storeId]);
+    const rows = await conn.execute<{ request_id: string }[]>(
+      'select request_id from request_log where store_id = ? order by request_id',
+      [storeId],
+    );
     expect(rows.map((r) => r.request_id).sort()).toEqual([`req_edge_${storeId}`, `req_new_${storeId}`].sort());
   });
 

@@ -1,8 +1,22 @@
 import { PDFDocument } from 'pdf-lib';
 import { CarrierAAdapter } from '../../src/carriers/adapters';
 import { PAGE_SIZES } from '../../src/carriers/catalog';
-import { CarrierRejectedError, DocumentNotSupportedError, ImportRejectedError, LabelNotReissuableError } from '../../src/carriers/port';
-import { adapterFor, anAccount, aShipmentRequest, control, eventually, ledger, sandboxUrl, scriptFaults } from '../helpers/sandbox';
+import {
+  CarrierRejectedError,
+  DocumentNotSupportedError,
+  ImportRejectedError,
+  LabelNotReissuableError,
+} from '../../src/carriers/port';
+import {
+  adapterFor,
+  anAccount,
+  aShipmentRequest,
+  control,
+  eventually,
+  ledger,
+  sandboxUrl,
+  scriptFaults,
+} from '../helpers/sandbox';
 
 async function expectPdf(bytes: Uint8Array, size: keyof typeof PAGE_SIZES, pages: number, text?: string) {
   const doc = await PDFDocument.load(bytes);
@@ -18,9 +32,18 @@ describe('sandbox carrier A', () => {
   it('creates a packet with barcode, rounded COD, consign password and a stored A6 label, recorded once in the ledger', async () => {
     const account = anAccount('carrier_a');
     const adapter = adapterFor(account);
-    const request = aShipmentRequest({ cod: { amount: '99.50', currency: 'CZK' }, declaredValue: { amount: '1500.00', currency: 'CZK' }, options: { consign_password: true } });
+    const request = aShipmentRequest({
+      cod: { amount: '99.50', currency: 'CZK' },
+      declaredValue: { amount: '1500.00', currency: 'CZK' },
+      options: { consign_password: true },
+    });
     const result = await adapter.createShipment(account, request);
-    expect(result).toMatchObject({ status: 'ready', cod: { amount: '100.00', currency: 'CZK' }, declaredValue: { amount: '1500.00', currency: 'CZK' }, document: null });
+    expect(result).toMatchObject({
+      status: 'ready',
+      cod: { amount: '100.00', currency: 'CZK' },
+      declaredValue: { amount: '1500.00', currency: 'CZK' },
+      document: null,
+    });
     expect(result.shipmentId).toMatch(/^Z\d{10}$/);
     expect(result.barcode).toBe(`*${result.shipmentId}*`);
     expect(result.extras.consign_password).toMatch(/^\d{4}$/);
@@ -28,15 +51,28 @@ describe('sandbox carrier A', () => {
     expect(label).toMatchObject({ pageSize: 'A6', pages: 1 });
     await expectPdf(label.pdf, 'A6', 1, result.trackingNumber!);
     const entries = await ledger(account.accountId);
-    expect(entries).toEqual([expect.objectContaining({ kind: 'shipment', reference: request.reference, shipment_id: result.shipmentId, status: 'ready', label_calls: 1 })]);
-    expect(await adapter.findShipmentByReference(account, request.reference)).toMatchObject({ shipmentId: result.shipmentId });
+    expect(entries).toEqual([
+      expect.objectContaining({
+        kind: 'shipment',
+        reference: request.reference,
+        shipment_id: result.shipmentId,
+        status: 'ready',
+        label_calls: 1,
+      }),
+    ]);
+    expect(await adapter.findShipmentByReference(account, request.reference)).toMatchObject({
+      shipmentId: result.shipmentId,
+    });
   });
 
   it('rounds HUF COD up to a multiple of 20', async () => {
     const account = anAccount('carrier_a', { currency: 'HUF', country: 'HU' });
     const result = await adapterFor(account).createShipment(
       account,
-      aShipmentRequest({ address: { street: 'Fő utca 1', city: 'Budapest', postcode: '1011', country: 'HU' }, cod: { amount: '12345.00', currency: 'HUF' } }),
+      aShipmentRequest({
+        address: { street: 'Fő utca 1', city: 'Budapest', postcode: '1011', country: 'HU' },
+        cod: { amount: '12345.00', currency: 'HUF' },
+      }),
     );
     expect(result.cod).toEqual({ amount: '12360.00', currency: 'HUF' });
   });
@@ -45,7 +81,12 @@ describe('sandbox carrier A', () => {
     const account = anAccount('carrier_a');
     const adapter = new CarrierAAdapter({ baseUrl: sandboxUrl(), timeoutMs: 2000 });
     const packet = await adapter.createShipment(account, aShipmentRequest());
-    const claim = await adapter.createClaim(account, { reference: 'claim-1', orderName: '#1001', originalShipmentId: packet.shipmentId, email: 'jana@example.com' });
+    const claim = await adapter.createClaim(account, {
+      reference: 'claim-1',
+      orderName: '#1001',
+      originalShipmentId: packet.shipmentId,
+      email: 'jana@example.com',
+    });
     expect(claim.claimId).not.toBe(packet.shipmentId);
     const entries = await ledger(account.accountId);
     expect(entries.map((e) => [e.kind, e.has_stored_pdf])).toEqual([
@@ -56,13 +97,17 @@ describe('sandbox carrier A', () => {
 
   it('refuses a heavy parcel with weight_out_of_range and creates nothing', async () => {
     const account = anAccount('carrier_a');
-    await expect(adapterFor(account).createShipment(account, aShipmentRequest({ weightGrams: 20_000 }))).rejects.toMatchObject({ name: 'CarrierRejectedError', reason: 'weight_out_of_range' });
+    await expect(
+      adapterFor(account).createShipment(account, aShipmentRequest({ weightGrams: 20_000 })),
+    ).rejects.toMatchObject({ name: 'CarrierRejectedError', reason: 'weight_out_of_range' });
     expect(await ledger(account.accountId)).toEqual([]);
   });
 
   it('refuses a missing API key as credentials_invalid', async () => {
     const account = anAccount('carrier_a', { credentials: { apiKey: '' } });
-    const error = await adapterFor(account).createShipment(account, aShipmentRequest()).catch((e: unknown) => e);
+    const error = await adapterFor(account)
+      .createShipment(account, aShipmentRequest())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CarrierRejectedError);
     expect(error).toMatchObject({ reason: 'credentials_invalid' });
   });
@@ -75,12 +120,22 @@ describe('sandbox carrier B', () => {
     const account = anAccount('carrier_b', { iban: 'CZ6508000000192000145399', printerType: 'thermal' });
     await control('PUT', `/_control/carrier-accounts/${account.accountId}/settings`, { batch_completion: 'manual' });
     const adapter = adapterFor(account);
-    const created = await adapter.createShipment(account, aShipmentRequest({ serviceCode: 'b_standard', orderName: '#CZ-2024-0077', cod }));
+    const created = await adapter.createShipment(
+      account,
+      aShipmentRequest({ serviceCode: 'b_standard', orderName: '#CZ-2024-0077', cod }),
+    );
     expect(created).toMatchObject({ status: 'pending', trackingNumber: null, carrierReference: created.shipmentId });
     expect(await adapter.getShipment(account, created.shipmentId)).toMatchObject({ status: 'pending' });
-    expect((await ledger(account.accountId))[0]).toMatchObject({ status: 'pending', batch_id: created.shipmentId, extras: { variable_symbol: '20240077' } });
+    expect((await ledger(account.accountId))[0]).toMatchObject({
+      status: 'pending',
+      batch_id: created.shipmentId,
+      extras: { variable_symbol: '20240077' },
+    });
 
-    const completed = await control('POST', `/_control/carrier-accounts/${account.accountId}/batches/${created.shipmentId}/complete`);
+    const completed = await control(
+      'POST',
+      `/_control/carrier-accounts/${account.accountId}/batches/${created.shipmentId}/complete`,
+    );
     expect(completed.status).toBe(200);
     const ready = await adapter.getShipment(account, created.shipmentId);
     expect(ready.status).toBe('ready');
@@ -90,7 +145,10 @@ describe('sandbox carrier B', () => {
 
   it('completes by itself after the account delay, with an A6 label by default', async () => {
     const account = anAccount('carrier_b', { iban: 'CZ6508000000192000145399' });
-    await control('PUT', `/_control/carrier-accounts/${account.accountId}/settings`, { batch_completion: 'auto', batch_delay_ms: 20 });
+    await control('PUT', `/_control/carrier-accounts/${account.accountId}/settings`, {
+      batch_completion: 'auto',
+      batch_delay_ms: 20,
+    });
     const adapter = adapterFor(account);
     const created = await adapter.createShipment(account, aShipmentRequest({ serviceCode: 'b_standard' }));
     const ready = await eventually(async () => {
@@ -102,7 +160,9 @@ describe('sandbox carrier B', () => {
 
   it('refuses COD without a bank account', async () => {
     const account = anAccount('carrier_b');
-    await expect(adapterFor(account).createShipment(account, aShipmentRequest({ serviceCode: 'b_standard', cod }))).rejects.toMatchObject({ reason: 'other' });
+    await expect(
+      adapterFor(account).createShipment(account, aShipmentRequest({ serviceCode: 'b_standard', cod })),
+    ).rejects.toMatchObject({ reason: 'other' });
     expect(await ledger(account.accountId)).toEqual([]);
   });
 
@@ -137,8 +197,12 @@ describe('sandbox carrier C', () => {
     const account = anAccount('carrier_c');
     const adapter = adapterFor(account);
     const pickupPoint = { id: '4410', country: 'CZ' };
-    await expect(adapter.createShipment(account, aShipmentRequest({ serviceCode: 'c_pickup' }))).rejects.toMatchObject({ reason: 'pickup_point_invalid' });
-    await expect(adapter.createShipment(account, aShipmentRequest({ serviceCode: 'c_pickup', pickupPoint, phone: null }))).rejects.toMatchObject({ reason: 'address_invalid' });
+    await expect(adapter.createShipment(account, aShipmentRequest({ serviceCode: 'c_pickup' }))).rejects.toMatchObject({
+      reason: 'pickup_point_invalid',
+    });
+    await expect(
+      adapter.createShipment(account, aShipmentRequest({ serviceCode: 'c_pickup', pickupPoint, phone: null })),
+    ).rejects.toMatchObject({ reason: 'address_invalid' });
     const result = await adapter.createShipment(account, aShipmentRequest({ serviceCode: 'c_pickup', pickupPoint }));
     await expectPdf(result.document!.pdf, '10x15', 1);
     expect(await ledger(account.accountId)).toHaveLength(1);
@@ -157,9 +221,18 @@ describe('sandbox carrier D', () => {
   it('validates the e-mail and refuses COD to a foreign pickup point', async () => {
     const account = anAccount('carrier_d');
     const adapter = adapterFor(account);
-    await expect(adapter.createShipment(account, aShipmentRequest({ serviceCode: 'd_home', email: 'not-an-email' }))).rejects.toMatchObject({ reason: 'address_invalid' });
     await expect(
-      adapter.createShipment(account, aShipmentRequest({ serviceCode: 'd_pickup', pickupPoint: { id: '77', country: 'SK' }, cod: { amount: '10.00', currency: 'EUR' } })),
+      adapter.createShipment(account, aShipmentRequest({ serviceCode: 'd_home', email: 'not-an-email' })),
+    ).rejects.toMatchObject({ reason: 'address_invalid' });
+    await expect(
+      adapter.createShipment(
+        account,
+        aShipmentRequest({
+          serviceCode: 'd_pickup',
+          pickupPoint: { id: '77', country: 'SK' },
+          cod: { amount: '10.00', currency: 'EUR' },
+        }),
+      ),
     ).rejects.toMatchObject({ reason: 'pickup_point_invalid' });
     expect(await ledger(account.accountId)).toEqual([]);
   });
@@ -175,7 +248,9 @@ describe('sandbox carriers E to H and excluded', () => {
     const second = await adapter.fetchLabel(account, result.shipmentId);
     await expectPdf(first.pdf, '10x15', 1);
     await expectPdf(second.pdf, '10x15', 1);
-    expect(await ledger(account.accountId)).toEqual([expect.objectContaining({ status: 'ready', label_calls: 2, has_stored_pdf: false })]);
+    expect(await ledger(account.accountId)).toEqual([
+      expect.objectContaining({ status: 'ready', label_calls: 2, has_stored_pdf: false }),
+    ]);
   });
 
   it.each([
@@ -190,21 +265,29 @@ describe('sandbox carriers E to H and excluded', () => {
     await expect(adapter.fetchLabel(account, result.shipmentId)).rejects.toBeInstanceOf(LabelNotReissuableError);
   });
 
-  it.each(['excluded_manifest', 'excluded_image', 'excluded_regional_1', 'excluded_regional_2', 'excluded_regional_3', 'excluded_regional_4'])(
-    '%s creates shipments but never serves documents',
-    async (code) => {
-      const account = anAccount(code);
-      const adapter = adapterFor(account);
-      const result = await adapter.createShipment(account, aShipmentRequest({ serviceCode: 'standard' }));
-      expect(result.document).toBeNull();
-      await expect(adapter.fetchLabel(account, result.shipmentId)).rejects.toBeInstanceOf(DocumentNotSupportedError);
-      expect(await ledger(account.accountId)).toHaveLength(1);
-    },
-  );
+  it.each([
+    'excluded_manifest',
+    'excluded_image',
+    'excluded_regional_1',
+    'excluded_regional_2',
+    'excluded_regional_3',
+    'excluded_regional_4',
+  ])('%s creates shipments but never serves documents', async (code) => {
+    const account = anAccount(code);
+    const adapter = adapterFor(account);
+    const result = await adapter.createShipment(account, aShipmentRequest({ serviceCode: 'standard' }));
+    expect(result.document).toBeNull();
+    await expect(adapter.fetchLabel(account, result.shipmentId)).rejects.toBeInstanceOf(DocumentNotSupportedError);
+    expect(await ledger(account.accountId)).toHaveLength(1);
+  });
 
   it('serves an older batch file holding several labels (not isolated)', async () => {
     const account = anAccount('carrier_a');
-    const created = await control('POST', '/_control/legacy-batch-files', { carrier_code: 'carrier_a', carrier_account_id: account.accountId, tracking_numbers: ['Z1', 'Z2', 'Z3'] });
+    const created = await control('POST', '/_control/legacy-batch-files', {
+      carrier_code: 'carrier_a',
+      carrier_account_id: account.accountId,
+      tracking_numbers: ['Z1', 'Z2', 'Z3'],
+    });
     expect(created.status).toBe(201);
     const response = await fetch(`${sandboxUrl()}${created.body.url}`);
     expect(response.status).toBe(200);

@@ -1,4 +1,9 @@
-import { CARRIER_REJECTION_REASONS, CarrierRejectedError, CarrierTimeoutError, CarrierUnavailableError } from '../../src/carriers/port';
+import {
+  CARRIER_REJECTION_REASONS,
+  CarrierRejectedError,
+  CarrierTimeoutError,
+  CarrierUnavailableError,
+} from '../../src/carriers/port';
 import { adapterFor, anAccount, aShipmentRequest, control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 
 // Scripted timeouts hold the connection for 1 s by default; adapters here give up after 300 ms, so the outcome of
@@ -10,7 +15,9 @@ describe('scripted carrier faults', () => {
     const adapter = adapterFor(account);
     const request = aShipmentRequest();
     await expect(adapter.createShipment(account, request)).rejects.toBeInstanceOf(CarrierTimeoutError);
-    expect(await ledger(account.accountId)).toEqual([expect.objectContaining({ reference: request.reference, status: 'ready' })]);
+    expect(await ledger(account.accountId)).toEqual([
+      expect.objectContaining({ reference: request.reference, status: 'ready' }),
+    ]);
     expect(await adapter.findShipmentByReference(account, request.reference)).toMatchObject({ status: 'ready' });
   });
 
@@ -42,27 +49,42 @@ describe('scripted carrier faults', () => {
     await scriptFaults(account.accountId, [{ type: 'server_error', times: 2 }]);
     const adapter = adapterFor(account);
     for (let i = 0; i < 2; i += 1) {
-      await expect(adapter.createShipment(account, aShipmentRequest())).rejects.toMatchObject({ name: 'CarrierUnavailableError', reason: 'carrier_error', status: 500 });
+      await expect(adapter.createShipment(account, aShipmentRequest())).rejects.toMatchObject({
+        name: 'CarrierUnavailableError',
+        reason: 'carrier_error',
+        status: 500,
+      });
     }
     await adapter.createShipment(account, aShipmentRequest());
     expect(await ledger(account.accountId)).toHaveLength(1);
   });
 
-  it.each(['carrier_a', 'carrier_b', 'carrier_c', 'carrier_d', 'carrier_e'])('%s: a scripted refusal with each reason maps back to that reason', async (code) => {
-    const account = anAccount(code, { iban: 'CZ6508000000192000145399' });
-    await scriptFaults(
-      account.accountId,
-      CARRIER_REJECTION_REASONS.map((reason) => ({ type: 'reject', reason, message: `carrier text for ${reason}` })),
-    );
-    const service = { carrier_a: 'a_home', carrier_b: 'b_standard', carrier_c: 'c_home', carrier_d: 'd_home', carrier_e: 'standard' }[code]!;
-    const adapter = adapterFor(account);
-    for (const reason of CARRIER_REJECTION_REASONS) {
-      const error = await adapter.createShipment(account, aShipmentRequest({ serviceCode: service })).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(CarrierRejectedError);
-      expect(error).toMatchObject({ reason, carrierText: `carrier text for ${reason}` });
-    }
-    expect(await ledger(account.accountId)).toEqual([]);
-  });
+  it.each(['carrier_a', 'carrier_b', 'carrier_c', 'carrier_d', 'carrier_e'])(
+    '%s: a scripted refusal with each reason maps back to that reason',
+    async (code) => {
+      const account = anAccount(code, { iban: 'CZ6508000000192000145399' });
+      await scriptFaults(
+        account.accountId,
+        CARRIER_REJECTION_REASONS.map((reason) => ({ type: 'reject', reason, message: `carrier text for ${reason}` })),
+      );
+      const service = {
+        carrier_a: 'a_home',
+        carrier_b: 'b_standard',
+        carrier_c: 'c_home',
+        carrier_d: 'd_home',
+        carrier_e: 'standard',
+      }[code]!;
+      const adapter = adapterFor(account);
+      for (const reason of CARRIER_REJECTION_REASONS) {
+        const error = await adapter
+          .createShipment(account, aShipmentRequest({ serviceCode: service }))
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(CarrierRejectedError);
+        expect(error).toMatchObject({ reason, carrierText: `carrier text for ${reason}` });
+      }
+      expect(await ledger(account.accountId)).toEqual([]);
+    },
+  );
 
   it('a slow answer still succeeds when the caller waits long enough', async () => {
     const account = anAccount('carrier_a');
@@ -74,7 +96,9 @@ describe('scripted carrier faults', () => {
   it('a slow answer past the caller timeout is a timeout, and the shipment exists', async () => {
     const account = anAccount('carrier_a');
     await scriptFaults(account.accountId, [{ type: 'slow', delay_ms: 600 }]);
-    await expect(adapterFor(account, 100).createShipment(account, aShipmentRequest())).rejects.toBeInstanceOf(CarrierTimeoutError);
+    await expect(adapterFor(account, 100).createShipment(account, aShipmentRequest())).rejects.toBeInstanceOf(
+      CarrierTimeoutError,
+    );
     await eventually(async () => ((await ledger(account.accountId)).length === 1 ? true : null));
   });
 
@@ -84,7 +108,9 @@ describe('scripted carrier faults', () => {
     const adapter = adapterFor(account);
     const request = aShipmentRequest({ serviceCode: 'd_home' });
     await expect(adapter.createShipment(account, request)).rejects.toBeInstanceOf(CarrierTimeoutError);
-    expect(await ledger(account.accountId)).toEqual([expect.objectContaining({ status: 'draft', has_stored_pdf: false })]);
+    expect(await ledger(account.accountId)).toEqual([
+      expect.objectContaining({ status: 'draft', has_stored_pdf: false }),
+    ]);
     const draft = await adapter.findShipmentByReference(account, request.reference);
     expect(draft).toMatchObject({ status: 'draft', trackingNumber: null });
     // Printing the draft turns it into the shipment.
@@ -116,7 +142,13 @@ describe('scripted carrier faults', () => {
     expect((await control('GET', `/_control/carrier-accounts/${account.accountId}/faults`)).body.faults).toEqual([
       expect.objectContaining({ type: 'server_error', remaining: 3, operation: 'create' }),
     ]);
-    expect((await control('POST', `/_control/carrier-accounts/${account.accountId}/faults`, { faults: [{ type: 'reject' }] })).status).toBe(400);
+    expect(
+      (
+        await control('POST', `/_control/carrier-accounts/${account.accountId}/faults`, {
+          faults: [{ type: 'reject' }],
+        })
+      ).status,
+    ).toBe(400);
     expect((await control('DELETE', `/_control/carrier-accounts/${account.accountId}/faults`)).body.faults).toEqual([]);
     await adapterFor(account).createShipment(account, aShipmentRequest());
     await adapterFor(other).createShipment(other, aShipmentRequest());

@@ -18,9 +18,17 @@ function anOrder(overrides: Record<string, unknown> = {}) {
     shipping_address: { name: 'Jana Nováková', street: 'Dlouhá 12', city: 'Praha', postcode: '110 00', country: 'CZ' },
     phone: '+420600111222',
     email: 'jana@example.com',
-    delivery_method: { type: 'pickup', title: 'Pickup point', pickup_point: { id: '4410', carrier_code: 'carrier_a', country: 'CZ' } },
+    delivery_method: {
+      type: 'pickup',
+      title: 'Pickup point',
+      pickup_point: { id: '4410', carrier_code: 'carrier_a', country: 'CZ' },
+    },
     fulfillment_orders: [
-      { id: 501, assigned_location: { id: 1, name: 'Praha' }, line_items: [{ id: 1, quantity: 2, total_after_discounts: czk('1200.00') }] },
+      {
+        id: 501,
+        assigned_location: { id: 1, name: 'Praha' },
+        line_items: [{ id: 1, quantity: 2, total_after_discounts: czk('1200.00') }],
+      },
       { id: 502, assigned_location: { id: 2, name: 'Brno' }, status: 'in_progress' },
     ],
     ...overrides,
@@ -67,10 +75,27 @@ describe('store-platform sandbox', () => {
       ['502', 'in_progress', 'Brno'],
     ]);
     expect(fos[0]!.lineItems[0]!.totalAfterDiscounts).toEqual(czk('1200.00'));
-    const fulfillment = await platform.fulfill(domain, { fulfillmentOrderIds: ['gid://shopify/FulfillmentOrder/501'], trackingNumber: 'Z1', trackingUrl: null, carrierName: 'Carrier A', notifyCustomer: true });
-    expect(fulfillment).toMatchObject({ fulfillmentOrderIds: ['gid://shopify/FulfillmentOrder/501'], notifyCustomer: true });
+    const fulfillment = await platform.fulfill(domain, {
+      fulfillmentOrderIds: ['gid://shopify/FulfillmentOrder/501'],
+      trackingNumber: 'Z1',
+      trackingUrl: null,
+      carrierName: 'Carrier A',
+      notifyCustomer: true,
+    });
+    expect(fulfillment).toMatchObject({
+      fulfillmentOrderIds: ['gid://shopify/FulfillmentOrder/501'],
+      notifyCustomer: true,
+    });
     expect((await platform.listFulfillmentOrders(domain, '1001'))[0]!.status).toBe('closed');
-    await expect(platform.fulfill(domain, { fulfillmentOrderIds: ['501'], trackingNumber: null, trackingUrl: null, carrierName: null, notifyCustomer: false })).rejects.toBeInstanceOf(PlatformRequestError);
+    await expect(
+      platform.fulfill(domain, {
+        fulfillmentOrderIds: ['501'],
+        trackingNumber: null,
+        trackingUrl: null,
+        carrierName: null,
+        notifyCustomer: false,
+      }),
+    ).rejects.toBeInstanceOf(PlatformRequestError);
     expect(await platform.addOrderTags(domain, '1001', ['label-printed'])).toEqual(['label-printed']);
     expect(await platform.addOrderTags(domain, '1001', ['label-printed', 'x'])).toEqual(['label-printed', 'x']);
   });
@@ -78,17 +103,41 @@ describe('store-platform sandbox', () => {
   it('an order edit replaces a fulfillment order; an export hold blocks fulfilment until released', async () => {
     const domain = aDomain();
     await control('PUT', `/_control/stores/${domain}/orders`, anOrder());
-    const edit = await control('POST', `/_control/stores/${domain}/orders/1001/edits`, { replace: [{ fulfillment_order_id: '501', new: { id: 601 } }] });
+    const edit = await control('POST', `/_control/stores/${domain}/orders/1001/edits`, {
+      replace: [{ fulfillment_order_id: '501', new: { id: 601 } }],
+    });
     expect(edit.status).toBe(200);
     const fos = await platform.listFulfillmentOrders(domain, '1001');
-    expect(fos.find((f) => f.legacyId === '501')).toMatchObject({ status: 'closed', replacedBy: ['gid://shopify/FulfillmentOrder/601'] });
+    expect(fos.find((f) => f.legacyId === '501')).toMatchObject({
+      status: 'closed',
+      replacedBy: ['gid://shopify/FulfillmentOrder/601'],
+    });
     expect(fos.find((f) => f.legacyId === '601')).toMatchObject({ status: 'open' });
 
     await control('POST', `/_control/stores/${domain}/fulfillment-orders/601/hold`, { reason: 'automation export' });
-    expect((await platform.listFulfillmentOrders(domain, '1001')).find((f) => f.legacyId === '601')!.hold).toEqual({ heldBy: 'export', reason: 'automation export' });
-    await expect(platform.fulfill(domain, { fulfillmentOrderIds: ['601'], trackingNumber: null, trackingUrl: null, carrierName: null, notifyCustomer: false })).rejects.toMatchObject({ code: 'on_hold' });
+    expect((await platform.listFulfillmentOrders(domain, '1001')).find((f) => f.legacyId === '601')!.hold).toEqual({
+      heldBy: 'export',
+      reason: 'automation export',
+    });
+    await expect(
+      platform.fulfill(domain, {
+        fulfillmentOrderIds: ['601'],
+        trackingNumber: null,
+        trackingUrl: null,
+        carrierName: null,
+        notifyCustomer: false,
+      }),
+    ).rejects.toMatchObject({ code: 'on_hold' });
     await control('POST', `/_control/stores/${domain}/fulfillment-orders/601/release`);
-    await expect(platform.fulfill(domain, { fulfillmentOrderIds: ['601'], trackingNumber: null, trackingUrl: null, carrierName: null, notifyCustomer: false })).resolves.toMatchObject({ notifyCustomer: false });
+    await expect(
+      platform.fulfill(domain, {
+        fulfillmentOrderIds: ['601'],
+        trackingNumber: null,
+        trackingUrl: null,
+        carrierName: null,
+        notifyCustomer: false,
+      }),
+    ).resolves.toMatchObject({ notifyCustomer: false });
   });
 
   it('throttled, unavailable and slow faults surface as PlatformUnavailableError, then the port recovers', async () => {
@@ -97,7 +146,11 @@ describe('store-platform sandbox', () => {
     await control('POST', `/_control/stores/${domain}/faults`, {
       faults: [{ type: 'throttled', retry_after_seconds: 3 }, { type: 'unavailable' }, { type: 'slow', delay_ms: 600 }],
     });
-    await expect(platform.getOrder(domain, '1001')).rejects.toMatchObject({ name: 'PlatformUnavailableError', throttled: true, retryAfterSeconds: 3 });
+    await expect(platform.getOrder(domain, '1001')).rejects.toMatchObject({
+      name: 'PlatformUnavailableError',
+      throttled: true,
+      retryAfterSeconds: 3,
+    });
     await expect(platform.getOrder(domain, '1001')).rejects.toMatchObject({ throttled: false });
     const slow = await platform.getOrder(domain, '1001').catch((e: unknown) => e);
     expect(slow).toBeInstanceOf(PlatformUnavailableError);

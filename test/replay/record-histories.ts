@@ -15,7 +15,11 @@ async function main(): Promise<void> {
     ['deliver-notifications', 'deliverNotificationsWorkflow', []],
   ];
   for (const [name, type, args] of runs) {
-    const handle = await client.workflow.start(type, { taskQueue: config.temporal.taskQueue, workflowId: `record-${name}-${Date.now()}`, args });
+    const handle = await client.workflow.start(type, {
+      taskQueue: config.temporal.taskQueue,
+      workflowId: `record-${name}-${Date.now()}`,
+      args,
+    });
     await handle.result();
     const history = await handle.fetchHistory();
     writeFileSync(join(__dirname, 'histories', `${name}.json`), historyToJSON(history));

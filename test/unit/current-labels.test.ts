@@ -28,7 +28,11 @@ const cases: Array<[string, CoverageInput[], Expected, 'ok' | 'ambiguous']> = [
   [
     'superseded_by lists every newer label covering the older one',
     labels({ id: 'a', fos: ['1', '2'] }, { id: 'b', fos: ['1'] }, { id: 'c', fos: ['2'] }),
-    { a: { current: false, supersededBy: ['b', 'c'] }, b: { current: true, supersedes: ['a'] }, c: { current: true, supersedes: ['a'] } },
+    {
+      a: { current: false, supersededBy: ['b', 'c'] },
+      b: { current: true, supersedes: ['a'] },
+      c: { current: true, supersedes: ['a'] },
+    },
     'ok',
   ],
   [
@@ -80,7 +84,11 @@ const cases: Array<[string, CoverageInput[], Expected, 'ok' | 'ambiguous']> = [
   [
     'a newer whole-order label supersedes every older label',
     labels({ id: 'a', fos: ['1'] }, { id: 'b', fos: ['2'] }, { id: 'c' }),
-    { a: { current: false, supersededBy: ['c'] }, b: { current: false, supersededBy: ['c'] }, c: { current: true, supersedes: ['a', 'b'] } },
+    {
+      a: { current: false, supersededBy: ['c'] },
+      b: { current: false, supersededBy: ['c'] },
+      c: { current: true, supersedes: ['a', 'b'] },
+    },
     'ok',
   ],
   [
@@ -139,8 +147,24 @@ describe('deriveCurrentLabels', () => {
   it('orders by created_at, then by insertion within the same second, whatever the input order', () => {
     const sameSecond = new Date('2026-10-01T12:00:00Z');
     const input: CoverageInput[] = [
-      { id: 'later', createdAt: sameSecond, seq: 2, status: 'ready', kind: 'shipment', fulfillmentOrderIds: ['1'], coverageKnown: true },
-      { id: 'earlier', createdAt: sameSecond, seq: 1, status: 'ready', kind: 'shipment', fulfillmentOrderIds: ['1'], coverageKnown: true },
+      {
+        id: 'later',
+        createdAt: sameSecond,
+        seq: 2,
+        status: 'ready',
+        kind: 'shipment',
+        fulfillmentOrderIds: ['1'],
+        coverageKnown: true,
+      },
+      {
+        id: 'earlier',
+        createdAt: sameSecond,
+        seq: 1,
+        status: 'ready',
+        kind: 'shipment',
+        fulfillmentOrderIds: ['1'],
+        coverageKnown: true,
+      },
     ];
     const derived = deriveCurrentLabels(input);
     expect(derived.get('earlier')).toMatchObject({ current: false, supersededBy: ['later'] });

@@ -27,10 +27,22 @@ const cases: Array<[string, DocumentAvailabilityInput, Date, string, string | nu
   ['stored copy of a stored-mode carrier', input('stored', { storedDocument: stored }), FRESH, 'available', 'stored'],
   ['stored-mode carrier, ready, PDF not stored yet', input('stored'), FRESH, 'pending', 'stored'],
   ['render carrier without a stored copy renders at the carrier', input('render'), FRESH, 'available', 'carrier'],
-  ['render carrier with a stored copy serves the copy', input('render', { storedDocument: stored }), FRESH, 'available', 'stored'],
+  [
+    'render carrier with a stored copy serves the copy',
+    input('render', { storedDocument: stored }),
+    FRESH,
+    'available',
+    'stored',
+  ],
   ['stored_only carrier with a copy', input('stored_only', { storedDocument: stored }), FRESH, 'available', 'stored'],
   ['stored_only carrier without a copy cannot be reissued', input('stored_only'), FRESH, 'not_reissuable', null],
-  ['older batch file that is not isolated', input('stored', { storedDocument: batchFile }), FRESH, 'not_isolated', 'stored'],
+  [
+    'older batch file that is not isolated',
+    input('stored', { storedDocument: batchFile }),
+    FRESH,
+    'not_isolated',
+    'stored',
+  ],
   ['pending label', input('stored', { status: 'pending' }), FRESH, 'pending', 'stored'],
   ['pending label of a render carrier', input('render', { status: 'pending' }), FRESH, 'pending', 'carrier'],
   ['failed label', input('stored', { status: 'failed', storedDocument: stored }), FRESH, 'not_applicable', null],
@@ -38,12 +50,24 @@ const cases: Array<[string, DocumentAvailabilityInput, Date, string, string | nu
   ['collection (pickup order)', input('stored', { kind: 'collection' }), FRESH, 'not_applicable', null],
   ['excluded carrier', input('excluded', { storedDocument: stored }), FRESH, 'carrier_excluded', null],
   ['excluded carrier, older than 60 days', input('excluded'), EXPIRED, 'carrier_excluded', null],
-  ['claim older than 60 days stays not applicable', input('stored', { kind: 'claim' }), EXPIRED, 'not_applicable', null],
+  [
+    'claim older than 60 days stays not applicable',
+    input('stored', { kind: 'claim' }),
+    EXPIRED,
+    'not_applicable',
+    null,
+  ],
   ['stored copy older than 60 days', input('stored', { storedDocument: stored }), EXPIRED, 'expired', 'stored'],
   ['render carrier older than 60 days', input('render'), EXPIRED, 'expired', 'carrier'],
   ['pending label older than 60 days', input('stored', { status: 'pending' }), EXPIRED, 'expired', 'stored'],
   ['not isolated and older than 60 days', input('stored', { storedDocument: batchFile }), EXPIRED, 'expired', 'stored'],
-  ['exactly 60 days after creation is still available', input('stored', { storedDocument: stored }), LAST_MOMENT, 'available', 'stored'],
+  [
+    'exactly 60 days after creation is still available',
+    input('stored', { storedDocument: stored }),
+    LAST_MOMENT,
+    'available',
+    'stored',
+  ],
 ];
 
 describe('deriveDocument', () => {
@@ -55,7 +79,10 @@ describe('deriveDocument', () => {
   });
 
   it('lists the carrier formats, none where there is no document', () => {
-    const labelOnly = { ...input('stored', { storedDocument: stored }), carrier: { documentMode: 'stored' as const, formats: ['label' as const] } };
+    const labelOnly = {
+      ...input('stored', { storedDocument: stored }),
+      carrier: { documentMode: 'stored' as const, formats: ['label' as const] },
+    };
     expect(deriveDocument(labelOnly, FRESH).formats).toEqual(['label']);
     expect(deriveDocument(input('render'), FRESH).formats).toEqual(['label', 'a4']);
     expect(deriveDocument(input('stored', { kind: 'claim' }), FRESH).formats).toEqual([]);

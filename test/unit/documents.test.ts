@@ -16,22 +16,112 @@ const label = (overrides: Partial<DocumentSubject> = {}): DocumentSubject => ({
 });
 
 describe('documentRefusal', () => {
-  it.each<[string, Partial<DocumentSubject>, Parameters<typeof documentRefusal>[1], number | null, string | null, string | null, Record<string, unknown> | null]>([
+  it.each<
+    [
+      string,
+      Partial<DocumentSubject>,
+      Parameters<typeof documentRefusal>[1],
+      number | null,
+      string | null,
+      string | null,
+      Record<string, unknown> | null,
+    ]
+  >([
     ['available', {}, 'available', null, null, null, null],
-    ['pending API label', { status: 'pending' }, 'pending', 409, 'label_pending', '2', { label_id: 'lbl_1', label_creation_id: 'lcr_1' }],
-    ['pending admin label', { status: 'pending', source: 'admin', labelCreationId: null }, 'pending', 409, 'label_pending', '30', { label_id: 'lbl_1', label_creation_id: null }],
+    [
+      'pending API label',
+      { status: 'pending' },
+      'pending',
+      409,
+      'label_pending',
+      '2',
+      { label_id: 'lbl_1', label_creation_id: 'lcr_1' },
+    ],
+    [
+      'pending admin label',
+      { status: 'pending', source: 'admin', labelCreationId: null },
+      'pending',
+      409,
+      'label_pending',
+      '30',
+      { label_id: 'lbl_1', label_creation_id: null },
+    ],
     ['pending flow label', { status: 'pending', source: 'flow' }, 'pending', 409, 'label_pending', '30', null],
     ['pending label without source', { status: 'pending', source: null }, 'pending', 409, 'label_pending', '30', null],
-    ['ready, PDF not stored, fresh', {}, 'pending', 409, 'document_pending', '2', { label_id: 'lbl_1', label_creation_id: 'lcr_1' }],
-    ['ready, PDF not stored, 9:59 old', { createdAt: new Date(now.getTime() - 599_000) }, 'pending', 409, 'document_pending', '2', null],
-    ['ready, PDF not stored, 10 min old', { createdAt: new Date(now.getTime() - 600_000) }, 'pending', 409, 'document_pending', '60', null],
+    [
+      'ready, PDF not stored, fresh',
+      {},
+      'pending',
+      409,
+      'document_pending',
+      '2',
+      { label_id: 'lbl_1', label_creation_id: 'lcr_1' },
+    ],
+    [
+      'ready, PDF not stored, 9:59 old',
+      { createdAt: new Date(now.getTime() - 599_000) },
+      'pending',
+      409,
+      'document_pending',
+      '2',
+      null,
+    ],
+    [
+      'ready, PDF not stored, 10 min old',
+      { createdAt: new Date(now.getTime() - 600_000) },
+      'pending',
+      409,
+      'document_pending',
+      '60',
+      null,
+    ],
     ['expired', {}, 'expired', 410, 'document_expired', null, { label_id: 'lbl_1' }],
     ['not reissuable', {}, 'not_reissuable', 410, 'label_not_reissuable', null, { label_id: 'lbl_1' }],
-    ['claim', { kind: 'claim' }, 'not_applicable', 422, 'document_unavailable', null, { label_id: 'lbl_1', reason: 'no_label' }],
-    ['collection', { kind: 'collection' }, 'not_applicable', 422, 'document_unavailable', null, { label_id: 'lbl_1', reason: 'no_label' }],
-    ['failed label', { status: 'failed' }, 'not_applicable', 422, 'document_unavailable', null, { label_id: 'lbl_1', reason: 'label_failed' }],
-    ['not isolated', {}, 'not_isolated', 422, 'document_unavailable', null, { label_id: 'lbl_1', reason: 'not_isolated' }],
-    ['excluded carrier', {}, 'carrier_excluded', 422, 'document_unavailable', null, { label_id: 'lbl_1', reason: 'carrier_excluded' }],
+    [
+      'claim',
+      { kind: 'claim' },
+      'not_applicable',
+      422,
+      'document_unavailable',
+      null,
+      { label_id: 'lbl_1', reason: 'no_label' },
+    ],
+    [
+      'collection',
+      { kind: 'collection' },
+      'not_applicable',
+      422,
+      'document_unavailable',
+      null,
+      { label_id: 'lbl_1', reason: 'no_label' },
+    ],
+    [
+      'failed label',
+      { status: 'failed' },
+      'not_applicable',
+      422,
+      'document_unavailable',
+      null,
+      { label_id: 'lbl_1', reason: 'label_failed' },
+    ],
+    [
+      'not isolated',
+      {},
+      'not_isolated',
+      422,
+      'document_unavailable',
+      null,
+      { label_id: 'lbl_1', reason: 'not_isolated' },
+    ],
+    [
+      'excluded carrier',
+      {},
+      'carrier_excluded',
+      422,
+      'document_unavailable',
+      null,
+      { label_id: 'lbl_1', reason: 'carrier_excluded' },
+    ],
   ])('%s', (_name, overrides, availability, status, code, retryAfter, details) => {
     const refusal = documentRefusal(label(overrides), availability, now);
     expect(refusal?.status ?? null).toBe(status);
@@ -51,7 +141,8 @@ describe('documentFileName', () => {
 
 async function pdfOf(sizes: Array<{ width: number; height: number }>): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
-  for (const size of sizes) doc.addPage([size.width, size.height]).drawRectangle({ x: 10, y: 10, width: 20, height: 20 });
+  for (const size of sizes)
+    doc.addPage([size.width, size.height]).drawRectangle({ x: 10, y: 10, width: 20, height: 20 });
   return doc.save();
 }
 
@@ -75,7 +166,11 @@ describe('placeOnA4', () => {
 describe('mergePdfs', () => {
   it('keeps the order given and every page of every source', async () => {
     const merged = await PDFDocument.load(
-      await mergePdfs([await pdfOf([PAGE_SIZES.A6]), await pdfOf([PAGE_SIZES['10x15'], PAGE_SIZES['10x15']]), await pdfOf([PAGE_SIZES.roll_101x160])]),
+      await mergePdfs([
+        await pdfOf([PAGE_SIZES.A6]),
+        await pdfOf([PAGE_SIZES['10x15'], PAGE_SIZES['10x15']]),
+        await pdfOf([PAGE_SIZES.roll_101x160]),
+      ]),
     );
     expect(merged.getPages().map((p) => Math.round(p.getHeight()))).toEqual([420, 425, 425, 454]);
   });

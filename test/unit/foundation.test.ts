@@ -19,7 +19,9 @@ describe('parseDuration', () => {
     ['250', 250],
     ['1.5s', 1500],
   ])('%s = %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
-  it.each(['', 'soon', '5 minutes', '-1s'])('refuses %j', (text) => expect(() => parseDuration(text)).toThrow(/not a duration/));
+  it.each(['', 'soon', '5 minutes', '-1s'])('refuses %j', (text) =>
+    expect(() => parseDuration(text)).toThrow(/not a duration/),
+  );
 });
 
 describe('loadConfig', () => {
@@ -31,16 +33,21 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
   it('lists every bad variable in one message', () => {
-    expect(() => loadConfig({ PORT: 'x', REQUEST_LOG_RETENTION: 'forever' })).toThrow(/PORT[\s\S]*REQUEST_LOG_RETENTION/);
+    expect(() => loadConfig({ PORT: 'x', REQUEST_LOG_RETENTION: 'forever' })).toThrow(
+      /PORT[\s\S]*REQUEST_LOG_RETENTION/,
+    );
   });
 });
 
 describe('ids', () => {
-  it.each(['label', 'labelCreation', 'carrierAccount', 'apiKey', 'request'] as const)('%s IDs carry their prefix', (kind) => {
-    const id = newId(kind);
-    expect(hasPrefix(kind, id)).toBe(true);
-    expect(id).toMatch(/^(lbl|lcr|ca|ak|req)_[A-Za-z0-9]{24}$/);
-  });
+  it.each(['label', 'labelCreation', 'carrierAccount', 'apiKey', 'request'] as const)(
+    '%s IDs carry their prefix',
+    (kind) => {
+      const id = newId(kind);
+      expect(hasPrefix(kind, id)).toBe(true);
+      expect(id).toMatch(/^(lbl|lcr|ca|ak|req)_[A-Za-z0-9]{24}$/);
+    },
+  );
   it('are unique', () => {
     expect(new Set(Array.from({ length: 1000 }, () => newId('label'))).size).toBe(1000);
   });
@@ -48,11 +55,17 @@ describe('ids', () => {
 
 describe('ApiError', () => {
   it('adds the default retry pair of codes that can end a creation', () => {
-    expect(new ApiError('carrier_rejected', { details: { reason: 'other' } }).details).toEqual({ reason: 'other', retry: 'after_fix', next_action: 'fix_and_retry' });
+    expect(new ApiError('carrier_rejected', { details: { reason: 'other' } }).details).toEqual({
+      reason: 'other',
+      retry: 'after_fix',
+      next_action: 'fix_and_retry',
+    });
     expect(new ApiError('unresolved_creation').details).toEqual({ retry: 'manual', next_action: 'manual_check' });
   });
   it('lets the response value win over the default', () => {
-    expect(new ApiError('carrier_unavailable', { details: { retry: 'after_fix', next_action: 'fix_and_retry' } }).details).toMatchObject({ retry: 'after_fix' });
+    expect(
+      new ApiError('carrier_unavailable', { details: { retry: 'after_fix', next_action: 'fix_and_retry' } }).details,
+    ).toMatchObject({ retry: 'after_fix' });
   });
   it('never gives internal_error details', () => {
     expect(new ApiError('internal_error', { details: { stack: 'x' } }).details).toEqual({});
@@ -64,12 +77,24 @@ describe('ApiError', () => {
 
 describe('validationErrorFrom', () => {
   const schema = z.object({ limit: z.number().max(250), sort: z.enum(['created_at', '-created_at']) }).strict();
-  const first = (value: unknown) => validationErrorFrom(schema.safeParse(value, { reportInput: true }).error!, 'query').details;
-  it('names an unknown parameter', () => expect(first({ limit: 1, sort: 'created_at', x: 1 })).toMatchObject({ parameter: 'x' }));
-  it('gives allowed values of an enum', () => expect(first({ limit: 1, sort: 'x' })).toMatchObject({ parameter: 'sort', received: 'x', allowed: ['created_at', '-created_at'] }));
-  it('gives the maximum', () => expect(first({ limit: 251, sort: 'created_at' })).toMatchObject({ parameter: 'limit', max: 250 }));
+  const first = (value: unknown) =>
+    validationErrorFrom(schema.safeParse(value, { reportInput: true }).error!, 'query').details;
+  it('names an unknown parameter', () =>
+    expect(first({ limit: 1, sort: 'created_at', x: 1 })).toMatchObject({ parameter: 'x' }));
+  it('gives allowed values of an enum', () =>
+    expect(first({ limit: 1, sort: 'x' })).toMatchObject({
+      parameter: 'sort',
+      received: 'x',
+      allowed: ['created_at', '-created_at'],
+    }));
+  it('gives the maximum', () =>
+    expect(first({ limit: 251, sort: 'created_at' })).toMatchObject({ parameter: 'limit', max: 250 }));
   it('names headers as header', () => {
-    const error = validationErrorFrom(z.object({ 'Idempotency-Key': z.string().min(8) }).safeParse({ 'Idempotency-Key': 'x' }, { reportInput: true }).error!, 'header');
+    const error = validationErrorFrom(
+      z.object({ 'Idempotency-Key': z.string().min(8) }).safeParse({ 'Idempotency-Key': 'x' }, { reportInput: true })
+        .error!,
+      'header',
+    );
     expect(error.details).toMatchObject({ header: 'Idempotency-Key', received: 'x', min: 8 });
   });
 });

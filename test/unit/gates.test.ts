@@ -1,6 +1,13 @@
 import { gateRefusal, HOW_TO_ENABLE, type StoreGates } from '../../src/access/gates';
 
-const open: StoreGates = { appInstalled: true, apiEnabled: true, pausedBySupport: false, subscriptionActive: true, freeAccess: false, writeAccess: true };
+const open: StoreGates = {
+  appInstalled: true,
+  apiEnabled: true,
+  pausedBySupport: false,
+  subscriptionActive: true,
+  freeAccess: false,
+  writeAccess: true,
+};
 const support = 'help@example.com';
 
 describe('gateRefusal (spec order: access, paused, plan, write)', () => {
@@ -9,7 +16,12 @@ describe('gateRefusal (spec order: access, paused, plan, write)', () => {
     ['all open, write', {}, true, null],
     ['free access instead of a subscription', { subscriptionActive: false, freeAccess: true }, true, null],
     ['app not installed', { appInstalled: false }, false, 'access_required'],
-    ['app not installed wins over everything', { appInstalled: false, apiEnabled: false, pausedBySupport: true, subscriptionActive: false, writeAccess: false }, true, 'access_required'],
+    [
+      'app not installed wins over everything',
+      { appInstalled: false, apiEnabled: false, pausedBySupport: true, subscriptionActive: false, writeAccess: false },
+      true,
+      'access_required',
+    ],
     ['API not enabled', { apiEnabled: false }, false, 'access_required'],
     ['API not enabled wins over paused', { apiEnabled: false, pausedBySupport: true }, false, 'access_required'],
     ['paused', { pausedBySupport: true }, false, 'api_paused'],
@@ -24,7 +36,9 @@ describe('gateRefusal (spec order: access, paused, plan, write)', () => {
   });
 
   it('omits how_to_enable when the app is not installed', () => {
-    expect(gateRefusal({ ...open, appInstalled: false }, { write: false, supportEmail: support })?.details).toEqual({ support_email: support });
+    expect(gateRefusal({ ...open, appInstalled: false }, { write: false, supportEmail: support })?.details).toEqual({
+      support_email: support,
+    });
   });
   it('says how to enable the API when it is only switched off', () => {
     expect(gateRefusal({ ...open, apiEnabled: false }, { write: false, supportEmail: support })?.details).toEqual({
@@ -33,6 +47,9 @@ describe('gateRefusal (spec order: access, paused, plan, write)', () => {
     });
   });
   it('write_access_required carries retry no / none', () => {
-    expect(gateRefusal({ ...open, writeAccess: false }, { write: true, supportEmail: support })?.details).toEqual({ retry: 'no', next_action: 'none' });
+    expect(gateRefusal({ ...open, writeAccess: false }, { write: true, supportEmail: support })?.details).toEqual({
+      retry: 'no',
+      next_action: 'none',
+    });
   });
 });

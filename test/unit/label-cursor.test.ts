@@ -16,7 +16,10 @@ describe('label list cursor', () => {
     expect(filterHash('st_2', { sort: '-created_at', status: 'ready' })).not.toBe(hash);
     expect(filterHash('st_1', { sort: '-created_at', status: 'failed' })).not.toBe(hash);
     const cursor = encodeCursor(SECRET, position, hash);
-    expect(decodeCursor(SECRET, cursor, filterHash('st_1', { sort: 'created_at', status: 'ready' }))).toEqual({ ok: false, reason: 'other_filters' });
+    expect(decodeCursor(SECRET, cursor, filterHash('st_1', { sort: 'created_at', status: 'ready' }))).toEqual({
+      ok: false,
+      reason: 'other_filters',
+    });
   });
 
   it.each([

@@ -33,18 +33,63 @@ describe('naturalRefusal', () => {
     ['unknown service', 'carrier_a', { service_code: 'x' }, 'service_not_available'],
     ['carrier A over 10 kg', 'carrier_a', { weight_grams: 10_001 }, 'weight_out_of_range'],
     ['zero weight', 'carrier_c', { service_code: 'c_home', weight_grams: 0 }, 'weight_out_of_range'],
-    ['bad CZ postcode', 'carrier_a', { address: { street: 'a', city: 'b', postcode: '1100', country: 'CZ' } }, 'postcode_invalid'],
-    ['empty street', 'carrier_a', { address: { street: ' ', city: 'b', postcode: '110 00', country: 'CZ' } }, 'address_invalid'],
+    [
+      'bad CZ postcode',
+      'carrier_a',
+      { address: { street: 'a', city: 'b', postcode: '1100', country: 'CZ' } },
+      'postcode_invalid',
+    ],
+    [
+      'empty street',
+      'carrier_a',
+      { address: { street: ' ', city: 'b', postcode: '110 00', country: 'CZ' } },
+      'address_invalid',
+    ],
     ['pickup-only service without a point', 'carrier_a', { service_code: 'a_pickup' }, 'pickup_point_invalid'],
-    ['unknown pickup point', 'carrier_a', { service_code: 'a_pickup', pickup_point: { id: 'nope', country: 'CZ' } }, 'pickup_point_invalid'],
+    [
+      'unknown pickup point',
+      'carrier_a',
+      { service_code: 'a_pickup', pickup_point: { id: 'nope', country: 'CZ' } },
+      'pickup_point_invalid',
+    ],
     ['COD over the CZK limit', 'carrier_a', { cod: { amount: '100000.01', currency: 'CZK' } }, 'cod_limit'],
-    ['carrier B COD without IBAN', 'carrier_b', { service_code: 'b_standard', cod: { amount: '10.00', currency: 'CZK' } }, 'other'],
-    ['carrier B COD with IBAN but no digits in the name', 'carrier_b', { service_code: 'b_standard', order_name: '#ABC', iban: 'CZ65', cod: { amount: '10.00', currency: 'CZK' } }, 'other'],
-    ['carrier B COD with IBAN and digits', 'carrier_b', { service_code: 'b_standard', iban: 'CZ65', cod: { amount: '10.00', currency: 'CZK' } }, null],
-    ['carrier C pickup point without phone', 'carrier_c', { service_code: 'c_pickup', phone: null, pickup_point: { id: '123', country: 'CZ' } }, 'address_invalid'],
+    [
+      'carrier B COD without IBAN',
+      'carrier_b',
+      { service_code: 'b_standard', cod: { amount: '10.00', currency: 'CZK' } },
+      'other',
+    ],
+    [
+      'carrier B COD with IBAN but no digits in the name',
+      'carrier_b',
+      { service_code: 'b_standard', order_name: '#ABC', iban: 'CZ65', cod: { amount: '10.00', currency: 'CZK' } },
+      'other',
+    ],
+    [
+      'carrier B COD with IBAN and digits',
+      'carrier_b',
+      { service_code: 'b_standard', iban: 'CZ65', cod: { amount: '10.00', currency: 'CZK' } },
+      null,
+    ],
+    [
+      'carrier C pickup point without phone',
+      'carrier_c',
+      { service_code: 'c_pickup', phone: null, pickup_point: { id: '123', country: 'CZ' } },
+      'address_invalid',
+    ],
     ['carrier D invalid e-mail', 'carrier_d', { service_code: 'd_home', email: 'jana@' }, 'address_invalid'],
-    ['carrier D COD to a foreign pickup point', 'carrier_d', { service_code: 'd_pickup', pickup_point: { id: '9', country: 'SK' }, cod: { amount: '5.00', currency: 'EUR' } }, 'pickup_point_invalid'],
-    ['carrier D COD to a domestic pickup point', 'carrier_d', { service_code: 'd_pickup', pickup_point: { id: '9', country: 'CZ' }, cod: { amount: '5.00', currency: 'CZK' } }, null],
+    [
+      'carrier D COD to a foreign pickup point',
+      'carrier_d',
+      { service_code: 'd_pickup', pickup_point: { id: '9', country: 'SK' }, cod: { amount: '5.00', currency: 'EUR' } },
+      'pickup_point_invalid',
+    ],
+    [
+      'carrier D COD to a domestic pickup point',
+      'carrier_d',
+      { service_code: 'd_pickup', pickup_point: { id: '9', country: 'CZ' }, cod: { amount: '5.00', currency: 'CZK' } },
+      null,
+    ],
     ['carrier E standard service', 'carrier_e', { service_code: 'standard' }, null],
   ])('%s', (_name, carrier, overrides, expected) => {
     expect(naturalRefusal(carrier, aShipment(overrides))?.reason ?? null).toBe(expected);
@@ -52,12 +97,13 @@ describe('naturalRefusal', () => {
 });
 
 describe('refusal codes', () => {
-  it.each(Object.keys(NATIVE_REFUSAL_CODES).flatMap((carrier) => CARRIER_REJECTION_REASONS.map((reason) => [carrier, reason] as const)))(
-    '%s native code of %s maps back',
-    (carrier, reason) => {
-      expect(reasonFromNativeCode(carrier, NATIVE_REFUSAL_CODES[carrier]![reason])).toBe(reason);
-    },
-  );
+  it.each(
+    Object.keys(NATIVE_REFUSAL_CODES).flatMap((carrier) =>
+      CARRIER_REJECTION_REASONS.map((reason) => [carrier, reason] as const),
+    ),
+  )('%s native code of %s maps back', (carrier, reason) => {
+    expect(reasonFromNativeCode(carrier, NATIVE_REFUSAL_CODES[carrier]![reason])).toBe(reason);
+  });
   it('maps an unknown native code to other', () => {
     expect(reasonFromNativeCode('carrier_a', 'SomethingNew')).toBe('other');
     expect(reasonFromNativeCode('carrier_e', 'cod_limit')).toBe('cod_limit');
@@ -66,7 +112,10 @@ describe('refusal codes', () => {
 
 describe('takeFault', () => {
   it('uses a fault `times` times for its operation only, then drops it', () => {
-    const queue = [withDefaultOperation(faultSchema.parse({ type: 'server_error', times: 2 })), withDefaultOperation(faultSchema.parse({ type: 'render_error' }))];
+    const queue = [
+      withDefaultOperation(faultSchema.parse({ type: 'server_error', times: 2 })),
+      withDefaultOperation(faultSchema.parse({ type: 'render_error' })),
+    ];
     expect(takeFault(queue, 'label')?.type).toBe('render_error');
     expect(takeFault(queue, 'label')).toBeNull();
     expect(takeFault(queue, 'create')?.type).toBe('server_error');
@@ -93,11 +142,15 @@ describe('platform identifiers and names', () => {
 });
 
 describe('page sizes', () => {
-  it.each(Object.entries(PAGE_SIZES))('%s is recognised', (name, size) => expect(pageSizeName(size.width, size.height)).toBe(name));
+  it.each(Object.entries(PAGE_SIZES))('%s is recognised', (name, size) =>
+    expect(pageSizeName(size.width, size.height)).toBe(name),
+  );
   it.each([
     ['carrier_b', { printerType: 'thermal' as const }, '10x15'],
     ['carrier_b', {}, 'A6'],
     ['carrier_e', { portalLabelSize: '10x15' as const }, '10x15'],
     ['carrier_d', {}, 'roll_101x160'],
-  ])('accountLabelSize %s', (code, account, expected) => expect(accountLabelSize(CARRIERS[code]!, account)).toBe(expected));
+  ])('accountLabelSize %s', (code, account, expected) =>
+    expect(accountLabelSize(CARRIERS[code]!, account)).toBe(expected),
+  );
 });

@@ -7,7 +7,10 @@ describe('effectiveScopes', () => {
     [[], READ],
     [['labels:print'], [...READ, 'labels:print']],
     [['labels:write'], [...READ, 'labels:write']],
-    [['labels:write', 'label_creations:resolve'], [...READ, 'labels:write', 'label_creations:resolve']],
+    [
+      ['labels:write', 'label_creations:resolve'],
+      [...READ, 'labels:write', 'label_creations:resolve'],
+    ],
     [['pickup_points:assign'], [...READ, 'pickup_points:assign']],
     [['label_documents:read'], [...READ, 'labels:print']],
   ])('%j holds %j', (granted, expected) => {
@@ -43,7 +46,9 @@ describe('scopesForNewKey', () => {
   });
   it('refuses label_creations:resolve without labels:write', () => {
     expect(() => scopesForNewKey(['label_creations:resolve'])).toThrow(ScopeError);
-    expect(() => scopesForNewKey(['labels:print', 'label_creations:resolve'])).toThrow(/only granted together with labels:write/);
+    expect(() => scopesForNewKey(['labels:print', 'label_creations:resolve'])).toThrow(
+      /only granted together with labels:write/,
+    );
   });
   it('refuses unknown scopes and wildcards', () => {
     expect(() => scopesForNewKey(['labels:*'])).toThrow(/unknown scope/);

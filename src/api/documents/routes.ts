@@ -1,6 +1,11 @@
 import { Label, LabelFulfillmentOrder } from '../../db/entities/label';
 import { findLabel } from '../../db/labels-query';
-import { checkServable, loadDocument, type DocumentDeps, type ServableDocument } from '../../documents/document-service';
+import {
+  checkServable,
+  loadDocument,
+  type DocumentDeps,
+  type ServableDocument,
+} from '../../documents/document-service';
 import { contentDisposition, documentFileName } from '../../documents/refusals';
 import { LabelDocument } from '../../db/entities/label';
 import { parseOrderId } from '../../domain/platform-ids';
@@ -40,10 +45,18 @@ async function mergedPdf(documents: ServableDocument[]): Promise<Uint8Array> {
 }
 
 /** Checks every label first (all-or-nothing, the first failing label's own error), then fetches or renders. */
-async function loadAll(deps: DocumentDeps, labels: Label[], format: 'label' | 'a4' | 'zpl'): Promise<ServableDocument[]> {
+async function loadAll(
+  deps: DocumentDeps,
+  labels: Label[],
+  format: 'label' | 'a4' | 'zpl',
+): Promise<ServableDocument[]> {
   const em = deps.orm.em.fork();
   const now = deps.now();
-  const stored = await em.find(LabelDocument, { labelId: { $in: labels.map((l) => l.id) } }, { fields: ['labelId', 'notIsolated'] });
+  const stored = await em.find(
+    LabelDocument,
+    { labelId: { $in: labels.map((l) => l.id) } },
+    { fields: ['labelId', 'notIsolated'] },
+  );
   for (const label of labels) {
     const copy = stored.find((d) => d.labelId === label.id);
     checkServable(label, copy ? { notIsolated: copy.notIsolated } : null, format, now);
@@ -81,7 +94,8 @@ export function createDocumentRoutes(deps: DocumentDeps) {
       path: '/orders/{order_id}/label-document',
       operationId: 'getOrderLabelDocument',
       summary: "The order's current outbound labels as one PDF, oldest first",
-      description: 'Return labels are never included. Two current labels sharing a fulfillment order: 409 `ambiguous_current_set`.',
+      description:
+        'Return labels are never included. Two current labels sharing a fulfillment order: 409 `ambiguous_current_set`.',
       tag: 'Documents',
       access: { kind: 'key', scope: 'labels:print' },
       params: orderParamsSchema,
@@ -99,7 +113,10 @@ export function createDocumentRoutes(deps: DocumentDeps) {
           { orderBy: { createdAt: 'asc', id: 'asc' } },
         );
         if (labels.length === 0) {
-          throw new ApiError('not_found', { message: 'The order has no current outbound label.', details: { order_id: order.gid } });
+          throw new ApiError('not_found', {
+            message: 'The order has no current outbound label.',
+            details: { order_id: order.gid },
+          });
         }
         if (labels.some((l) => l.currentSet === 'ambiguous')) {
           throw new ApiError('ambiguous_current_set', {
@@ -111,7 +128,16 @@ export function createDocumentRoutes(deps: DocumentDeps) {
           });
         }
         const documents = await loadAll(deps, labels, query.format);
-        sendPdf(ctx, await mergedPdf(documents), documents, documentFileName('labels', labels[0]!.orderName, labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`));
+        sendPdf(
+          ctx,
+          await mergedPdf(documents),
+          documents,
+          documentFileName(
+            'labels',
+            labels[0]!.orderName,
+            labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`,
+          ),
+        );
       },
     }),
     defineRoute({
@@ -119,7 +145,8 @@ export function createDocumentRoutes(deps: DocumentDeps) {
       path: '/label-documents',
       operationId: 'getMergedLabelDocuments',
       summary: 'Up to 50 labels as one PDF, in the order given',
-      description: 'All-or-nothing: one expired, pending or unavailable label fails the request with that label’s error. Any unknown ID: 404.',
+      description:
+        'All-or-nothing: one expired, pending or unavailable label fails the request with that label’s error. Any unknown ID: 404.',
       tag: 'Documents',
       access: { kind: 'key', scope: 'labels:print' },
       query: mergedDocumentQuerySchema,
@@ -133,10 +160,22 @@ export function createDocumentRoutes(deps: DocumentDeps) {
           : [];
         const byId = new Map(found.map((l) => [l.id, l]));
         const missing = ids.find((id) => !byId.has(id));
-        if (missing) throw new ApiError('not_found', { message: `No label ${JSON.stringify(missing.slice(0, 40))} in this store.` });
+        if (missing)
+          throw new ApiError('not_found', {
+            message: `No label ${JSON.stringify(missing.slice(0, 40))} in this store.`,
+          });
         const labels = ids.map((id) => byId.get(id)!);
         const documents = await loadAll(deps, labels, query.format);
-        sendPdf(ctx, await mergedPdf(documents), documents, documentFileName('labels', labels.length === 1 ? labels[0]!.orderName : null, labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`));
+        sendPdf(
+          ctx,
+          await mergedPdf(documents),
+          documents,
+          documentFileName(
+            'labels',
+            labels.length === 1 ? labels[0]!.orderName : null,
+            labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`,
+          ),
+        );
       },
     }),
   ];
@@ -147,7 +186,10 @@ async function conflictingFulfillmentOrders(deps: DocumentDeps, labels: Label[])
   const coverage = await deps.orm.em.fork().find(LabelFulfillmentOrder, { labelId: { $in: labels.map((l) => l.id) } });
   const byFo = new Map<string, { legacyId: string; labels: Set<string> }>();
   for (const row of coverage) {
-    const entry = byFo.get(row.fulfillmentOrderGid) ?? { legacyId: row.fulfillmentOrderLegacyId, labels: new Set<string>() };
+    const entry = byFo.get(row.fulfillmentOrderGid) ?? {
+      legacyId: row.fulfillmentOrderLegacyId,
+      labels: new Set<string>(),
+    };
     entry.labels.add(row.labelId);
     byFo.set(row.fulfillmentOrderGid, entry);
   }

@@ -6,7 +6,9 @@ export const MERGED_LABELS_MAX = 50;
 export const formatQuery = z
   .enum(REQUESTABLE_FORMATS)
   .default('label')
-  .describe('`label`: the carrier’s label-printer size, never A4; `a4`: the label placed on an A4 page; `zpl` is reserved');
+  .describe(
+    '`label`: the carrier’s label-printer size, never A4; `a4`: the label placed on an A4 page; `zpl` is reserved',
+  );
 
 export const documentQuerySchema = z.object({ format: formatQuery }).strict();
 

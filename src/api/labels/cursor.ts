@@ -11,7 +11,12 @@ interface CursorPayload {
 
 /** Hash binding a cursor to its store, filters and sort: reuse with other filters is refused. */
 export function filterHash(storeId: string, filters: Record<string, unknown>): string {
-  const canonical = JSON.stringify([storeId, Object.entries(filters).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b))]);
+  const canonical = JSON.stringify([
+    storeId,
+    Object.entries(filters)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }
 
@@ -21,7 +26,11 @@ function sign(secret: string, body: string): string {
 
 /** Opaque to callers: base64url JSON and its HMAC. */
 export function encodeCursor(secret: string, position: KeysetPosition, hash: string): string {
-  const payload: CursorPayload = { v: 1, p: position ? [Math.floor(position.createdAt.getTime() / 1000), position.id] : null, f: hash };
+  const payload: CursorPayload = {
+    v: 1,
+    p: position ? [Math.floor(position.createdAt.getTime() / 1000), position.id] : null,
+    f: hash,
+  };
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${body}.${sign(secret, body)}`;
 }

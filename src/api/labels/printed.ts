@@ -49,13 +49,23 @@ function idempotencyKeyOf(ctx: AppContext, fromQuery: string | undefined): strin
   if (key !== 'auto' && (key.length < KEY_LENGTH.min || key.length > KEY_LENGTH.max)) {
     throw new ApiError('validation_error', {
       message: `Idempotency-Key must be ${KEY_LENGTH.min} to ${KEY_LENGTH.max} characters, or \`auto\`.`,
-      details: { header: 'Idempotency-Key', received: key.length > 100 ? `${key.slice(0, 100)}…` : key, min: KEY_LENGTH.min, max: KEY_LENGTH.max },
+      details: {
+        header: 'Idempotency-Key',
+        received: key.length > 100 ? `${key.slice(0, 100)}…` : key,
+        min: KEY_LENGTH.min,
+        max: KEY_LENGTH.max,
+      },
     });
   }
   return key;
 }
 
-export function createPrintedRoutes(deps: { orm: Orm; now: () => Date; platform: Pick<StorePlatformPort, 'addOrderTags'>; publicBaseUrl: string | undefined }) {
+export function createPrintedRoutes(deps: {
+  orm: Orm;
+  now: () => Date;
+  platform: Pick<StorePlatformPort, 'addOrderTags'>;
+  publicBaseUrl: string | undefined;
+}) {
   return [
     defineRoute({
       method: 'POST',
@@ -70,8 +80,20 @@ export function createPrintedRoutes(deps: { orm: Orm; now: () => Date; platform:
       access: { kind: 'key', scope: 'labels:print', write: true },
       params: labelParamsSchema,
       query: printedQuerySchema,
-      headers: [{ name: 'Idempotency-Key', required: false, description: '8 to 255 characters, or `auto`; required unless `idempotency_key` is sent' }],
-      responses: { 200: { description: 'The label', schema: labelSchema, headers: { 'Idempotency-Replayed': '`true` on a replayed answer' } } },
+      headers: [
+        {
+          name: 'Idempotency-Key',
+          required: false,
+          description: '8 to 255 characters, or `auto`; required unless `idempotency_key` is sent',
+        },
+      ],
+      responses: {
+        200: {
+          description: 'The label',
+          schema: labelSchema,
+          headers: { 'Idempotency-Replayed': '`true` on a replayed answer' },
+        },
+      },
       errors: ['idempotency_conflict', 'duplicate_request', 'document_expired', 'shopify_unavailable'],
       handler: async (ctx, { params, query }) => {
         const auth = ctx.state.auth!;
@@ -96,7 +118,9 @@ export function createPrintedRoutes(deps: { orm: Orm; now: () => Date; platform:
             if (now.getTime() - label.createdAt.getTime() > DOCUMENT_RETENTION_MS) {
               throw new ApiError('document_expired', { details: { label_id: label.id } });
             }
-            const account = label.carrierAccountId ? await em.findOne(CarrierAccount, { id: label.carrierAccountId }) : null;
+            const account = label.carrierAccountId
+              ? await em.findOne(CarrierAccount, { id: label.carrierAccountId })
+              : null;
             if (account?.printTag) {
               const store = await em.findOneOrFail(Store, { id: auth.storeId });
               try {
@@ -113,7 +137,11 @@ export function createPrintedRoutes(deps: { orm: Orm; now: () => Date; platform:
             await recordLabelPrint(em, { storeId: auth.storeId, labelId: label.id, now });
             const fresh = await findLabel(deps.orm.em.fork(), auth.storeId, label.id);
             const [view] = await loadLabelViews(deps.orm.em.fork(), [fresh!]);
-            return { status: 200, body: serializeLabel(view!, { baseUrl: baseUrl(ctx, deps.publicBaseUrl), now }), headers: {} };
+            return {
+              status: 200,
+              body: serializeLabel(view!, { baseUrl: baseUrl(ctx, deps.publicBaseUrl), now }),
+              headers: {},
+            };
           },
         );
         ctx.status = outcome.response.status;

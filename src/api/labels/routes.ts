@@ -6,7 +6,14 @@ import { ApiError } from '../../http/api-error';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
 import { decodeCursor, encodeCursor, filterHash } from './cursor';
-import { labelListSchema, labelParamsSchema, labelSchema, listLabelsQuerySchema, type ListLabelsQuery, type LabelWire } from './schemas';
+import {
+  labelListSchema,
+  labelParamsSchema,
+  labelSchema,
+  listLabelsQuerySchema,
+  type ListLabelsQuery,
+  type LabelWire,
+} from './schemas';
 import { serializeLabel } from './serializer';
 
 /** Spec "GET /labels" Rule 2: the sync feed holds back labels younger than this. */
@@ -20,7 +27,13 @@ export interface LabelRoutesDeps {
 
 /** Sync feed = `sort=created_at` without the lookup filters (Rule 2). */
 function isSyncFeed(q: ListLabelsQuery): boolean {
-  return q.sort === 'created_at' && !q.order_id && q.order_name === undefined && q.batch_id === undefined && q.tracking_number === undefined;
+  return (
+    q.sort === 'created_at' &&
+    !q.order_id &&
+    q.order_name === undefined &&
+    q.batch_id === undefined &&
+    q.tracking_number === undefined
+  );
 }
 
 function filtersOf(storeId: string, q: ListLabelsQuery): LabelListFilters {
@@ -78,7 +91,10 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
                 check.reason === 'other_filters'
                   ? 'The cursor belongs to other filters; send the same filters as on the first page, or start without a cursor.'
                   : 'The cursor is not a next_cursor this API issued; pass it unchanged.',
-              details: { parameter: 'cursor', received: query.cursor.length > 100 ? `${query.cursor.slice(0, 100)}…` : query.cursor },
+              details: {
+                parameter: 'cursor',
+                received: query.cursor.length > 100 ? `${query.cursor.slice(0, 100)}…` : query.cursor,
+              },
             });
           }
           after = check.position;
@@ -96,7 +112,8 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         const base = baseUrl(ctx, deps.config.publicBaseUrl);
         const data: LabelWire[] = views.map((v) => serializeLabel(v, { baseUrl: base, now }));
         // Rule 2: the feed always hands back a position to resume from, also on its last page.
-        const nextCursor = page.hasMore || syncFeed ? encodeCursor(deps.config.cursorSecret, page.lastRead, hash) : null;
+        const nextCursor =
+          page.hasMore || syncFeed ? encodeCursor(deps.config.cursorSecret, page.lastRead, hash) : null;
         ctx.body = { data, next_cursor: nextCursor, has_more: page.hasMore };
       },
     }),

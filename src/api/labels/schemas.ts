@@ -10,12 +10,26 @@ import {
 import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
-const moneyAmount = z.string().regex(/^\d+\.\d{2}$/).describe('Decimal string with two places');
-const platformRef = z.object({ id: z.string().describe('Global ID (GID)'), legacy_id: z.string().describe('Numeric platform ID') });
+const moneyAmount = z
+  .string()
+  .regex(/^\d+\.\d{2}$/)
+  .describe('Decimal string with two places');
+const platformRef = z.object({
+  id: z.string().describe('Global ID (GID)'),
+  legacy_id: z.string().describe('Numeric platform ID'),
+});
 
 export const labelDocumentSchema = z
   .object({
-    availability: z.enum(['available', 'pending', 'expired', 'not_applicable', 'not_isolated', 'carrier_excluded', 'not_reissuable']),
+    availability: z.enum([
+      'available',
+      'pending',
+      'expired',
+      'not_applicable',
+      'not_isolated',
+      'carrier_excluded',
+      'not_reissuable',
+    ]),
     source: z.enum(['stored', 'carrier']).nullable().describe('Where the PDF comes from; null when there is none'),
     formats: z.array(z.enum(['label', 'a4'])),
     available_until: timestamp.describe('60 days after label creation'),
@@ -27,7 +41,9 @@ export const labelSchema = z
   .object({
     id: z.string().describe('`lbl_...`'),
     order: platformRef.extend({ name: z.string() }),
-    fulfillment_orders: z.array(platformRef).describe('Fulfillment orders the label covers; empty for whole-order labels'),
+    fulfillment_orders: z
+      .array(platformRef)
+      .describe('Fulfillment orders the label covers; empty for whole-order labels'),
     direction: z.enum(LABEL_DIRECTIONS),
     kind: z.enum(LABEL_KINDS),
     status: z.enum(LABEL_STATUSES),
@@ -37,16 +53,27 @@ export const labelSchema = z
     superseded_by: z.array(z.string()).describe('Newer labels that replaced this one'),
     current_set: z.enum(['ok', 'ambiguous']).describe('Same value on every label of the order and direction'),
     carrier: z.object({ code: z.string(), name: z.string(), account_id: z.string().nullable().describe('`ca_...`') }),
-    service: z.object({ code: z.string(), name: z.string() }).nullable().describe('Only on labels created through the API'),
+    service: z
+      .object({ code: z.string(), name: z.string() })
+      .nullable()
+      .describe('Only on labels created through the API'),
     source: z.enum(LABEL_SOURCES).nullable(),
     cod: z.object({ amount: moneyAmount, currency: z.string(), source: z.enum(COD_SOURCES) }).nullable(),
     declared_value: z.object({ amount: moneyAmount, currency: z.string() }).nullable(),
     tracking_number: z.string().nullable(),
     tracking_url: z.string().nullable(),
-    parcels: z.array(z.object({ tracking_number: z.string().nullable(), tracking_url: z.string().nullable(), weight_grams: z.number().int().nullable() })),
+    parcels: z.array(
+      z.object({
+        tracking_number: z.string().nullable(),
+        tracking_url: z.string().nullable(),
+        weight_grams: z.number().int().nullable(),
+      }),
+    ),
     batch_id: z.string().nullable(),
     document: labelDocumentSchema,
-    extras: z.record(z.string(), z.unknown()).describe('Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers'),
+    extras: z
+      .record(z.string(), z.unknown())
+      .describe('Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers'),
     created_at: timestamp.describe('Insertion time; never changes'),
     updated_at: timestamp.nullable().describe('Last state change; null on labels from before the field existed'),
   })
@@ -77,7 +104,11 @@ const instant = (description: string) =>
     .transform((value, ctx) => {
       const time = ISO_DATE_TIME.test(value) ? Date.parse(value) : Number.NaN;
       if (Number.isNaN(time)) {
-        ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time with an offset, e.g. 2026-10-01T12:00:00Z', input: value });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be an ISO 8601 date-time with an offset, e.g. 2026-10-01T12:00:00Z',
+          input: value,
+        });
         return z.NEVER;
       }
       return new Date(Math.floor(time / 1000) * 1000);
@@ -93,14 +124,25 @@ export const listLabelsQuerySchema = z
       .transform((value, ctx) => {
         const parts = value.split(',').map((p) => p.trim());
         if (parts.length > ORDER_ID_FILTER_MAX) {
-          ctx.addIssue({ code: 'too_big', origin: 'array', maximum: ORDER_ID_FILTER_MAX, inclusive: true, input: value, message: `at most ${ORDER_ID_FILTER_MAX} order IDs` });
+          ctx.addIssue({
+            code: 'too_big',
+            origin: 'array',
+            maximum: ORDER_ID_FILTER_MAX,
+            inclusive: true,
+            input: value,
+            message: `at most ${ORDER_ID_FILTER_MAX} order IDs`,
+          });
           return z.NEVER;
         }
         const gids: string[] = [];
         for (const part of parts) {
           const id = parseOrderId(part);
           if (!id) {
-            ctx.addIssue({ code: 'custom', message: `\`order_id\`: ${JSON.stringify(part.slice(0, 100))} is neither a numeric order ID nor an order GID`, input: value });
+            ctx.addIssue({
+              code: 'custom',
+              message: `\`order_id\`: ${JSON.stringify(part.slice(0, 100))} is neither a numeric order ID nor an order GID`,
+              input: value,
+            });
             return z.NEVER;
           }
           gids.push(id.gid);
@@ -120,7 +162,10 @@ export const listLabelsQuerySchema = z
     created_after: instant('Created at or after (inclusive, second precision)').optional(),
     created_before: instant('Created at or before (inclusive, second precision)').optional(),
     updated_after: instant('State changed at or after (inclusive, second precision)').optional(),
-    sort: z.enum(['-created_at', 'created_at']).default('-created_at').describe('`-created_at` newest first; `created_at` the sync feed'),
+    sort: z
+      .enum(['-created_at', 'created_at'])
+      .default('-created_at')
+      .describe('`-created_at` newest first; `created_at` the sync feed'),
     cursor: z.string().min(1).max(2000).describe('`next_cursor` of the previous page, unchanged').optional(),
     limit: z
       .string()

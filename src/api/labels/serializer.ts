@@ -37,7 +37,8 @@ export function serializeLabel(view: LabelView, context: { baseUrl: string; now:
     superseded_by: label.supersededBy,
     current_set: label.currentSet,
     carrier: { code: carrier.code, name: label.carrierName, account_id: label.carrierAccountId },
-    service: label.serviceCode !== null ? { code: label.serviceCode, name: label.serviceName ?? label.serviceCode } : null,
+    service:
+      label.serviceCode !== null ? { code: label.serviceCode, name: label.serviceName ?? label.serviceCode } : null,
     source: label.source,
     cod:
       label.codAmount !== null && label.codCurrency !== null && label.codSource !== null
@@ -49,7 +50,11 @@ export function serializeLabel(view: LabelView, context: { baseUrl: string; now:
         : null,
     tracking_number: label.trackingNumber,
     tracking_url: label.trackingUrl,
-    parcels: label.parcels.map((p) => ({ tracking_number: p.trackingNumber, tracking_url: p.trackingUrl, weight_grams: p.weightGrams })),
+    parcels: label.parcels.map((p) => ({
+      tracking_number: p.trackingNumber,
+      tracking_url: p.trackingUrl,
+      weight_grams: p.weightGrams,
+    })),
     batch_id: label.batchId,
     document: {
       availability: document.availability,

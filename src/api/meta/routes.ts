@@ -8,7 +8,10 @@ import { loadErrorReference } from './error-reference';
 const projectRoot = join(__dirname, '..', '..', '..');
 
 /** The machine-readable description and the error reference: public, no key (spec "Endpoints" intro). */
-export function createMetaRoutes(options: { publicBaseUrl: string | undefined; routes: () => readonly RouteDefinition[] }) {
+export function createMetaRoutes(options: {
+  publicBaseUrl: string | undefined;
+  routes: () => readonly RouteDefinition[];
+}) {
   const reference = loadErrorReference(projectRoot);
   const documents = new Map<string, unknown>();
   return [

@@ -1,4 +1,13 @@
-import type { CarrierAccountSettings, ClaimCapableCarrierPort, ClaimRequest, ClaimResult, LabelDocument, Money, ShipmentRequest, ShipmentResult } from '../port';
+import type {
+  CarrierAccountSettings,
+  ClaimCapableCarrierPort,
+  ClaimRequest,
+  ClaimResult,
+  LabelDocument,
+  Money,
+  ShipmentRequest,
+  ShipmentResult,
+} from '../port';
 import { callCarrier, type CarrierHttpOptions } from './http-client';
 import { accountPath, labelDocument, toSimulatorBody } from './shared';
 
@@ -37,24 +46,49 @@ export class CarrierAAdapter implements ClaimCapableCarrierPort {
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/packets`, body: toSimulatorBody(account, request), operation: 'create' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'POST',
+      path: `${this.base(account)}/packets`,
+      body: toSimulatorBody(account, request),
+      operation: 'create',
+    });
     return toResult(response.json<Packet>());
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/packets/${encodeURIComponent(shipmentId)}`, operation: 'status' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/packets/${encodeURIComponent(shipmentId)}`,
+      operation: 'status',
+    });
     if (response.status === 404) throw new Error(`carrier A has no packet ${shipmentId}`);
     return toResult(response.json<Packet>());
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/packets?reference=${encodeURIComponent(reference)}`, operation: 'lookup' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/packets?reference=${encodeURIComponent(reference)}`,
+      operation: 'lookup',
+    });
     const packet = response.json<{ packets: Packet[] }>().packets[0];
     return packet ? toResult(packet) : null;
   }
 
   async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/packets/${encodeURIComponent(shipmentId)}/label.pdf`, operation: 'label' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/packets/${encodeURIComponent(shipmentId)}/label.pdf`,
+      operation: 'label',
+    });
     if (response.status !== 200) throw new Error(`carrier A has no label for ${shipmentId}`);
     return labelDocument(response.bytes);
   }
@@ -65,7 +99,12 @@ export class CarrierAAdapter implements ClaimCapableCarrierPort {
       apiKey: account.credentials.apiKey,
       method: 'POST',
       path: `${this.base(account)}/claims`,
-      body: { reference: request.reference, order_name: request.orderName, original_packet_id: request.originalShipmentId, email: request.email },
+      body: {
+        reference: request.reference,
+        order_name: request.orderName,
+        original_packet_id: request.originalShipmentId,
+        email: request.email,
+      },
       operation: 'claim',
     });
     if (response.status === 404) throw new Error(`carrier A has no packet ${request.originalShipmentId}`);

@@ -1,4 +1,12 @@
-import { ImportRejectedError, type CarrierAccountSettings, type CarrierPort, type LabelDocument, type Money, type ShipmentRequest, type ShipmentResult } from '../port';
+import {
+  ImportRejectedError,
+  type CarrierAccountSettings,
+  type CarrierPort,
+  type LabelDocument,
+  type Money,
+  type ShipmentRequest,
+  type ShipmentResult,
+} from '../port';
 import { callCarrier, type CarrierHttpOptions } from './http-client';
 import { accountPath, labelDocument, toSimulatorBody } from './shared';
 
@@ -41,25 +49,51 @@ export class CarrierBAdapter implements CarrierPort {
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/batches`, body: toSimulatorBody(account, request), operation: 'create' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'POST',
+      path: `${this.base(account)}/batches`,
+      body: toSimulatorBody(account, request),
+      operation: 'create',
+    });
     return toResult(response.json<Batch>());
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/batches/${encodeURIComponent(shipmentId)}`, operation: 'status' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/batches/${encodeURIComponent(shipmentId)}`,
+      operation: 'status',
+    });
     if (response.status === 404) throw new Error(`carrier B has no batch ${shipmentId}`);
     return toResult(response.json<Batch>());
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/batches?reference=${encodeURIComponent(reference)}`, operation: 'lookup' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/batches?reference=${encodeURIComponent(reference)}`,
+      operation: 'lookup',
+    });
     const batch = response.json<{ batches: Batch[] }>().batches[0];
     return batch ? toResult(batch) : null;
   }
 
   async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/batches/${encodeURIComponent(shipmentId)}/label.pdf`, operation: 'label' });
-    if (response.status !== 200) throw new Error(`carrier B has no label for batch ${shipmentId} yet (HTTP ${response.status})`);
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/batches/${encodeURIComponent(shipmentId)}/label.pdf`,
+      operation: 'label',
+    });
+    if (response.status !== 200)
+      throw new Error(`carrier B has no label for batch ${shipmentId} yet (HTTP ${response.status})`);
     return labelDocument(response.bytes);
   }
 }

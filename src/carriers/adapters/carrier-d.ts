@@ -1,4 +1,11 @@
-import type { CarrierAccountSettings, CarrierPort, LabelDocument, Money, ShipmentRequest, ShipmentResult } from '../port';
+import type {
+  CarrierAccountSettings,
+  CarrierPort,
+  LabelDocument,
+  Money,
+  ShipmentRequest,
+  ShipmentResult,
+} from '../port';
 import { callCarrier, type CarrierHttpOptions } from './http-client';
 import { accountPath, labelDocument, toSimulatorBody } from './shared';
 
@@ -38,27 +45,52 @@ export class CarrierDAdapter implements CarrierPort {
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const created = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/parcels`, body: toSimulatorBody(account, request), operation: 'create' });
+    const created = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'POST',
+      path: `${this.base(account)}/parcels`,
+      body: toSimulatorBody(account, request),
+      operation: 'create',
+    });
     const draft = created.json<Parcel>();
     const document = await this.fetchLabel(account, draft.parcel_number);
     return this.getShipment(account, draft.parcel_number).then((printed) => ({ ...printed, document }));
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}`, operation: 'status' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}`,
+      operation: 'status',
+    });
     if (response.status === 404) throw new Error(`carrier D has no parcel ${shipmentId}`);
     return toResult(response.json<Parcel>(), null);
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/parcels?reference=${encodeURIComponent(reference)}`, operation: 'lookup' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/parcels?reference=${encodeURIComponent(reference)}`,
+      operation: 'lookup',
+    });
     const parcel = response.json<{ parcels: Parcel[] }>().parcels[0];
     return parcel ? toResult(parcel, null) : null;
   }
 
   /** Printing finalizes a draft; for a printed parcel it returns the same stored label again. */
   async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}/print`, operation: 'label' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'POST',
+      path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}/print`,
+      operation: 'label',
+    });
     if (response.status !== 200) throw new Error(`carrier D has no parcel ${shipmentId}`);
     return labelDocument(response.bytes);
   }

@@ -53,18 +53,37 @@ export class GenericCarrierAdapter implements CarrierPort {
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'POST', path: `${this.base(account)}/shipments`, body: toSimulatorBody(account, request), operation: 'create' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'POST',
+      path: `${this.base(account)}/shipments`,
+      body: toSimulatorBody(account, request),
+      operation: 'create',
+    });
     return this.toResult(response.json<Shipment>());
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/shipments/${encodeURIComponent(shipmentId)}`, operation: 'status' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/shipments/${encodeURIComponent(shipmentId)}`,
+      operation: 'status',
+    });
     if (response.status === 404) throw new Error(`${this.code} has no shipment ${shipmentId}`);
     return this.toResult(response.json<Shipment>());
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, { carrierCode: this.code, apiKey: account.credentials.apiKey, method: 'GET', path: `${this.base(account)}/shipments?reference=${encodeURIComponent(reference)}`, operation: 'lookup' });
+    const response = await callCarrier(this.http, {
+      carrierCode: this.code,
+      apiKey: account.credentials.apiKey,
+      method: 'GET',
+      path: `${this.base(account)}/shipments?reference=${encodeURIComponent(reference)}`,
+      operation: 'lookup',
+    });
     const shipment = response.json<{ shipments: Shipment[] }>().shipments[0];
     return shipment ? this.toResult(shipment) : null;
   }

@@ -43,7 +43,10 @@ export async function callCarrier(options: CarrierHttpOptions, call: CarrierCall
   try {
     response = await fetch(`${options.baseUrl}${call.path}`, {
       method: call.method,
-      headers: { authorization: `Bearer ${call.apiKey}`, ...(call.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${call.apiKey}`,
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
       signal: AbortSignal.timeout(options.timeoutMs),
     });
@@ -53,13 +56,19 @@ export async function callCarrier(options: CarrierHttpOptions, call: CarrierCall
     throw error;
   }
   const parseJson = <T>() => JSON.parse(bytes.toString('utf8')) as T;
-  if (response.status >= 500) throw new CarrierUnavailableError(call.operation === 'label' ? 'render_error' : 'carrier_error', response.status);
+  if (response.status >= 500)
+    throw new CarrierUnavailableError(call.operation === 'label' ? 'render_error' : 'carrier_error', response.status);
   if (response.status === 401 || response.status === 422) {
     const { error } = parseJson<{ error?: { code?: string; message?: string } }>();
-    throw new CarrierRejectedError(reasonFromNativeCode(call.carrierCode, error?.code ?? ''), error?.message ?? 'refused');
+    throw new CarrierRejectedError(
+      reasonFromNativeCode(call.carrierCode, error?.code ?? ''),
+      error?.message ?? 'refused',
+    );
   }
   if (response.status >= 400 && response.status !== 404 && response.status !== 409) {
-    throw new Error(`sandbox ${call.carrierCode} answered ${response.status} to ${call.method} ${call.path}: ${bytes.toString('utf8').slice(0, 500)}`);
+    throw new Error(
+      `sandbox ${call.carrierCode} answered ${response.status} to ${call.method} ${call.path}: ${bytes.toString('utf8').slice(0, 500)}`,
+    );
   }
   return { status: response.status, bytes, json: parseJson };
 }

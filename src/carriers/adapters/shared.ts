@@ -30,4 +30,5 @@ export async function labelDocument(bytes: Uint8Array): Promise<LabelDocument> {
   return { pdf: bytes, pages, pageSize };
 }
 
-export const accountPath = (prefix: string, account: CarrierAccountSettings) => `${prefix}/accounts/${encodeURIComponent(account.accountId)}`;
+export const accountPath = (prefix: string, account: CarrierAccountSettings) =>
+  `${prefix}/accounts/${encodeURIComponent(account.accountId)}`;

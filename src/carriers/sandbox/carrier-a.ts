@@ -2,13 +2,27 @@ import { z } from 'zod';
 import { carrierDefinition } from '../catalog';
 import { roundCod } from '../cod-rounding';
 import { BadRequest, json, pdf, type Router } from '../../sandbox/http';
-import { handleCreate, newShipment, notFound, operationFault, renderShipmentPdf, type SimulatorContext } from './engine';
+import {
+  handleCreate,
+  newShipment,
+  notFound,
+  operationFault,
+  renderShipmentPdf,
+  type SimulatorContext,
+} from './engine';
 import type { SimulatedShipment } from './state';
 
 const CODE = 'carrier_a';
 const BASE = '/carrier-a/accounts/:account';
 
-const claimSchema = z.object({ reference: z.string().min(1), order_name: z.string(), original_packet_id: z.string(), email: z.string().nullable() }).strict();
+const claimSchema = z
+  .object({
+    reference: z.string().min(1),
+    order_name: z.string(),
+    original_packet_id: z.string(),
+    email: z.string().nullable(),
+  })
+  .strict();
 
 function packetToWire(s: SimulatedShipment): Record<string, unknown> {
   return {
@@ -39,7 +53,10 @@ export function registerCarrierA(router: Router, ctx: SimulatorContext): void {
           status: 'ready',
           cod: body.cod ? roundCod(body.cod, carrierDefinition(CODE).codRounding) : null,
           // The recipient proves the pickup with this password when the option asks for it.
-          extras: body.options.consign_password === true ? { consign_password: packetId.slice(-4).split('').reverse().join('') } : {},
+          extras:
+            body.options.consign_password === true
+              ? { consign_password: packetId.slice(-4).split('').reverse().join('') }
+              : {},
         });
         shipment.pdf = await renderShipmentPdf(shipment);
         return shipment;

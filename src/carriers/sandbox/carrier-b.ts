@@ -1,6 +1,13 @@
 import { BadRequest, json, pdf, type Router } from '../../sandbox/http';
 import { variableSymbolFromOrderName } from '../variable-symbol';
-import { handleCreate, newShipment, notFound, operationFault, renderShipmentPdf, type SimulatorContext } from './engine';
+import {
+  handleCreate,
+  newShipment,
+  notFound,
+  operationFault,
+  renderShipmentPdf,
+  type SimulatorContext,
+} from './engine';
 import type { SimulatedShipment } from './state';
 
 const CODE = 'carrier_b';
@@ -58,7 +65,13 @@ export function registerCarrierB(router: Router, ctx: SimulatorContext): void {
           extras: variableSymbol ? { variable_symbol: variableSymbol } : {},
         });
         const account = ctx.state.account(request.params.account!);
-        if (account.batchCompletion === 'auto') ctx.state.later(request.params.account!, account.batchDelayMs, () => completeBatch(ctx, shipment), ctx.onError);
+        if (account.batchCompletion === 'auto')
+          ctx.state.later(
+            request.params.account!,
+            account.batchDelayMs,
+            () => completeBatch(ctx, shipment),
+            ctx.onError,
+          );
         return shipment;
       },
       (shipment) => json(202, batchToWire(shipment)),
@@ -81,7 +94,8 @@ export function registerCarrierB(router: Router, ctx: SimulatorContext): void {
     if (fault) return fault;
     const batch = ctx.state.findShipment(request.params.account!, CODE, request.params.id!);
     if (!batch) return notFound('batch');
-    if (!batch.pdf) return json(409, { error: { code: 'batch_not_completed', message: 'The batch has not completed' } });
+    if (!batch.pdf)
+      return json(409, { error: { code: 'batch_not_completed', message: 'The batch has not completed' } });
     batch.labelCalls += 1;
     return pdf(batch.pdf);
   });

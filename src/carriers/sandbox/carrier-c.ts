@@ -1,5 +1,12 @@
 import { json, pdf, type Router } from '../../sandbox/http';
-import { handleCreate, newShipment, notFound, operationFault, renderShipmentPdf, type SimulatorContext } from './engine';
+import {
+  handleCreate,
+  newShipment,
+  notFound,
+  operationFault,
+  renderShipmentPdf,
+  type SimulatorContext,
+} from './engine';
 import type { SimulatedShipment } from './state';
 
 const CODE = 'carrier_c';
@@ -12,7 +19,9 @@ function parcelToWire(s: SimulatedShipment, withPdf: boolean): Record<string, un
     tracking_url: `https://tracking.carrier-c.example/parcel/${s.trackingNumber}`,
     reference: s.reference,
     cod: s.cod,
-    ...(withPdf && s.pdf ? { label_pdf_base64: Buffer.from(s.pdf).toString('base64'), label_page_size: s.pageSize, label_pages: s.pages } : {}),
+    ...(withPdf && s.pdf
+      ? { label_pdf_base64: Buffer.from(s.pdf).toString('base64'), label_page_size: s.pageSize, label_pages: s.pages }
+      : {}),
   };
 }
 

@@ -1,5 +1,12 @@
 import { json, pdf, type Router } from '../../sandbox/http';
-import { handleCreate, newShipment, notFound, operationFault, renderShipmentPdf, type SimulatorContext } from './engine';
+import {
+  handleCreate,
+  newShipment,
+  notFound,
+  operationFault,
+  renderShipmentPdf,
+  type SimulatorContext,
+} from './engine';
 import type { SimulatedShipment } from './state';
 
 const CODE = 'carrier_d';
@@ -28,7 +35,12 @@ export function registerCarrierD(router: Router, ctx: SimulatorContext): void {
       request,
       async (body) => {
         const parcelNumber = ctx.state.nextNumber(14);
-        return newShipment(CODE, request.params.account!, body, { shipmentId: parcelNumber, trackingNumber: parcelNumber, barcode: `*${parcelNumber}*`, status: 'draft' });
+        return newShipment(CODE, request.params.account!, body, {
+          shipmentId: parcelNumber,
+          trackingNumber: parcelNumber,
+          barcode: `*${parcelNumber}*`,
+          status: 'draft',
+        });
       },
       (shipment) => json(201, parcelToWire(shipment)),
     ),

@@ -5,7 +5,10 @@ import { faultToWire, scriptFaultsBodySchema, withDefaultOperation } from './fau
 import { ledgerEntryToWire } from './state';
 
 const settingsSchema = z
-  .object({ batch_completion: z.enum(['auto', 'manual']).optional(), batch_delay_ms: z.number().int().min(0).max(600_000).optional() })
+  .object({
+    batch_completion: z.enum(['auto', 'manual']).optional(),
+    batch_delay_ms: z.number().int().min(0).max(600_000).optional(),
+  })
   .strict();
 
 /** Control API of the simulated carriers: scripted faults, account settings, the ledger, and reset. */
@@ -19,7 +22,10 @@ export function registerCarrierControl(router: Router, ctx: SimulatorContext): v
     return json(201, { carrier_account_id: request.params.account, faults: queue.map(faultToWire) });
   });
   router.add('GET', `${base}/faults`, async (request) =>
-    json(200, { carrier_account_id: request.params.account, faults: ctx.state.account(request.params.account!).faults.map(faultToWire) }),
+    json(200, {
+      carrier_account_id: request.params.account,
+      faults: ctx.state.account(request.params.account!).faults.map(faultToWire),
+    }),
   );
   router.add('DELETE', `${base}/faults`, async (request) => {
     ctx.state.account(request.params.account!).faults.length = 0;
@@ -31,7 +37,11 @@ export function registerCarrierControl(router: Router, ctx: SimulatorContext): v
     const account = ctx.state.account(request.params.account!);
     if (parsed.data.batch_completion) account.batchCompletion = parsed.data.batch_completion;
     if (parsed.data.batch_delay_ms !== undefined) account.batchDelayMs = parsed.data.batch_delay_ms;
-    return json(200, { carrier_account_id: request.params.account, batch_completion: account.batchCompletion, batch_delay_ms: account.batchDelayMs });
+    return json(200, {
+      carrier_account_id: request.params.account,
+      batch_completion: account.batchCompletion,
+      batch_delay_ms: account.batchDelayMs,
+    });
   });
   router.add('POST', `${base}/reset`, async (request) => {
     ctx.state.reset(request.params.account!);
@@ -41,7 +51,9 @@ export function registerCarrierControl(router: Router, ctx: SimulatorContext): v
     const accountId = request.query.get('carrier_account_id');
     const carrierCode = request.query.get('carrier_code');
     const reference = request.query.get('reference');
-    const shipments = ctx.state.ledger({ accountId, carrierCode }).filter((s) => !reference || s.reference === reference);
+    const shipments = ctx.state
+      .ledger({ accountId, carrierCode })
+      .filter((s) => !reference || s.reference === reference);
     return json(200, { shipments: shipments.map(ledgerEntryToWire) });
   });
 }

@@ -15,7 +15,9 @@ export interface SimulatorContext {
 }
 
 export function refusalReply(carrierCode: string, reason: CarrierRejectionReason, text: string): Reply {
-  return json(reason === 'credentials_invalid' ? 401 : 422, { error: { code: nativeRefusalCode(carrierCode, reason), message: text } });
+  return json(reason === 'credentials_invalid' ? 401 : 422, {
+    error: { code: nativeRefusalCode(carrierCode, reason), message: text },
+  });
 }
 
 /** Every simulator wants `Authorization: Bearer <api key>`; a missing key is the carrier's credentials refusal. */
@@ -52,7 +54,8 @@ export function newShipment(
     declaredValue: body.declared_value,
     extras: {},
     recipientName: body.recipient.name,
-    pageSize: service?.pageSize ?? accountLabelSize(carrierDefinition(carrierCode), { printerType: body.printer_type ?? null }),
+    pageSize:
+      service?.pageSize ?? accountLabelSize(carrierDefinition(carrierCode), { printerType: body.printer_type ?? null }),
     pages: service?.pages ?? 1,
     pdf: null,
     rejectAtImport: false,
@@ -68,7 +71,13 @@ export async function renderShipmentPdf(s: SimulatedShipment): Promise<Uint8Arra
   const lines = [`Service: ${s.serviceCode}`, `Order: ${s.orderName}`, `To: ${s.recipientName}`];
   if (s.cod) lines.push(`COD: ${s.cod.amount} ${s.cod.currency}`);
   if (s.batchId) lines.push(`Batch: ${s.batchId}`);
-  return renderSampleLabel({ pageSize: s.pageSize, carrierName: carrierDefinition(s.carrierCode).name, trackingNumber: s.trackingNumber ?? s.shipmentId, lines, pageCaptions: captions });
+  return renderSampleLabel({
+    pageSize: s.pageSize,
+    carrierName: carrierDefinition(s.carrierCode).name,
+    trackingNumber: s.trackingNumber ?? s.shipmentId,
+    lines,
+    pageCaptions: captions,
+  });
 }
 
 /**
@@ -80,7 +89,10 @@ export async function handleCreate(
   ctx: SimulatorContext,
   carrierCode: string,
   request: SandboxRequest,
-  create: (body: SimulatorShipment, options: { draftOnly: boolean; rejectAtImport: boolean }) => Promise<SimulatedShipment>,
+  create: (
+    body: SimulatorShipment,
+    options: { draftOnly: boolean; rejectAtImport: boolean },
+  ) => Promise<SimulatedShipment>,
   answer: (shipment: SimulatedShipment) => Reply,
 ): Promise<Reply> {
   const accountId = request.params.account!;
@@ -102,7 +114,11 @@ export async function handleCreate(
     case 'server_error':
       return json(500, { error: { code: 'internal', message: 'Internal server error' } });
     case 'reject':
-      return refusalReply(carrierCode, fault.reason ?? 'other', fault.message ?? `Scripted refusal: ${fault.reason ?? 'other'}`);
+      return refusalReply(
+        carrierCode,
+        fault.reason ?? 'other',
+        fault.message ?? `Scripted refusal: ${fault.reason ?? 'other'}`,
+      );
     case 'timeout_not_created':
       return { kind: 'drop', afterMs: fault.hold_ms };
     case 'timeout_created':
@@ -128,7 +144,12 @@ export async function handleCreate(
 /**
  * Label, print and status calls: credentials, then scripted faults for that operation. `null` means go on normally.
  */
-export async function operationFault(ctx: SimulatorContext, carrierCode: string, request: SandboxRequest, operation: FaultOperation): Promise<Reply | null> {
+export async function operationFault(
+  ctx: SimulatorContext,
+  carrierCode: string,
+  request: SandboxRequest,
+  operation: FaultOperation,
+): Promise<Reply | null> {
   const refusedCredentials = credentialsRefusal(carrierCode, request);
   if (refusedCredentials) return refusedCredentials;
   const fault = takeFault(ctx.state.account(request.params.account!).faults, operation);

@@ -35,7 +35,10 @@ export const faultSchema = z
     accept_after_ms: z.number().int().min(0).max(600_000).default(200),
   })
   .strict()
-  .refine((f) => f.type !== 'reject' || f.reason !== undefined, { message: 'a reject fault needs a reason', path: ['reason'] });
+  .refine((f) => f.type !== 'reject' || f.reason !== undefined, {
+    message: 'a reject fault needs a reason',
+    path: ['reason'],
+  });
 
 export const scriptFaultsBodySchema = z.object({ faults: z.array(faultSchema).min(1).max(50) }).strict();
 

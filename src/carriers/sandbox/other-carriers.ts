@@ -3,7 +3,14 @@ import { CARRIERS, type PageSizeName } from '../catalog';
 import { mergePdfs } from '../../pdf/merge';
 import { renderSampleLabel } from '../../pdf/sample-label';
 import { BadRequest, json, pdf, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
-import { handleCreate, newShipment, notFound, operationFault, renderShipmentPdf, type SimulatorContext } from './engine';
+import {
+  handleCreate,
+  newShipment,
+  notFound,
+  operationFault,
+  renderShipmentPdf,
+  type SimulatorContext,
+} from './engine';
 import type { SimulatedShipment } from './state';
 
 const BASE = '/carriers/:carrier/accounts/:account';
@@ -12,7 +19,8 @@ const BASE = '/carriers/:carrier/accounts/:account';
 function genericCarrier(request: SandboxRequest): string {
   const code = request.params.carrier!;
   const carrier = CARRIERS[code];
-  if (!carrier || ['carrier_a', 'carrier_b', 'carrier_c', 'carrier_d'].includes(code)) throw new BadRequest(`no generic simulator for ${code}`);
+  if (!carrier || ['carrier_a', 'carrier_b', 'carrier_c', 'carrier_d'].includes(code))
+    throw new BadRequest(`no generic simulator for ${code}`);
   return code;
 }
 
@@ -23,7 +31,9 @@ function shipmentToWire(s: SimulatedShipment, withPdf: boolean): Record<string, 
     tracking_url: `https://tracking.example/${s.carrierCode}/${s.trackingNumber}`,
     reference: s.reference,
     cod: s.cod,
-    ...(withPdf && s.pdf ? { label_pdf_base64: Buffer.from(s.pdf).toString('base64'), label_page_size: s.pageSize, label_pages: s.pages } : {}),
+    ...(withPdf && s.pdf
+      ? { label_pdf_base64: Buffer.from(s.pdf).toString('base64'), label_page_size: s.pageSize, label_pages: s.pages }
+      : {}),
   };
 }
 
@@ -44,7 +54,12 @@ export function registerOtherCarriers(router: Router, ctx: SimulatorContext): vo
       request,
       async (body) => {
         const number = ctx.state.nextNumber(12);
-        const shipment = newShipment(code, request.params.account!, body, { shipmentId: number, trackingNumber: `${code.slice(-1).toUpperCase()}${number}`, barcode: `*${number}*`, status: 'ready' });
+        const shipment = newShipment(code, request.params.account!, body, {
+          shipmentId: number,
+          trackingNumber: `${code.slice(-1).toUpperCase()}${number}`,
+          barcode: `*${number}*`,
+          status: 'ready',
+        });
         if (mode === 'stored_only') shipment.pdf = await renderShipmentPdf(shipment);
         return shipment;
       },
@@ -67,7 +82,8 @@ export function registerOtherCarriers(router: Router, ctx: SimulatorContext): vo
   });
   router.add('GET', `${BASE}/shipments/:id/print`, async (request): Promise<Reply> => {
     const code = genericCarrier(request);
-    if (CARRIERS[code]!.documentMode !== 'render') return json(404, { error: { code: 'no_print_call', message: `${code} has no print call` } });
+    if (CARRIERS[code]!.documentMode !== 'render')
+      return json(404, { error: { code: 'no_print_call', message: `${code} has no print call` } });
     const fault = await operationFault(ctx, code, request, 'label');
     if (fault) return fault;
     const shipment = ctx.state.findShipment(request.params.account!, code, request.params.id!);
@@ -103,12 +119,22 @@ export function registerLegacyBatchFiles(router: Router, ctx: SimulatorContext):
     const pageSize: PageSizeName = parsed.data.page_size;
     const labels = await Promise.all(
       trackingNumbers.map((trackingNumber, i) =>
-        renderSampleLabel({ pageSize, carrierName: carrier.name, trackingNumber, lines: [`Batch file ${fileId}, label ${i + 1} of ${trackingNumbers.length}`] }),
+        renderSampleLabel({
+          pageSize,
+          carrierName: carrier.name,
+          trackingNumber,
+          lines: [`Batch file ${fileId}, label ${i + 1} of ${trackingNumbers.length}`],
+        }),
       ),
     );
     const bytes = await mergePdfs(labels);
     ctx.state.legacyFiles.set(fileId, { accountId, carrierCode, pdf: bytes, trackingNumbers });
-    return json(201, { file_id: fileId, url: `/legacy-batch-files/${fileId}.pdf`, pages: trackingNumbers.length, tracking_numbers: trackingNumbers });
+    return json(201, {
+      file_id: fileId,
+      url: `/legacy-batch-files/${fileId}.pdf`,
+      pages: trackingNumbers.length,
+      tracking_numbers: trackingNumbers,
+    });
   });
   router.add('GET', '/legacy-batch-files/:file', async (request) => {
     const file = ctx.state.legacyFiles.get(request.params.file!.replace(/\.pdf$/, ''));

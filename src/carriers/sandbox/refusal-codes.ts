@@ -58,7 +58,10 @@ export function nativeRefusalCode(carrierCode: string, reason: CarrierRejectionR
 
 export function reasonFromNativeCode(carrierCode: string, code: string): CarrierRejectionReason {
   const table = NATIVE_REFUSAL_CODES[carrierCode];
-  if (!table) return (Object.keys(NATIVE_REFUSAL_CODES.carrier_a!) as CarrierRejectionReason[]).find((r) => r === code) ?? 'other';
+  if (!table)
+    return (
+      (Object.keys(NATIVE_REFUSAL_CODES.carrier_a!) as CarrierRejectionReason[]).find((r) => r === code) ?? 'other'
+    );
   const entry = Object.entries(table).find(([, native]) => native === code);
   return (entry?.[0] as CarrierRejectionReason | undefined) ?? 'other';
 }

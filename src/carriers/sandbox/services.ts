@@ -10,7 +10,12 @@ export interface SandboxService {
   pages: number;
 }
 
-const one = (code: string, extra: Partial<SandboxService> = {}): SandboxService => ({ code, pickupPointOnly: false, pages: 1, ...extra });
+const one = (code: string, extra: Partial<SandboxService> = {}): SandboxService => ({
+  code,
+  pickupPointOnly: false,
+  pages: 1,
+  ...extra,
+});
 
 export const SANDBOX_SERVICES: Readonly<Record<string, readonly SandboxService[]>> = {
   carrier_a: [one('a_home'), one('a_pickup', { pickupPointOnly: true })],
@@ -30,7 +35,12 @@ export function sandboxService(carrierCode: string, serviceCode: string): Sandbo
 }
 
 /** Heaviest parcel each simulated carrier takes. */
-export const MAX_WEIGHT_GRAMS: Readonly<Record<string, number>> = { carrier_a: 10_000, carrier_b: 31_500, carrier_c: 31_500, carrier_d: 30_000 };
+export const MAX_WEIGHT_GRAMS: Readonly<Record<string, number>> = {
+  carrier_a: 10_000,
+  carrier_b: 31_500,
+  carrier_c: 31_500,
+  carrier_d: 30_000,
+};
 export const DEFAULT_MAX_WEIGHT_GRAMS = 30_000;
 
 /** Highest COD each simulated carrier collects, in whole units of the currency. */

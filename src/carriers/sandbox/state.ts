@@ -45,7 +45,10 @@ export interface AccountState {
 export class CarrierSandboxState {
   private readonly accounts = new Map<string, AccountState>();
   private sequence = 0;
-  readonly legacyFiles = new Map<string, { accountId: string; carrierCode: string; pdf: Uint8Array; trackingNumbers: string[] }>();
+  readonly legacyFiles = new Map<
+    string,
+    { accountId: string; carrierCode: string; pdf: Uint8Array; trackingNumbers: string[] }
+  >();
 
   account(accountId: string): AccountState {
     let state = this.accounts.get(accountId);
@@ -73,16 +76,23 @@ export class CarrierSandboxState {
   }
 
   findShipment(accountId: string, carrierCode: string, shipmentId: string): SimulatedShipment | null {
-    return this.account(accountId).shipments.find((s) => s.carrierCode === carrierCode && s.shipmentId === shipmentId) ?? null;
+    return (
+      this.account(accountId).shipments.find((s) => s.carrierCode === carrierCode && s.shipmentId === shipmentId) ??
+      null
+    );
   }
 
   findByReference(accountId: string, carrierCode: string, reference: string): SimulatedShipment[] {
-    return this.account(accountId).shipments.filter((s) => s.carrierCode === carrierCode && s.reference === reference && s.kind === 'shipment');
+    return this.account(accountId).shipments.filter(
+      (s) => s.carrierCode === carrierCode && s.reference === reference && s.kind === 'shipment',
+    );
   }
 
   ledger(filter: { accountId?: string | null; carrierCode?: string | null }): SimulatedShipment[] {
     const accounts = filter.accountId ? [this.account(filter.accountId)] : [...this.accounts.values()];
-    return accounts.flatMap((a) => a.shipments).filter((s) => !filter.carrierCode || s.carrierCode === filter.carrierCode);
+    return accounts
+      .flatMap((a) => a.shipments)
+      .filter((s) => !filter.carrierCode || s.carrierCode === filter.carrierCode);
   }
 
   reset(accountId: string): void {

@@ -93,7 +93,12 @@ export const LabelSchema = new EntitySchema<Label>({
     codAmount: { type: 'decimal', nullable: true, fieldName: 'cod_amount', columnType: 'numeric(12,2)' },
     codCurrency: { type: 'string', nullable: true, fieldName: 'cod_currency' },
     codSource: { type: 'string', nullable: true, fieldName: 'cod_source' },
-    declaredValueAmount: { type: 'decimal', nullable: true, fieldName: 'declared_value_amount', columnType: 'numeric(12,2)' },
+    declaredValueAmount: {
+      type: 'decimal',
+      nullable: true,
+      fieldName: 'declared_value_amount',
+      columnType: 'numeric(12,2)',
+    },
     declaredValueCurrency: { type: 'string', nullable: true, fieldName: 'declared_value_currency' },
     trackingNumber: { type: 'string', nullable: true, fieldName: 'tracking_number' },
     trackingUrl: { type: 'string', nullable: true, fieldName: 'tracking_url' },

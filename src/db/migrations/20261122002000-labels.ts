@@ -85,8 +85,12 @@ export class Migration20261122002000Labels extends Migration {
     this.addSql('create index labels_store_order_idx on labels (store_id, order_gid, direction);');
     this.addSql('create index labels_store_order_name_idx on labels (store_id, order_name_key);');
     this.addSql('create index labels_store_batch_idx on labels (store_id, batch_id) where batch_id is not null;');
-    this.addSql('create index labels_store_tracking_idx on labels (store_id, tracking_number) where tracking_number is not null;');
-    this.addSql('create index labels_store_updated_idx on labels (store_id, updated_at, id) where updated_at is not null;');
+    this.addSql(
+      'create index labels_store_tracking_idx on labels (store_id, tracking_number) where tracking_number is not null;',
+    );
+    this.addSql(
+      'create index labels_store_updated_idx on labels (store_id, updated_at, id) where updated_at is not null;',
+    );
     this.addSql('create index labels_store_state_idx on labels (store_id, direction, status, current, created_at);');
     this.addSql('create index labels_creation_idx on labels (label_creation_id) where label_creation_id is not null;');
     this.addSql(`
@@ -97,7 +101,9 @@ export class Migration20261122002000Labels extends Migration {
         store_id text not null,
         primary key (label_id, fulfillment_order_gid)
       );`);
-    this.addSql('create index label_fulfillment_orders_fo_idx on label_fulfillment_orders (store_id, fulfillment_order_gid);');
+    this.addSql(
+      'create index label_fulfillment_orders_fo_idx on label_fulfillment_orders (store_id, fulfillment_order_gid);',
+    );
     this.addSql(`
       create table label_documents (
         label_id text primary key references labels (id) on delete cascade,
@@ -133,7 +139,9 @@ export class Migration20261122002000Labels extends Migration {
         updated_at timestamptz not null default now()
       );`);
     this.addSql('create index label_creations_store_created_idx on label_creations (store_id, created_at, id);');
-    this.addSql('create index label_creations_store_key_idx on label_creations (store_id, idempotency_key, created_at);');
+    this.addSql(
+      'create index label_creations_store_key_idx on label_creations (store_id, idempotency_key, created_at);',
+    );
     this.addSql('create index label_creations_store_order_idx on label_creations (store_id, order_gid);');
     this.addSql('create index label_creations_store_status_idx on label_creations (store_id, status);');
   }

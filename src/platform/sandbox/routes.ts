@@ -1,7 +1,20 @@
 import { z } from 'zod';
 import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
-import { fulfillBodySchema, fulfillmentOrderSchema, orderEditSchema, orderSchema, platformFaultSchema, type OrderInput } from './schemas';
-import { legacyIdOf, normalizeOrderName, type PlatformSandboxState, type StoreState, type StoredFulfillmentOrder } from './state';
+import {
+  fulfillBodySchema,
+  fulfillmentOrderSchema,
+  orderEditSchema,
+  orderSchema,
+  platformFaultSchema,
+  type OrderInput,
+} from './schemas';
+import {
+  legacyIdOf,
+  normalizeOrderName,
+  type PlatformSandboxState,
+  type StoreState,
+  type StoredFulfillmentOrder,
+} from './state';
 
 const orderGid = (id: string) => `gid://shopify/Order/${id}`;
 const fulfillmentOrderGid = (id: string) => `gid://shopify/FulfillmentOrder/${id}`;
@@ -38,10 +51,20 @@ function fulfillmentOrderToWire(fo: StoredFulfillmentOrder): Record<string, unkn
   };
 }
 
-function storeFulfillmentOrder(store: StoreState, orderId: string, input: z.infer<typeof fulfillmentOrderSchema>): StoredFulfillmentOrder {
+function storeFulfillmentOrder(
+  store: StoreState,
+  orderId: string,
+  input: z.infer<typeof fulfillmentOrderSchema>,
+): StoredFulfillmentOrder {
   const id = legacyIdOf(input.id);
   const existing = store.fulfillmentOrders.get(id);
-  const stored: StoredFulfillmentOrder = { ...input, id, orderId, hold: existing?.hold ?? null, replaced_by: existing?.replaced_by ?? [] };
+  const stored: StoredFulfillmentOrder = {
+    ...input,
+    id,
+    orderId,
+    hold: existing?.hold ?? null,
+    replaced_by: existing?.replaced_by ?? [],
+  };
   store.fulfillmentOrders.set(id, stored);
   return stored;
 }
@@ -63,7 +86,8 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
       await sleep(next.delay_ms);
       return null;
     }
-    if (next.type === 'throttled') return json(429, { errors: 'Throttled' }, { 'retry-after': String(next.retry_after_seconds) });
+    if (next.type === 'throttled')
+      return json(429, { errors: 'Throttled' }, { 'retry-after': String(next.retry_after_seconds) });
     return json(503, { errors: 'Service unavailable' });
   };
   const withOrder = (request: SandboxRequest) => {
@@ -76,7 +100,9 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     const f = await fault(request);
     if (f) return f;
     const wanted = normalizeOrderName(request.query.get('name') ?? '');
-    const orders = [...state.store(request.params.domain!).orders.values()].filter((o) => normalizeOrderName(o.name) === wanted);
+    const orders = [...state.store(request.params.domain!).orders.values()].filter(
+      (o) => normalizeOrderName(o.name) === wanted,
+    );
     return json(200, { orders: orders.map(orderToWire) });
   });
   router.add('GET', `${api}/orders/:id`, async (request) => {
@@ -109,9 +135,11 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     const body = parse(fulfillBodySchema, request.body, 'fulfillment body');
     const fos = body.fulfillment_order_ids.map((id) => store.fulfillmentOrders.get(legacyIdOf(id)));
     for (const [i, fo] of fos.entries()) {
-      if (!fo) return json(422, { errors: `fulfillment order ${body.fulfillment_order_ids[i]} not found`, code: 'not_found' });
+      if (!fo)
+        return json(422, { errors: `fulfillment order ${body.fulfillment_order_ids[i]} not found`, code: 'not_found' });
       if (fo.hold) return json(422, { errors: `fulfillment order ${fo.id} is on hold`, code: 'on_hold' });
-      if (!['open', 'in_progress'].includes(fo.status)) return json(422, { errors: `fulfillment order ${fo.id} is ${fo.status}`, code: 'not_open' });
+      if (!['open', 'in_progress'].includes(fo.status))
+        return json(422, { errors: `fulfillment order ${fo.id} is ${fo.status}`, code: 'not_open' });
     }
     for (const fo of fos) fo!.status = 'closed';
     const fulfillment = {
@@ -149,7 +177,8 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     const edit = parse(orderEditSchema, request.body, 'order edit');
     const replaced = edit.replace.map(({ fulfillment_order_id: oldId, new: input }) => {
       const old = store.fulfillmentOrders.get(legacyIdOf(oldId));
-      if (!old || old.orderId !== order.id) throw new BadRequest(`fulfillment order ${oldId} is not in order ${order.id}`);
+      if (!old || old.orderId !== order.id)
+        throw new BadRequest(`fulfillment order ${oldId} is not in order ${order.id}`);
       const created = storeFulfillmentOrder(store, order.id, input);
       // An edit closes the old fulfillment order and points to its replacement, as the platform does.
       old.status = 'closed';
@@ -161,7 +190,11 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
   router.add('POST', `${control}/fulfillment-orders/:id/hold`, async (request) => {
     const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
     if (!fo) return json(404, { errors: 'Not Found' });
-    const body = parse(z.object({ reason: z.string().nullable().default(null) }).strict(), request.body ?? {}, 'hold body');
+    const body = parse(
+      z.object({ reason: z.string().nullable().default(null) }).strict(),
+      request.body ?? {},
+      'hold body',
+    );
     fo.hold = { held_by: 'export', reason: body.reason };
     return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
   });
@@ -171,7 +204,9 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     fo.hold = null;
     return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
   });
-  router.add('GET', `${control}/fulfillments`, async (request) => json(200, { fulfillments: state.store(request.params.domain!).fulfillments }));
+  router.add('GET', `${control}/fulfillments`, async (request) =>
+    json(200, { fulfillments: state.store(request.params.domain!).fulfillments }),
+  );
   router.add('POST', `${control}/faults`, async (request) => {
     const body = parse(z.object({ faults: z.array(platformFaultSchema).min(1) }).strict(), request.body, 'faults body');
     const store = state.store(request.params.domain!);

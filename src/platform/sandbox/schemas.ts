@@ -6,8 +6,13 @@ const deliveryType = z.enum(['shipping', 'pickup', 'local', 'retail']);
 export const fulfillmentOrderSchema = z
   .object({
     id: z.union([z.string(), z.number()]).transform(String),
-    status: z.enum(['open', 'in_progress', 'scheduled', 'on_hold', 'incomplete', 'closed', 'cancelled']).default('open'),
-    assigned_location: z.object({ id: z.union([z.string(), z.number()]).transform(String), name: z.string() }).strict().default({ id: '1', name: 'Warehouse' }),
+    status: z
+      .enum(['open', 'in_progress', 'scheduled', 'on_hold', 'incomplete', 'closed', 'cancelled'])
+      .default('open'),
+    assigned_location: z
+      .object({ id: z.union([z.string(), z.number()]).transform(String), name: z.string() })
+      .strict()
+      .default({ id: '1', name: 'Warehouse' }),
     delivery_method_type: deliveryType.default('shipping'),
     line_items: z
       .array(
@@ -36,7 +41,14 @@ export const orderSchema = z
     payment_gateways: z.array(z.string()).default([]),
     metafields: z.record(z.string(), z.string()).default({}),
     shipping_address: z
-      .object({ name: z.string(), company: z.string().nullable().default(null), street: z.string(), city: z.string(), postcode: z.string(), country: z.string().length(2) })
+      .object({
+        name: z.string(),
+        company: z.string().nullable().default(null),
+        street: z.string(),
+        city: z.string(),
+        postcode: z.string(),
+        country: z.string().length(2),
+      })
       .strict()
       .nullable()
       .default(null),
@@ -47,7 +59,12 @@ export const orderSchema = z
         type: deliveryType,
         title: z.string().nullable().default(null),
         pickup_point: z
-          .object({ id: z.string(), carrier_code: z.string().nullable().default(null), name: z.string().nullable().default(null), country: z.string().length(2) })
+          .object({
+            id: z.string(),
+            carrier_code: z.string().nullable().default(null),
+            name: z.string().nullable().default(null),
+            country: z.string().length(2),
+          })
           .strict()
           .nullable()
           .default(null),
