@@ -332,6 +332,29 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
     expectError(await app.request('GET', '/v1/orders/abc/label-document', { headers: auth }), 404, 'not_found');
   });
 
+  it("answers another store's order like an order without labels", async () => {
+    const owner = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    const label = await aLabel(app.orm, owner.storeId, {
+      orderId,
+      fulfillmentOrderIds: [aPlatformId()],
+      carrierCode: 'carrier_a',
+    });
+    await aStoredDocument(app.orm, label.id, { pdf: await aPdf() });
+    expect((await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: owner.auth })).status).toBe(
+      200,
+    );
+    const other = await aStoreWithKey(app.orm);
+    expectError(
+      await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: other.auth }),
+      404,
+      'not_found',
+      {
+        order_id: `gid://shopify/Order/${orderId}`,
+      },
+    );
+  });
+
   it("fails whole with the failing label's own error", async () => {
     const { storeId, auth } = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();

@@ -22,6 +22,15 @@ describe('request log purge (a Temporal workflow run by the worker)', () => {
     await insert(`req_old_${storeId}`, 91 * DAY);
     await insert(`req_edge_${storeId}`, 89 * DAY);
     await insert(`req_new_${storeId}`, 1000);
+    for (const [key, ageMs] of [
+      ['stale-key-1', 3 * DAY],
+      ['fresh-key-1', 1000],
+    ] as const) {
+      await conn.execute(
+        `insert into idempotency_keys (store_id, endpoint, key, request_hash, state, created_at) values (?, 'POST /labels/{label_id}/printed', ?, 'h', 'completed', ?)`,
+        [storeId, key, new Date(Date.now() - ageMs)],
+      );
+    }
 
     const result = await app.temporal.workflow.execute('purgeRequestLogWorkflow', {
       taskQueue: app.config.temporal.taskQueue,
@@ -31,6 +40,11 @@ describe('request log purge (a Temporal workflow run by the worker)', () => {
     expect(result).toMatchObject({ deleted: expect.any(Number) });
     expect((result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
 
+    const keys = await conn.execute<{ key: string }[]>(
+      'select key from idempotency_keys where store_id = ? order by key',
+      [storeId],
+    );
+    expect(keys.map((k) => k.key)).toEqual(['fresh-key-1']);
     const rows = await conn.execute<{ request_id: string }[]>(
       'select request_id from request_log where store_id = ? order by request_id',
       [storeId],
