@@ -3,6 +3,7 @@ import { findLabel } from '../../db/labels-query';
 import {
   checkServable,
   loadDocument,
+  type RequestedFormat,
   type DocumentDeps,
   type ServableDocument,
 } from '../../documents/document-service';
@@ -40,8 +41,18 @@ function sendPdf(ctx: AppContext, pdf: Uint8Array, documents: ServableDocument[]
   ctx.state.logFields = { labelCount: documents.length, byteSize: pdf.byteLength };
 }
 
-async function mergedPdf(documents: ServableDocument[]): Promise<Uint8Array> {
-  return documents.length === 1 ? documents[0]!.pdf : mergePdfs(documents.map((d) => d.pdf));
+/** Loads every label (all-or-nothing) and answers one PDF named after the order when there is one. */
+async function sendLabels(
+  ctx: AppContext,
+  deps: DocumentDeps,
+  labels: Label[],
+  format: RequestedFormat,
+  orderName: string | null,
+) {
+  const documents = await loadAll(deps, labels, format);
+  const pdf = documents.length === 1 ? documents[0]!.pdf : await mergePdfs(documents.map((d) => d.pdf));
+  const name = documentFileName('labels', orderName, labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`);
+  sendPdf(ctx, pdf, documents, name);
 }
 
 /** Checks every label first (all-or-nothing, the first failing label's own error), then fetches or renders. */
@@ -127,17 +138,7 @@ export function createDocumentRoutes(deps: DocumentDeps) {
             },
           });
         }
-        const documents = await loadAll(deps, labels, query.format);
-        sendPdf(
-          ctx,
-          await mergedPdf(documents),
-          documents,
-          documentFileName(
-            'labels',
-            labels[0]!.orderName,
-            labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`,
-          ),
-        );
+        await sendLabels(ctx, deps, labels, query.format, labels[0]!.orderName);
       },
     }),
     defineRoute({
@@ -165,17 +166,7 @@ export function createDocumentRoutes(deps: DocumentDeps) {
             message: `No label ${JSON.stringify(missing.slice(0, 40))} in this store.`,
           });
         const labels = ids.map((id) => byId.get(id)!);
-        const documents = await loadAll(deps, labels, query.format);
-        sendPdf(
-          ctx,
-          await mergedPdf(documents),
-          documents,
-          documentFileName(
-            'labels',
-            labels.length === 1 ? labels[0]!.orderName : null,
-            labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`,
-          ),
-        );
+        await sendLabels(ctx, deps, labels, query.format, labels.length === 1 ? labels[0]!.orderName : null);
       },
     }),
   ];
