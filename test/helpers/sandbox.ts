@@ -62,8 +62,13 @@ export function aShipmentRequest(overrides: Partial<ShipmentRequest> = {}): Ship
   };
 }
 
-/** Adapters with a short timeout: scripted timeouts hold the connection longer than this. */
-export function adapterFor(account: CarrierAccountSettings, timeoutMs = 300) {
+/**
+ * Adapters with a generous timeout for normal answers (a loaded CI machine must not turn them into timeouts); tests
+ * of scripted timeouts pass FAULT_TIMEOUT_MS, far below the hold the fault scripts.
+ */
+export const FAULT_TIMEOUT_MS = 300;
+export const FAULT_HOLD_MS = 2_000;
+export function adapterFor(account: CarrierAccountSettings, timeoutMs = 5_000) {
   return sandboxCarrierAdapter(account.carrierCode, { baseUrl: sandboxUrl(), timeoutMs });
 }
 

@@ -1,5 +1,6 @@
 import { ApiError } from '../../src/http/api-error';
 import { runIdempotent, type IdempotentRequest } from '../../src/idempotency/idempotency';
+import { eventually } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -72,7 +73,14 @@ describe('runIdempotent', () => {
       await gate;
       return { status: 200, body: { ok: true }, headers: {} };
     });
-    await new Promise((r) => setTimeout(r, 100));
+    // Wait until the first request has claimed the key, however loaded the machine is.
+    await eventually(async () => {
+      const rows = await app.orm.em
+        .fork()
+        .getConnection()
+        .execute('select 1 from idempotency_keys where store_id = ? and key = ?', [storeId, 'key-inflight']);
+      return rows.length > 0 ? true : null;
+    }, 200);
     const error = await runIdempotent(app.orm, base(storeId, 'key-inflight', { label: 'lbl_a' }, now), async () => ({
       status: 200,
       body: {},

@@ -3,7 +3,7 @@ import { accountSettings } from '../../src/carriers/account-settings';
 import { PAGE_SIZES } from '../../src/carriers/catalog';
 import { Label } from '../../src/db/entities/label';
 import { aCarrierAccount, aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
-import { adapterFor, aShipmentRequest, control, ledger, scriptFaults } from '../helpers/sandbox';
+import { adapterFor, aShipmentRequest, control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 
@@ -72,9 +72,16 @@ describe('labels rendered at the carrier on demand', () => {
 
   it('answers 409 render_in_progress while the same label and format renders', async () => {
     const { auth, label, account } = await renderedLabel();
-    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 700, times: 1 }]);
+    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 3000, times: 1 }]);
     const first = app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
-    await new Promise((r) => setTimeout(r, 250));
+    // Wait until the first request holds its render lease, however loaded the machine is.
+    await eventually(async () => {
+      const rows = await app.orm.em
+        .fork()
+        .getConnection()
+        .execute('select 1 from render_leases where label_id = ?', [label.id]);
+      return rows.length > 0 ? true : null;
+    }, 200);
     const second = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
     expectError(second, 409, 'render_in_progress', { label_id: label.id });
     expect(second.headers.get('retry-after')).toBe('2');

@@ -1,4 +1,5 @@
 import { withRenderLease } from '../../src/documents/render-leases';
+import { eventually } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -25,7 +26,13 @@ describe('render leases', () => {
         return labelId;
       }),
     );
-    await new Promise((r) => setTimeout(r, 150));
+    await eventually(async () => {
+      const rows = await app.orm.em
+        .fork()
+        .getConnection()
+        .execute<unknown[]>('select 1 from render_leases where store_id = ?', [storeId]);
+      return rows.length === 3 ? true : null;
+    }, 200);
 
     await expect(
       withRenderLease(app.orm, { storeId, labelId: 'lbl_1', format: 'label', now }, async () => 'x'),

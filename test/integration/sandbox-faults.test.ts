@@ -4,17 +4,29 @@ import {
   CarrierTimeoutError,
   CarrierUnavailableError,
 } from '../../src/carriers/port';
-import { adapterFor, anAccount, aShipmentRequest, control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
+import {
+  adapterFor,
+  anAccount,
+  aShipmentRequest,
+  control,
+  eventually,
+  FAULT_HOLD_MS,
+  FAULT_TIMEOUT_MS,
+  ledger,
+  scriptFaults,
+} from '../helpers/sandbox';
 
 // Scripted timeouts hold the connection for 1 s by default; adapters here give up after 300 ms, so the outcome of
 // the create is unknown to the caller and only the ledger tells whether the shipment exists.
 describe('scripted carrier faults', () => {
   it('timeout with the shipment created: the caller sees a timeout, the ledger one shipment, a lookup finds it', async () => {
     const account = anAccount('carrier_a');
-    await scriptFaults(account.accountId, [{ type: 'timeout_created', hold_ms: 600 }]);
+    await scriptFaults(account.accountId, [{ type: 'timeout_created', hold_ms: FAULT_HOLD_MS }]);
     const adapter = adapterFor(account);
     const request = aShipmentRequest();
-    await expect(adapter.createShipment(account, request)).rejects.toBeInstanceOf(CarrierTimeoutError);
+    await expect(adapterFor(account, FAULT_TIMEOUT_MS).createShipment(account, request)).rejects.toBeInstanceOf(
+      CarrierTimeoutError,
+    );
     expect(await ledger(account.accountId)).toEqual([
       expect.objectContaining({ reference: request.reference, status: 'ready' }),
     ]);
@@ -23,10 +35,12 @@ describe('scripted carrier faults', () => {
 
   it('timeout without the shipment: nothing in the ledger, and the next call goes through', async () => {
     const account = anAccount('carrier_c');
-    await scriptFaults(account.accountId, [{ type: 'timeout_not_created', hold_ms: 600 }]);
+    await scriptFaults(account.accountId, [{ type: 'timeout_not_created', hold_ms: FAULT_HOLD_MS }]);
     const adapter = adapterFor(account);
     const request = aShipmentRequest({ serviceCode: 'c_home' });
-    await expect(adapter.createShipment(account, request)).rejects.toBeInstanceOf(CarrierTimeoutError);
+    await expect(adapterFor(account, FAULT_TIMEOUT_MS).createShipment(account, request)).rejects.toBeInstanceOf(
+      CarrierTimeoutError,
+    );
     expect(await ledger(account.accountId)).toEqual([]);
     expect(await adapter.findShipmentByReference(account, request.reference)).toBeNull();
     await adapter.createShipment(account, request);
@@ -35,10 +49,12 @@ describe('scripted carrier faults', () => {
 
   it('late acceptance: the shipment appears after the timed-out call', async () => {
     const account = anAccount('carrier_a');
-    await scriptFaults(account.accountId, [{ type: 'late_acceptance', hold_ms: 600, accept_after_ms: 50 }]);
+    await scriptFaults(account.accountId, [{ type: 'late_acceptance', hold_ms: FAULT_HOLD_MS, accept_after_ms: 50 }]);
     const adapter = adapterFor(account);
     const request = aShipmentRequest();
-    await expect(adapter.createShipment(account, request)).rejects.toBeInstanceOf(CarrierTimeoutError);
+    await expect(adapterFor(account, FAULT_TIMEOUT_MS).createShipment(account, request)).rejects.toBeInstanceOf(
+      CarrierTimeoutError,
+    );
     const found = await eventually(() => adapter.findShipmentByReference(account, request.reference));
     expect(found.status).toBe('ready');
     expect(await ledger(account.accountId)).toHaveLength(1);
@@ -104,10 +120,12 @@ describe('scripted carrier faults', () => {
 
   it('carrier D: an unclear create leaves an unprinted draft behind', async () => {
     const account = anAccount('carrier_d');
-    await scriptFaults(account.accountId, [{ type: 'draft_left', hold_ms: 600 }]);
+    await scriptFaults(account.accountId, [{ type: 'draft_left', hold_ms: FAULT_HOLD_MS }]);
     const adapter = adapterFor(account);
     const request = aShipmentRequest({ serviceCode: 'd_home' });
-    await expect(adapter.createShipment(account, request)).rejects.toBeInstanceOf(CarrierTimeoutError);
+    await expect(adapterFor(account, FAULT_TIMEOUT_MS).createShipment(account, request)).rejects.toBeInstanceOf(
+      CarrierTimeoutError,
+    );
     expect(await ledger(account.accountId)).toEqual([
       expect.objectContaining({ status: 'draft', has_stored_pdf: false }),
     ]);
