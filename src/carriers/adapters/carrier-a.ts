@@ -8,8 +8,8 @@ import type {
   ShipmentRequest,
   ShipmentResult,
 } from '../port';
-import { callCarrier, type CarrierHttpOptions } from './http-client';
-import { accountPath, labelDocument, toSimulatorBody } from './shared';
+import type { CarrierHttpOptions } from './http-client';
+import { accountPath, labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Packet {
   packet_id: string;
@@ -39,16 +39,18 @@ function toResult(p: Packet): ShipmentResult {
 /** Carrier A: packets; the stored A6 label is fetched separately, so `document` stays null on create. */
 export class CarrierAAdapter implements ClaimCapableCarrierPort {
   private readonly code = 'carrier_a';
-  constructor(private readonly http: CarrierHttpOptions) {}
+  private readonly call: ReturnType<typeof carrierCaller>;
+
+  constructor(http: CarrierHttpOptions) {
+    this.call = carrierCaller(http, this.code);
+  }
 
   private base(account: CarrierAccountSettings) {
     return accountPath('/carrier-a', account);
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'POST',
       path: `${this.base(account)}/packets`,
       body: toSimulatorBody(account, request),
@@ -58,9 +60,7 @@ export class CarrierAAdapter implements ClaimCapableCarrierPort {
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/packets/${encodeURIComponent(shipmentId)}`,
       operation: 'status',
@@ -70,9 +70,7 @@ export class CarrierAAdapter implements ClaimCapableCarrierPort {
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/packets?reference=${encodeURIComponent(reference)}`,
       operation: 'lookup',
@@ -82,9 +80,7 @@ export class CarrierAAdapter implements ClaimCapableCarrierPort {
   }
 
   async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/packets/${encodeURIComponent(shipmentId)}/label.pdf`,
       operation: 'label',
@@ -94,9 +90,7 @@ export class CarrierAAdapter implements ClaimCapableCarrierPort {
   }
 
   async createClaim(account: CarrierAccountSettings, request: ClaimRequest): Promise<ClaimResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'POST',
       path: `${this.base(account)}/claims`,
       body: {

@@ -7,8 +7,8 @@ import {
   type ShipmentRequest,
   type ShipmentResult,
 } from '../port';
-import { callCarrier, type CarrierHttpOptions } from './http-client';
-import { accountPath, labelDocument, toSimulatorBody } from './shared';
+import type { CarrierHttpOptions } from './http-client';
+import { accountPath, labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Batch {
   batch_id: string;
@@ -42,16 +42,18 @@ function toResult(b: Batch): ShipmentResult {
  */
 export class CarrierBAdapter implements CarrierPort {
   private readonly code = 'carrier_b';
-  constructor(private readonly http: CarrierHttpOptions) {}
+  private readonly call: ReturnType<typeof carrierCaller>;
+
+  constructor(http: CarrierHttpOptions) {
+    this.call = carrierCaller(http, this.code);
+  }
 
   private base(account: CarrierAccountSettings) {
     return accountPath('/carrier-b', account);
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'POST',
       path: `${this.base(account)}/batches`,
       body: toSimulatorBody(account, request),
@@ -61,9 +63,7 @@ export class CarrierBAdapter implements CarrierPort {
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/batches/${encodeURIComponent(shipmentId)}`,
       operation: 'status',
@@ -73,9 +73,7 @@ export class CarrierBAdapter implements CarrierPort {
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/batches?reference=${encodeURIComponent(reference)}`,
       operation: 'lookup',
@@ -85,9 +83,7 @@ export class CarrierBAdapter implements CarrierPort {
   }
 
   async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/batches/${encodeURIComponent(shipmentId)}/label.pdf`,
       operation: 'label',

@@ -6,8 +6,8 @@ import type {
   ShipmentRequest,
   ShipmentResult,
 } from '../port';
-import { callCarrier, type CarrierHttpOptions } from './http-client';
-import { accountPath, labelDocument, toSimulatorBody } from './shared';
+import type { CarrierHttpOptions } from './http-client';
+import { accountPath, labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Parcel {
   parcel_id: string;
@@ -35,16 +35,18 @@ async function toResult(p: Parcel): Promise<ShipmentResult> {
 /** Carrier C: the PDF comes with the shipment, so `document` is set on create. */
 export class CarrierCAdapter implements CarrierPort {
   private readonly code = 'carrier_c';
-  constructor(private readonly http: CarrierHttpOptions) {}
+  private readonly call: ReturnType<typeof carrierCaller>;
+
+  constructor(http: CarrierHttpOptions) {
+    this.call = carrierCaller(http, this.code);
+  }
 
   private base(account: CarrierAccountSettings) {
     return accountPath('/carrier-c', account);
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'POST',
       path: `${this.base(account)}/parcels`,
       body: toSimulatorBody(account, request),
@@ -54,9 +56,7 @@ export class CarrierCAdapter implements CarrierPort {
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}`,
       operation: 'status',
@@ -66,9 +66,7 @@ export class CarrierCAdapter implements CarrierPort {
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/parcels?reference=${encodeURIComponent(reference)}`,
       operation: 'lookup',
@@ -78,9 +76,7 @@ export class CarrierCAdapter implements CarrierPort {
   }
 
   async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}/label.pdf`,
       operation: 'label',

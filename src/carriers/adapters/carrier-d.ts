@@ -6,8 +6,8 @@ import type {
   ShipmentRequest,
   ShipmentResult,
 } from '../port';
-import { callCarrier, type CarrierHttpOptions } from './http-client';
-import { accountPath, labelDocument, toSimulatorBody } from './shared';
+import type { CarrierHttpOptions } from './http-client';
+import { accountPath, labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Parcel {
   parcel_number: string;
@@ -38,16 +38,18 @@ function toResult(p: Parcel, document: LabelDocument | null): ShipmentResult {
  */
 export class CarrierDAdapter implements CarrierPort {
   private readonly code = 'carrier_d';
-  constructor(private readonly http: CarrierHttpOptions) {}
+  private readonly call: ReturnType<typeof carrierCaller>;
+
+  constructor(http: CarrierHttpOptions) {
+    this.call = carrierCaller(http, this.code);
+  }
 
   private base(account: CarrierAccountSettings) {
     return accountPath('/carrier-d', account);
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const created = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const created = await this.call(account, {
       method: 'POST',
       path: `${this.base(account)}/parcels`,
       body: toSimulatorBody(account, request),
@@ -59,9 +61,7 @@ export class CarrierDAdapter implements CarrierPort {
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}`,
       operation: 'status',
@@ -71,9 +71,7 @@ export class CarrierDAdapter implements CarrierPort {
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/parcels?reference=${encodeURIComponent(reference)}`,
       operation: 'lookup',
@@ -84,9 +82,7 @@ export class CarrierDAdapter implements CarrierPort {
 
   /** Printing finalizes a draft; for a printed parcel it returns the same stored label again. */
   async fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'POST',
       path: `${this.base(account)}/parcels/${encodeURIComponent(shipmentId)}/print`,
       operation: 'label',

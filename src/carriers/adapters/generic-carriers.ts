@@ -9,8 +9,8 @@ import {
   type ShipmentRequest,
   type ShipmentResult,
 } from '../port';
-import { callCarrier, type CarrierHttpOptions } from './http-client';
-import { labelDocument, toSimulatorBody } from './shared';
+import type { CarrierHttpOptions } from './http-client';
+import { labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Shipment {
   shipment_id: string;
@@ -26,11 +26,14 @@ interface Shipment {
  * `excluded` never has a document served.
  */
 export class GenericCarrierAdapter implements CarrierPort {
+  private readonly call: ReturnType<typeof carrierCaller>;
+
   constructor(
     private readonly code: string,
-    private readonly http: CarrierHttpOptions,
+    http: CarrierHttpOptions,
   ) {
     if (!CARRIERS[code]) throw new Error(`unknown carrier ${code}`);
+    this.call = carrierCaller(http, code);
   }
 
   private base(account: CarrierAccountSettings) {
@@ -53,9 +56,7 @@ export class GenericCarrierAdapter implements CarrierPort {
   }
 
   async createShipment(account: CarrierAccountSettings, request: ShipmentRequest): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'POST',
       path: `${this.base(account)}/shipments`,
       body: toSimulatorBody(account, request),
@@ -65,9 +66,7 @@ export class GenericCarrierAdapter implements CarrierPort {
   }
 
   async getShipment(account: CarrierAccountSettings, shipmentId: string): Promise<ShipmentResult> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/shipments/${encodeURIComponent(shipmentId)}`,
       operation: 'status',
@@ -77,9 +76,7 @@ export class GenericCarrierAdapter implements CarrierPort {
   }
 
   async findShipmentByReference(account: CarrierAccountSettings, reference: string): Promise<ShipmentResult | null> {
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/shipments?reference=${encodeURIComponent(reference)}`,
       operation: 'lookup',
@@ -93,9 +90,7 @@ export class GenericCarrierAdapter implements CarrierPort {
     if (mode === 'excluded') throw new DocumentNotSupportedError(this.code);
     if (mode !== 'render') throw new LabelNotReissuableError(shipmentId);
     const size = account.portalLabelSize ?? 'A6';
-    const response = await callCarrier(this.http, {
-      carrierCode: this.code,
-      apiKey: account.credentials.apiKey,
+    const response = await this.call(account, {
       method: 'GET',
       path: `${this.base(account)}/shipments/${encodeURIComponent(shipmentId)}/print?label_size=${encodeURIComponent(size)}`,
       operation: 'label',

@@ -1,5 +1,6 @@
 import { describePdf } from '../../pdf/inspect';
 import type { CarrierAccountSettings, LabelDocument, ShipmentRequest } from '../port';
+import { callCarrier, type CarrierCall, type CarrierHttpOptions, type CarrierHttpResponse } from './http-client';
 import type { SimulatorShipment } from '../sandbox/shipment-body';
 
 /** The sandbox shipment body (snake_case) from the port's request and the account's settings. */
@@ -32,3 +33,11 @@ export async function labelDocument(bytes: Uint8Array): Promise<LabelDocument> {
 
 export const accountPath = (prefix: string, account: CarrierAccountSettings) =>
   `${prefix}/accounts/${encodeURIComponent(account.accountId)}`;
+
+/** The calls of one carrier's adapter: each carries the carrier code and the account's key. */
+export function carrierCaller(http: CarrierHttpOptions, carrierCode: string) {
+  return (
+    account: CarrierAccountSettings,
+    call: Omit<CarrierCall, 'carrierCode' | 'apiKey'>,
+  ): Promise<CarrierHttpResponse> => callCarrier(http, { carrierCode, apiKey: account.credentials.apiKey, ...call });
+}
