@@ -20,7 +20,13 @@ async function main(): Promise<void> {
       silent: 'ERROR',
     } as const
   )[config.logLevel as 'info'] as LogLevel;
-  Runtime.install({ logger: new DefaultLogger(sdkLevel) });
+  // The SDK's own logs (bundling, worker state, failed tasks) go through the same JSON logger as ours.
+  const sdkToPino = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+  Runtime.install({
+    logger: new DefaultLogger(sdkLevel, (entry) =>
+      logger[sdkToPino[entry.level]]({ sdk: entry.meta ?? {} }, entry.message),
+    ),
+  });
   const orm = await openOrm(config.databaseUrl);
   const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
