@@ -75,6 +75,7 @@ describe('headers on every response', () => {
   it('sends Cache-Control: no-store, private except on the machine-readable description', async () => {
     expect((await app.request('GET', '/v1/nope')).headers.get('cache-control')).toBe('no-store, private');
     expect((await app.request('GET', '/v1/shop')).headers.get('cache-control')).toBe('no-store, private');
+    expect((await app.request('GET', '/v1/docs/errors')).headers.get('cache-control')).toBe('no-store, private');
     expect((await app.request('GET', '/v1/openapi.json')).headers.get('cache-control')).toBe('public, max-age=300');
   });
 

@@ -38,7 +38,7 @@ export function createMetaRoutes(options: {
       tag: 'Meta',
       access: { kind: 'public' },
       responses: { 200: { description: 'HTML error reference', contentType: 'text/html' } },
-      cacheControl: 'public, max-age=300',
+
       handler: async (ctx) => {
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = reference.html;
