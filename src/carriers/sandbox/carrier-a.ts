@@ -9,6 +9,7 @@ import {
   operationFault,
   renderShipmentPdf,
   type SimulatorContext,
+  registerShipmentReads,
 } from './engine';
 import type { SimulatedShipment } from './state';
 
@@ -64,17 +65,12 @@ export function registerCarrierA(router: Router, ctx: SimulatorContext): void {
       (shipment) => json(201, packetToWire(shipment)),
     ),
   );
-  router.add('GET', `${BASE}/packets`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const packets = ctx.state.findByReference(request.params.account!, CODE, request.query.get('reference') ?? '');
-    return json(200, { packets: packets.map(packetToWire) });
-  });
-  router.add('GET', `${BASE}/packets/:id`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const packet = ctx.state.findShipment(request.params.account!, CODE, request.params.id!);
-    return packet ? json(200, packetToWire(packet)) : notFound('packet');
+  registerShipmentReads(router, ctx, {
+    code: CODE,
+    base: BASE,
+    collection: 'packets',
+    item: 'packet',
+    toWire: packetToWire,
   });
   router.add('GET', `${BASE}/packets/:id/label.pdf`, async (request) => {
     const fault = await operationFault(ctx, CODE, request, 'label');

@@ -7,6 +7,7 @@ import {
   operationFault,
   renderShipmentPdf,
   type SimulatorContext,
+  registerShipmentReads,
 } from './engine';
 import type { SimulatedShipment } from './state';
 
@@ -77,17 +78,12 @@ export function registerCarrierB(router: Router, ctx: SimulatorContext): void {
       (shipment) => json(202, batchToWire(shipment)),
     ),
   );
-  router.add('GET', `${BASE}/batches`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const batches = ctx.state.findByReference(request.params.account!, CODE, request.query.get('reference') ?? '');
-    return json(200, { batches: batches.map(batchToWire) });
-  });
-  router.add('GET', `${BASE}/batches/:id`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const batch = ctx.state.findShipment(request.params.account!, CODE, request.params.id!);
-    return batch ? json(200, batchToWire(batch)) : notFound('batch');
+  registerShipmentReads(router, ctx, {
+    code: CODE,
+    base: BASE,
+    collection: 'batches',
+    item: 'batch',
+    toWire: batchToWire,
   });
   router.add('GET', `${BASE}/batches/:id/label.pdf`, async (request) => {
     const fault = await operationFault(ctx, CODE, request, 'label');

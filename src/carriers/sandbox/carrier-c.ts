@@ -6,6 +6,7 @@ import {
   operationFault,
   renderShipmentPdf,
   type SimulatorContext,
+  registerShipmentReads,
 } from './engine';
 import type { SimulatedShipment } from './state';
 
@@ -46,17 +47,12 @@ export function registerCarrierC(router: Router, ctx: SimulatorContext): void {
       (shipment) => json(201, parcelToWire(shipment, true)),
     ),
   );
-  router.add('GET', `${BASE}/parcels`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const parcels = ctx.state.findByReference(request.params.account!, CODE, request.query.get('reference') ?? '');
-    return json(200, { parcels: parcels.map((p) => parcelToWire(p, false)) });
-  });
-  router.add('GET', `${BASE}/parcels/:id`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const parcel = ctx.state.findShipment(request.params.account!, CODE, request.params.id!);
-    return parcel ? json(200, parcelToWire(parcel, false)) : notFound('parcel');
+  registerShipmentReads(router, ctx, {
+    code: CODE,
+    base: BASE,
+    collection: 'parcels',
+    item: 'parcel',
+    toWire: (p) => parcelToWire(p, false),
   });
   router.add('GET', `${BASE}/parcels/:id/label.pdf`, async (request) => {
     const fault = await operationFault(ctx, CODE, request, 'label');

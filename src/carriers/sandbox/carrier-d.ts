@@ -6,6 +6,7 @@ import {
   operationFault,
   renderShipmentPdf,
   type SimulatorContext,
+  registerShipmentReads,
 } from './engine';
 import type { SimulatedShipment } from './state';
 
@@ -58,16 +59,11 @@ export function registerCarrierD(router: Router, ctx: SimulatorContext): void {
     parcel.labelCalls += 1;
     return pdf(parcel.pdf!);
   });
-  router.add('GET', `${BASE}/parcels`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const parcels = ctx.state.findByReference(request.params.account!, CODE, request.query.get('reference') ?? '');
-    return json(200, { parcels: parcels.map(parcelToWire) });
-  });
-  router.add('GET', `${BASE}/parcels/:id`, async (request) => {
-    const fault = await operationFault(ctx, CODE, request, 'status');
-    if (fault) return fault;
-    const parcel = ctx.state.findShipment(request.params.account!, CODE, request.params.id!);
-    return parcel ? json(200, parcelToWire(parcel)) : notFound('parcel');
+  registerShipmentReads(router, ctx, {
+    code: CODE,
+    base: BASE,
+    collection: 'parcels',
+    item: 'parcel',
+    toWire: parcelToWire,
   });
 }

@@ -1,6 +1,6 @@
 import { accountLabelSize, carrierDefinition } from '../catalog';
 import { renderSampleLabel } from '../../pdf/sample-label';
-import { BadRequest, json, sleep, type Reply, type SandboxRequest } from '../../sandbox/http';
+import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
 import type { CarrierRejectionReason } from '../port';
 import { takeFault, type FaultOperation } from './faults';
 import { nativeRefusalCode } from './refusal-codes';
@@ -175,4 +175,31 @@ export async function operationFault(
 
 export function notFound(what: string): Reply {
   return json(404, { error: { code: 'not_found', message: `${what} not found` } });
+}
+
+/**
+ * The two read calls every simulator has: look shipments up by the service's reference (`?reference=`), and read
+ * one by ID. Scripted `status` faults apply to both, as at a real carrier.
+ */
+export function registerShipmentReads(
+  router: Router,
+  ctx: SimulatorContext,
+  carrier: { code: string; base: string; collection: string; item: string; toWire: (s: SimulatedShipment) => unknown },
+): void {
+  router.add('GET', `${carrier.base}/${carrier.collection}`, async (request) => {
+    const fault = await operationFault(ctx, carrier.code, request, 'status');
+    if (fault) return fault;
+    const found = ctx.state.findByReference(
+      request.params.account!,
+      carrier.code,
+      request.query.get('reference') ?? '',
+    );
+    return json(200, { [carrier.collection]: found.map(carrier.toWire) });
+  });
+  router.add('GET', `${carrier.base}/${carrier.collection}/:id`, async (request) => {
+    const fault = await operationFault(ctx, carrier.code, request, 'status');
+    if (fault) return fault;
+    const shipment = ctx.state.findShipment(request.params.account!, carrier.code, request.params.id!);
+    return shipment ? json(200, carrier.toWire(shipment)) : notFound(carrier.item);
+  });
 }
