@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/core';
 import { carrierDefinition } from '../carriers/catalog';
 import { Label, LabelDocument } from '../db/entities/label';
 import type { Orm } from '../db/orm';
@@ -69,48 +68,57 @@ export function checkServable(
   return { source: derived.source ?? 'stored', format: format };
 }
 
-async function storedCopy(em: EntityManager, labelId: string): Promise<{ notIsolated: boolean; pdf: Buffer } | null> {
-  const document = await em.findOne(LabelDocument, { labelId }, { populate: ['pdf'] });
-  return document ? { notIsolated: document.notIsolated, pdf: document.pdf } : null;
+/**
+ * Loads (or renders at the carrier) the PDFs of labels in the requested format, in the order given. Every label is
+ * checked before anything is rendered, so a merged request fails with the first failing label's own error and renders
+ * nothing; the stored copies come in one query.
+ */
+export async function loadDocuments(
+  deps: DocumentDeps,
+  labels: Label[],
+  format: RequestedFormat,
+): Promise<ServableDocument[]> {
+  const now = deps.now();
+  const copies = await deps.orm.em
+    .fork()
+    .find(LabelDocument, { labelId: { $in: labels.map((l) => l.id) } }, { populate: ['pdf'] });
+  const storedOf = (label: Label) => copies.find((d) => d.labelId === label.id) ?? null;
+  const checked = labels.map((label) => ({
+    label,
+    stored: storedOf(label),
+    ...checkServable(label, storedOf(label), format, now),
+  }));
+  const documents: ServableDocument[] = [];
+  for (const { label, stored, source, format: servedFormat } of checked) {
+    let pdf: Uint8Array = stored ? stored.pdf : await renderAtCarrier(deps, label, servedFormat, now);
+    if (servedFormat === 'a4') pdf = await placeOnA4(pdf);
+    documents.push({ label, pdf, source, format: servedFormat });
+  }
+  return documents;
 }
 
-/** Loads (or renders at the carrier) one label's PDF in the requested format, or throws the spec's error. */
-export async function loadDocument(
+async function renderAtCarrier(
   deps: DocumentDeps,
   label: Label,
-  format: RequestedFormat,
-): Promise<ServableDocument> {
-  const em = deps.orm.em.fork();
-  const now = deps.now();
-  const stored = await storedCopy(em, label.id);
-  const servable = checkServable(label, stored, format, now);
-  let pdf: Uint8Array;
-  if (stored) {
-    pdf = stored.pdf;
-  } else {
-    pdf = await withRenderLease(
-      deps.orm,
-      { storeId: label.storeId, labelId: label.id, format: servable.format, now },
-      async () => {
-        try {
-          return await deps.renderer.renderLabel({
-            storeId: label.storeId,
-            carrierCode: label.carrierCode,
-            carrierAccountId: label.carrierAccountId,
-            carrierShipmentId: label.carrierShipmentId,
-            trackingNumber: label.trackingNumber,
-          });
-        } catch (error) {
-          const reason = error instanceof RenderFailedError ? error.reason : 'carrier_error';
-          throw new ApiError('carrier_unavailable', {
-            message: 'The carrier could not render the label now; try again shortly.',
-            details: { reason, label_id: label.id, retry_after_seconds: 5 },
-            headers: { 'Retry-After': '5' },
-          });
-        }
-      },
-    );
-  }
-  if (servable.format === 'a4') pdf = await placeOnA4(pdf);
-  return { label, pdf, source: servable.source, format: servable.format };
+  format: DocumentFormat,
+  now: Date,
+): Promise<Uint8Array> {
+  return withRenderLease(deps.orm, { storeId: label.storeId, labelId: label.id, format, now }, async () => {
+    try {
+      return await deps.renderer.renderLabel({
+        storeId: label.storeId,
+        carrierCode: label.carrierCode,
+        carrierAccountId: label.carrierAccountId,
+        carrierShipmentId: label.carrierShipmentId,
+        trackingNumber: label.trackingNumber,
+      });
+    } catch (error) {
+      const reason = error instanceof RenderFailedError ? error.reason : 'carrier_error';
+      throw new ApiError('carrier_unavailable', {
+        message: 'The carrier could not render the label now; try again shortly.',
+        details: { reason, label_id: label.id, retry_after_seconds: 5 },
+        headers: { 'Retry-After': '5' },
+      });
+    }
+  });
 }

@@ -1,14 +1,12 @@
 import { Label, LabelFulfillmentOrder } from '../../db/entities/label';
 import { findLabel } from '../../db/labels-query';
 import {
-  checkServable,
-  loadDocument,
+  loadDocuments,
   type RequestedFormat,
   type DocumentDeps,
   type ServableDocument,
 } from '../../documents/document-service';
 import { contentDisposition, documentFileName } from '../../documents/refusals';
-import { LabelDocument } from '../../db/entities/label';
 import { parseOrderId } from '../../domain/platform-ids';
 import { ApiError } from '../../http/api-error';
 import { defineRoute } from '../../http/route';
@@ -49,32 +47,10 @@ async function sendLabels(
   format: RequestedFormat,
   orderName: string | null,
 ) {
-  const documents = await loadAll(deps, labels, format);
+  const documents = await loadDocuments(deps, labels, format);
   const pdf = documents.length === 1 ? documents[0]!.pdf : await mergePdfs(documents.map((d) => d.pdf));
   const name = documentFileName('labels', orderName, labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`);
   sendPdf(ctx, pdf, documents, name);
-}
-
-/** Checks every label first (all-or-nothing, the first failing label's own error), then fetches or renders. */
-async function loadAll(
-  deps: DocumentDeps,
-  labels: Label[],
-  format: 'label' | 'a4' | 'zpl',
-): Promise<ServableDocument[]> {
-  const em = deps.orm.em.fork();
-  const now = deps.now();
-  const stored = await em.find(
-    LabelDocument,
-    { labelId: { $in: labels.map((l) => l.id) } },
-    { fields: ['labelId', 'notIsolated'] },
-  );
-  for (const label of labels) {
-    const copy = stored.find((d) => d.labelId === label.id);
-    checkServable(label, copy ? { notIsolated: copy.notIsolated } : null, format, now);
-  }
-  const documents: ServableDocument[] = [];
-  for (const label of labels) documents.push(await loadDocument(deps, label, format));
-  return documents;
 }
 
 export function createDocumentRoutes(deps: DocumentDeps) {
@@ -96,8 +72,8 @@ export function createDocumentRoutes(deps: DocumentDeps) {
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
         const label = await findLabel(deps.orm.em.fork(), storeId, params.label_id);
         if (!label) throw new ApiError('not_found');
-        const document = await loadDocument(deps, label, query.format);
-        sendPdf(ctx, document.pdf, [document], documentFileName('label', label.orderName, label.id));
+        const [document] = await loadDocuments(deps, [label], query.format);
+        sendPdf(ctx, document!.pdf, [document!], documentFileName('label', label.orderName, label.id));
       },
     }),
     defineRoute({
