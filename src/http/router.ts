@@ -3,7 +3,6 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { ApiError } from './api-error';
 import { readJsonBody } from './body';
-import { DEFAULT_CACHE_CONTROL } from './middleware';
 import { toRouterPath, type RouteDefinition } from './route';
 import type { AppContext, AppState } from './state';
 import { parseInput } from './validation';
@@ -22,8 +21,8 @@ function routeMiddleware(route: RouteDefinition, authorize: Authorizer, maxBodyB
     let body: unknown;
     if (route.body) body = parseInput(route.body, await readJsonBody(ctx, maxBodyBytes), 'body');
     await route.handler(ctx, { params, query, body });
-    if (route.cacheControl && ctx.status < 400) ctx.set('Cache-Control', route.cacheControl);
-    else ctx.set('Cache-Control', DEFAULT_CACHE_CONTROL);
+    // Everything else gets the default from requestContext; errors never reach this line.
+    if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);
   };
 }
 
