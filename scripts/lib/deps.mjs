@@ -9,9 +9,9 @@ const npm = (args) =>
   spawnSync('npm', [...args, '--no-audit', '--no-fund'], { cwd: projectRoot, stdio: 'inherit' }).status;
 
 /**
- * Installs dependencies with `npm ci` (the committed lockfile) when node_modules is missing or was installed from
- * another lockfile. Registries that lack some other platforms' optional binaries (e.g. @swc/core-darwin-arm64)
- * make `npm ci` refuse the lockfile as out of sync; `npm install` then installs the same locked versions.
+ * Installs dependencies with `npm ci` (exactly the committed lockfile) when node_modules is missing or was installed
+ * from another lockfile. There is no fallback to `npm install`: an install that is not the lockfile's is not
+ * reproducible, so a refusal stops here with what to do about it.
  */
 export function ensureDependencies() {
   const lockfile = join(projectRoot, 'package-lock.json');
@@ -20,8 +20,11 @@ export function ensureDependencies() {
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
   step('installing npm dependencies (npm ci)...');
   if (npm(['ci']) !== 0) {
-    step('npm ci refused the lockfile; installing the locked versions with npm install');
-    if (npm(['install']) !== 0) throw new Error('npm install failed');
+    throw new Error(
+      'npm ci failed. If it says the lockfile is out of sync with package.json, regenerate it with ' +
+        '`npm install --package-lock-only` and commit it; if a package version is not served by your registry, pin one ' +
+        'that is with `overrides` in package.json (docs/decisions/0007-lockfile-overrides.md).',
+    );
   }
-  writeFileSync(stamp, createHash('sha256').update(readFileSync(lockfile)).digest('hex'));
+  writeFileSync(stamp, hash);
 }
