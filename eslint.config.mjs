@@ -61,7 +61,35 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code is replayed: no I/O, no clocks, no randomness outside Temporal's APIs.
+    // Workflow code is replayed: no I/O, no clocks, no randomness outside Temporal's APIs. The pure decisions of
+    // src/domain/ run inside workflows too, so they follow the same rules.
+    files: ['workflows/**/*.ts', 'src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'fetch', message: 'Workflows and domain decisions must not do I/O.' },
+        { name: 'process', message: 'Workflows and domain decisions must not read the environment.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Time comes from the input or Temporal APIs, never from the clock.',
+        },
+        {
+          selector: "MemberExpression[object.name='Date'][property.name='now']",
+          message: 'Time comes from the input or Temporal APIs, never from the clock.',
+        },
+        {
+          selector: "MemberExpression[object.name='Math'][property.name='random']",
+          message: 'Use uuid4() or workflow input.',
+        },
+      ],
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -72,33 +100,43 @@ export default tseslint.config(
             .map((name) => ({ name, message: 'Workflows must not do I/O.' })),
           patterns: [
             {
-              group: ['../src/**', '../activities', '../activities/**'],
+              group: ['../src/**', '!../src/domain', '!../src/domain/**', '../activities', '../activities/**'],
               allowTypeImports: true,
-              message: 'Workflows import activities and shared code with `import type` only.',
+              message:
+                'Workflows import pure decisions from src/domain/; activities and other code with `import type` only.',
             },
           ],
         },
       ],
-      'no-restricted-globals': [
+    },
+  },
+  {
+    // Domain decisions are pure: values only from the domain itself and the carrier catalogue (static data).
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
         'error',
-        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
-        { name: 'setInterval', message: 'Use sleep() from @temporalio/workflow.' },
-        { name: 'fetch', message: 'Workflows must not do I/O.' },
-        { name: 'process', message: 'Workflows must not read the environment.' },
-      ],
-      'no-restricted-syntax': [
-        'error',
         {
-          selector: "NewExpression[callee.name='Date']",
-          message: 'Workflow time comes from the input or Temporal APIs.',
-        },
-        {
-          selector: "MemberExpression[object.name='Date'][property.name='now']",
-          message: 'Workflow time comes from the input or Temporal APIs.',
-        },
-        {
-          selector: "MemberExpression[object.name='Math'][property.name='random']",
-          message: 'Use uuid4() or workflow input.',
+          paths: nodeBuiltins
+            .flatMap((m) => [m, `node:${m}`])
+            .map((name) => ({ name, message: 'Domain decisions must not do I/O.' })),
+          patterns: [
+            {
+              group: [
+                '../*',
+                '!../carriers',
+                '../carriers/*',
+                '!../carriers/catalog',
+                '@mikro-orm/*',
+                '@temporalio/*',
+                'koa',
+                'pg',
+              ],
+              allowTypeImports: true,
+              message:
+                'Domain decisions import only the domain and the carrier catalogue; other code with `import type`.',
+            },
+          ],
         },
       ],
     },

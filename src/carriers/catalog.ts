@@ -1,3 +1,5 @@
+import type { DocumentFormat } from '../domain/labels';
+
 /**
  * The carriers the service knows, and what each means for documents and COD. Carrier letters follow the spec's
  * naming note; the others stand for the kinds the spec names without naming them. Shared by the domain model,
@@ -34,7 +36,7 @@ export interface CarrierDefinition {
   /** Label-printer size; `account_printer` / `portal` mean the account's setting decides (see the account). */
   labelSize: PageSizeName | 'account_printer' | 'portal';
   /** Formats the label accepts; some carriers offer only one of `label`, `a4`. */
-  formats: ReadonlyArray<'label' | 'a4'>;
+  formats: ReadonlyArray<DocumentFormat>;
   /** Rounding by currency; `*` applies to every currency not listed. */
   codRounding: Readonly<Record<string, CodRounding>>;
   declaredValueSupported: boolean;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Label, LabelDocument, LabelFulfillmentOrder, type LabelDirection, type LabelStatus } from './entities/label';
+import type { LabelDirection, LabelStatus } from '../domain/labels';
+import { Label, LabelDocument, LabelFulfillmentOrder } from './entities/label';
 
 /**
  * Spec "GET /labels" Rule 1: with `direction`, `status` or `current` a page reads at most this many labels in

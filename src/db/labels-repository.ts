@@ -3,18 +3,15 @@ import { carrierDefinition } from '../carriers/catalog';
 import { deriveCurrentLabels, type CoverageInput } from '../domain/current-labels';
 import { orderNameKey, parseFulfillmentOrderId, parseOrderId } from '../domain/platform-ids';
 import { newId } from '../ids';
-import {
-  Label,
-  LabelDocument,
-  LabelFulfillmentOrder,
-  type CodSource,
-  type LabelDirection,
-  type LabelFailureReason,
-  type LabelKind,
-  type LabelParcel,
-  type LabelSource,
-  type LabelStatus,
-} from './entities/label';
+import type {
+  CodSource,
+  LabelDirection,
+  LabelFailureReason,
+  LabelKind,
+  LabelSource,
+  LabelStatus,
+} from '../domain/labels';
+import { Label, LabelDocument, LabelFulfillmentOrder, type LabelParcel } from './entities/label';
 
 export interface NewLabel {
   id?: string;

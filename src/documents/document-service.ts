@@ -1,20 +1,20 @@
 import { carrierDefinition } from '../carriers/catalog';
 import { Label, LabelDocument } from '../db/entities/label';
 import type { Orm } from '../db/orm';
-import { deriveDocument, type DocumentFormat } from '../domain/document-availability';
+import { deriveDocument } from '../domain/document-availability';
+import type { DocumentFormat, DocumentSource, RequestedDocumentFormat } from '../domain/labels';
 import { ApiError } from '../http/api-error';
 import { placeOnA4 } from '../pdf/a4';
 import { RenderFailedError, type LabelRenderer } from './ports';
 import { documentRefusal } from './refusals';
 import { withRenderLease } from './render-leases';
 
-export const REQUESTABLE_FORMATS = ['label', 'a4', 'zpl'] as const;
-export type RequestedFormat = (typeof REQUESTABLE_FORMATS)[number];
+export type RequestedFormat = RequestedDocumentFormat;
 
 export interface ServableDocument {
   label: Label;
   pdf: Uint8Array;
-  source: 'stored' | 'carrier';
+  source: DocumentSource;
   format: DocumentFormat;
 }
 

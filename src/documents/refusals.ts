@@ -1,11 +1,12 @@
+import type { LabelKind, LabelSource, LabelStatus } from '../domain/labels';
 import type { DocumentAvailability } from '../domain/document-availability';
 import { ApiError } from '../http/api-error';
 
 export interface DocumentSubject {
   id: string;
-  status: 'pending' | 'ready' | 'failed';
-  kind: 'shipment' | 'claim' | 'collection';
-  source: 'admin' | 'flow' | 'api' | null;
+  status: LabelStatus;
+  kind: LabelKind;
+  source: LabelSource | null;
   labelCreationId: string | null;
   createdAt: Date;
 }

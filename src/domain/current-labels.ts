@@ -1,3 +1,5 @@
+import type { CurrentSet, LabelKind, LabelStatus } from './labels';
+
 /**
  * Spec "Derived label properties": which labels of one order and direction are current, which supersede which,
  * and whether the current set is ambiguous. Pure; the labels repository stores the result as a projection.
@@ -11,8 +13,8 @@ export interface CoverageInput {
   /** Orders labels from older to newer; insertion order breaks ties within one second. */
   createdAt: Date;
   seq: number;
-  status: 'pending' | 'ready' | 'failed';
-  kind: 'shipment' | 'claim' | 'collection';
+  status: LabelStatus;
+  kind: LabelKind;
   fulfillmentOrderIds: readonly string[];
   coverageKnown: boolean;
 }
@@ -21,7 +23,7 @@ export interface DerivedLabelProperties {
   current: boolean;
   supersedes: string[];
   supersededBy: string[];
-  currentSet: 'ok' | 'ambiguous';
+  currentSet: CurrentSet;
 }
 
 type Coverage = { all: true } | { all: false; ids: ReadonlySet<string> };

@@ -1,17 +1,14 @@
 import type { DocumentMode } from '../carriers/catalog';
+import type { DocumentAvailability, DocumentFormat, DocumentSource, LabelKind, LabelStatus } from './labels';
+
+export type { DocumentAvailability, DocumentFormat, DocumentSource } from './labels';
 
 /** Spec "Limits": documents are available 60 days after label creation. */
 export const DOCUMENT_RETENTION_MS = 60 * 24 * 60 * 60 * 1000;
 
-export type DocumentAvailability =
-  'available' | 'pending' | 'expired' | 'not_applicable' | 'not_isolated' | 'carrier_excluded' | 'not_reissuable';
-
-export type DocumentSource = 'stored' | 'carrier';
-export type DocumentFormat = 'label' | 'a4';
-
 export interface DocumentAvailabilityInput {
-  kind: 'shipment' | 'claim' | 'collection';
-  status: 'pending' | 'ready' | 'failed';
+  kind: LabelKind;
+  status: LabelStatus;
   createdAt: Date;
   carrier: { documentMode: DocumentMode; formats: readonly DocumentFormat[] };
   /** The stored copy, if any. */

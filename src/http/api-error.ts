@@ -1,3 +1,4 @@
+import type { DomainError } from '../domain/errors';
 import { ERROR_CATALOG, RETRY_NEXT_ACTION, type ErrorCode, type Retry } from './error-catalog';
 
 export type ErrorDetails = Record<string, unknown>;
@@ -25,4 +26,13 @@ export class ApiError extends Error {
     }
     this.details = code === 'internal_error' ? {} : { ...options.details, ...defaults };
   }
+}
+
+/** The HTTP answer of a domain refusal: the catalog's status, `Retry-After` when the refusal names one. */
+export function apiErrorFromDomain(error: DomainError): ApiError {
+  return new ApiError(error.code, {
+    ...(error.hasMessage ? { message: error.message } : {}),
+    details: error.details,
+    ...(error.retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(error.retryAfterSeconds) } } : {}),
+  });
 }

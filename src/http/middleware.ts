@@ -1,7 +1,8 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger';
 import { newId } from '../ids';
-import { ApiError } from './api-error';
+import { DomainError } from '../domain/errors';
+import { ApiError, apiErrorFromDomain } from './api-error';
 import { declaredBodyTooLarge } from './body';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
 import type { AppState } from './state';
@@ -60,6 +61,8 @@ function renderError(
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
+  } else if (error instanceof DomainError) {
+    apiError = apiErrorFromDomain(error);
   } else {
     options.logger.error({ request_id: ctx.state.requestId, err: error }, 'unhandled error');
     apiError = new ApiError('internal_error');

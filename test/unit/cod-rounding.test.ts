@@ -1,5 +1,5 @@
 import { CARRIERS } from '../../src/carriers/catalog';
-import { roundCod } from '../../src/carriers/cod-rounding';
+import { roundCod } from '../../src/domain/cod-rounding';
 
 describe('roundCod', () => {
   const a = CARRIERS.carrier_a!.codRounding;

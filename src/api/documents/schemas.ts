@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { REQUESTABLE_FORMATS } from '../../documents/document-service';
+import { REQUESTABLE_DOCUMENT_FORMATS } from '../../domain/labels';
 
 export const MERGED_LABELS_MAX = 50;
 
 export const formatQuery = z
-  .enum(REQUESTABLE_FORMATS)
+  .enum(REQUESTABLE_DOCUMENT_FORMATS)
   .default('label')
   .describe(
     '`label`: the carrier’s label-printer size, never A4; `a4`: the label placed on an A4 page; `zpl` is reserved',

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import {
   COD_SOURCES,
+  CURRENT_SET_VALUES,
+  DOCUMENT_AVAILABILITIES,
+  DOCUMENT_FORMATS,
+  DOCUMENT_SOURCES,
   LABEL_DIRECTIONS,
   LABEL_FAILURE_REASONS,
   LABEL_KINDS,
   LABEL_SOURCES,
   LABEL_STATUSES,
-} from '../../db/entities/label';
+} from '../../domain/labels';
 import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
@@ -21,17 +25,9 @@ const platformRef = z.object({
 
 export const labelDocumentSchema = z
   .object({
-    availability: z.enum([
-      'available',
-      'pending',
-      'expired',
-      'not_applicable',
-      'not_isolated',
-      'carrier_excluded',
-      'not_reissuable',
-    ]),
-    source: z.enum(['stored', 'carrier']).nullable().describe('Where the PDF comes from; null when there is none'),
-    formats: z.array(z.enum(['label', 'a4'])),
+    availability: z.enum(DOCUMENT_AVAILABILITIES),
+    source: z.enum(DOCUMENT_SOURCES).nullable().describe('Where the PDF comes from; null when there is none'),
+    formats: z.array(z.enum(DOCUMENT_FORMATS)),
     available_until: timestamp.describe('60 days after label creation'),
     url: z.string().describe('The document endpoint of the label'),
   })
@@ -51,7 +47,7 @@ export const labelSchema = z
     current: z.boolean(),
     supersedes: z.array(z.string()),
     superseded_by: z.array(z.string()).describe('Newer labels that replaced this one'),
-    current_set: z.enum(['ok', 'ambiguous']).describe('Same value on every label of the order and direction'),
+    current_set: z.enum(CURRENT_SET_VALUES).describe('Same value on every label of the order and direction'),
     carrier: z.object({ code: z.string(), name: z.string(), account_id: z.string().nullable().describe('`ca_...`') }),
     service: z
       .object({ code: z.string(), name: z.string() })

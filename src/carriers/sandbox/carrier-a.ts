@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { carrierDefinition } from '../catalog';
-import { roundCod } from '../cod-rounding';
+import { roundCod } from '../../domain/cod-rounding';
 import { BadRequest, json, pdf, type Router } from '../../sandbox/http';
 import {
   handleCreate,

@@ -1,4 +1,4 @@
-import { toHundredths } from '../cod-rounding';
+import { toHundredths } from '../../domain/cod-rounding';
 import type { CarrierRejectionReason } from '../port';
 import { variableSymbolFromOrderName } from '../variable-symbol';
 import { COD_LIMITS, DEFAULT_COD_LIMIT, DEFAULT_MAX_WEIGHT_GRAMS, MAX_WEIGHT_GRAMS, sandboxService } from './services';

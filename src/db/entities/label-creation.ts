@@ -1,16 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-
-export const LABEL_CREATION_STATUSES = ['processing', 'succeeded', 'failed', 'needs_attention', 'abandoned'] as const;
-export const LABEL_CREATION_PHASES = [
-  'queued',
-  'preparing',
-  'waiting_for_lock',
-  'sending_to_carrier',
-  'waiting_for_carrier',
-  'finalizing',
-] as const;
-export type LabelCreationStatus = (typeof LABEL_CREATION_STATUSES)[number];
-export type LabelCreationPhase = (typeof LABEL_CREATION_PHASES)[number];
+import type { LabelCreationPhase, LabelCreationStatus } from '../../domain/labels';
 
 /** One `POST /labels` (`lcr_...`): its decision, progress and result. Dry runs are never stored. */
 export class LabelCreation {

@@ -1,19 +1,13 @@
 import { EntitySchema } from '@mikro-orm/core';
-
-export const LABEL_DIRECTIONS = ['outbound', 'return'] as const;
-export const LABEL_KINDS = ['shipment', 'claim', 'collection'] as const;
-export const LABEL_STATUSES = ['pending', 'ready', 'failed'] as const;
-export const LABEL_FAILURE_REASONS = ['carrier_import_rejected', 'not_finalized'] as const;
-export const LABEL_SOURCES = ['admin', 'flow', 'api'] as const;
-export const COD_SOURCES = ['request', 'order_metafield', 'payment_gateway', 'shop_rule', 'none'] as const;
-
-export type LabelDirection = (typeof LABEL_DIRECTIONS)[number];
-export type LabelKind = (typeof LABEL_KINDS)[number];
-export type LabelStatus = (typeof LABEL_STATUSES)[number];
-export type LabelFailureReason = (typeof LABEL_FAILURE_REASONS)[number];
-export type LabelSource = (typeof LABEL_SOURCES)[number];
-export type CodSource = (typeof COD_SOURCES)[number];
-export type CurrentSet = 'ok' | 'ambiguous';
+import type {
+  CodSource,
+  CurrentSet,
+  LabelDirection,
+  LabelFailureReason,
+  LabelKind,
+  LabelSource,
+  LabelStatus,
+} from '../../domain/labels';
 
 export interface LabelParcel {
   trackingNumber: string | null;

@@ -1,5 +1,5 @@
-import type { CodRounding } from './catalog';
-import type { Money } from './port';
+import type { CodRounding } from '../carriers/catalog';
+import type { Money } from '../carriers/port';
 
 /** Parses a wire amount (`"123.45"`, at most two decimals) into hundredths, so rounding never meets float error. */
 export function toHundredths(amount: string): number {
