@@ -27,7 +27,7 @@ export async function findHolders(
   if (gids.length === 0) return holders;
   const running = await em.execute<Array<{ id: string; fulfillment_order_gids: string[] }>>(
     `select id, fulfillment_order_gids from label_creations
-      where store_id = ? and status = 'processing' and fulfillment_order_gids && ?::text[]`,
+      where store_id = ? and status = 'processing' and fulfillment_order_gids && array[?]::text[]`,
     [input.storeId, gids],
   );
   for (const creation of running) {
