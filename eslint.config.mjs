@@ -46,6 +46,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/only-throw-error': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          // MikroORM 6: SQL through getConnection() never joins the EntityManager's transaction (decision 0008).
+          selector: "MemberExpression[property.name='getConnection']",
+          message:
+            'Use em.execute(...) (or inTransaction from src/db/transaction.ts): getConnection() bypasses the transaction.',
+        },
+      ],
     },
   },
   {

@@ -36,7 +36,7 @@ export interface AppDeps {
 /** Builds the Koa app; never listens (server.ts does). */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const app = new Koa<AppState>();
-  app.proxy = false;
+  app.proxy = deps.config.trustProxy;
   const routes: RouteDefinition[] = [];
   routes.push(...createMetaRoutes({ publicBaseUrl: deps.config.publicBaseUrl, routes: () => routes }));
   routes.push(...createShopRoutes({ orm: deps.orm, requestLogRetentionMs: deps.config.requestLog.retentionMs }));
@@ -47,6 +47,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       now: deps.now,
       platform: deps.platform,
       publicBaseUrl: deps.config.publicBaseUrl,
+      idempotencyLeaseMs: deps.config.idempotencyLeaseMs,
     }),
   );
   routes.push(...createDocumentRoutes({ orm: deps.orm, now: deps.now, renderer: deps.renderer }));
@@ -57,7 +58,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(refuseKeyInQuery());
   app.use(
     healthRoutes([
-      { name: 'postgres', check: async () => void (await deps.orm.em.fork().getConnection().execute('select 1')) },
+      { name: 'postgres', check: async () => void (await deps.orm.em.fork().execute('select 1')) },
       { name: 'temporal', check: async () => void (await deps.temporal.workflowService.getSystemInfo({})) },
     ]),
   );

@@ -29,6 +29,10 @@ const envSchema = z.object({
   // Durations of the spec; tests shorten them.
   REQUEST_LOG_RETENTION: duration('90d'),
   REQUEST_LOG_PURGE_INTERVAL: duration('1h'),
+  /** In-flight idempotency claims: a request that dies mid-flight frees its key this long afterwards. */
+  IDEMPOTENCY_LEASE: duration('30s'),
+  /** Trust X-Forwarded-* from a reverse proxy (the request log then records the client address). */
+  TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()
@@ -45,6 +49,8 @@ const envSchema = z.object({
 });
 
 const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
+/** Values shipped in examples: anyone can read them, so production refuses them. */
+const PLACEHOLDER_SECRETS = new Set([DEV_CURSOR_SECRET, 'change-me-to-a-long-random-value']);
 
 export type Config = Readonly<{
   env: 'development' | 'test' | 'production';
@@ -57,6 +63,8 @@ export type Config = Readonly<{
   supportEmail: string;
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
+  idempotencyLeaseMs: number;
+  trustProxy: boolean;
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
   sandboxUrl: string;
@@ -70,8 +78,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  if (e.NODE_ENV === 'production' && !e.CURSOR_SECRET)
-    throw new Error('invalid configuration:\n  CURSOR_SECRET: required in production');
+  if (e.NODE_ENV === 'production' && (!e.CURSOR_SECRET || PLACEHOLDER_SECRETS.has(e.CURSOR_SECRET)))
+    throw new Error(
+      'invalid configuration:\n  CURSOR_SECRET: required in production (a long random value of your own)',
+    );
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -87,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     supportEmail: e.SUPPORT_EMAIL,
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),
     maxBodyBytes: e.MAX_BODY_BYTES,
+    idempotencyLeaseMs: e.IDEMPOTENCY_LEASE,
+    trustProxy: e.TRUST_PROXY === 'true',
     mail: Object.freeze({
       smtpUrl: e.SMTP_URL,
       from: e.MAIL_FROM,

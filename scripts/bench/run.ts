@@ -34,19 +34,16 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 
 async function seedLabels(orm: Orm, storeId: string, count: number): Promise<void> {
   // Set-based insert: the bench measures reads, not the loader. One label per order, all outbound shipments.
-  await orm.em
-    .fork()
-    .getConnection()
-    .execute(
-      `insert into labels (id, store_id, order_gid, order_legacy_id, order_name, order_name_key, direction, kind, status,
+  await orm.em.fork().execute(
+    `insert into labels (id, store_id, order_gid, order_legacy_id, order_name, order_name_key, direction, kind, status,
        carrier_code, carrier_name, source, tracking_number, created_at, updated_at, current)
      select 'lbl_bench' || lpad(g::text, 15, '0'), ?, 'gid://shopify/Order/' || (100000 + g), (100000 + g)::text,
        '#' || (100000 + g), (100000 + g)::text, 'outbound', 'shipment', 'ready', 'carrier_a', 'Carrier A', 'admin',
        'TN' || g, date_trunc('second', now() - interval '30 days') + (g || ' seconds')::interval, null, true
      from generate_series(1, ?) g`,
-      [storeId, count],
-    );
-  await orm.em.fork().getConnection().execute('analyze labels');
+    [storeId, count],
+  );
+  await orm.em.fork().execute('analyze labels');
 }
 
 async function samplePdf(label: number): Promise<Uint8Array> {

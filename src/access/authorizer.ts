@@ -54,7 +54,7 @@ export function createAuthorizer(deps: { orm: Orm; now: () => Date; supportEmail
     if (route.access.kind !== 'key') return;
     const credential = bearerCredential(ctx.get('Authorization') || undefined);
     const hash = looksLikeSecret(credential) ? hashSecret(credential) : NO_KEY_HASH;
-    const conn = deps.orm.em.fork().getConnection();
+    const conn = deps.orm.em.fork();
     // One query for key and store, read as plain rows: a known-but-revoked key costs the same as an unknown one.
     const [row] = await conn.execute<KeyRow[]>(KEY_LOOKUP, [hash]);
     const now = deps.now();

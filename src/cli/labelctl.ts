@@ -90,6 +90,13 @@ const keyRow = (k: ApiKey, now: Date): Row => ({
   last_used_at: isoSecondsOrNull(k.lastUsedAt),
 });
 
+/** `sent`, `pending`, or for a mail whose sends failed: waiting for its next attempt after backoff. */
+const outboxState = (r: Row): string => {
+  if (r.sent_at) return 'sent';
+  if (Number(r.attempts) === 0) return 'pending';
+  return `waiting (${String(r.attempts)} failed, next ${String(r.next_attempt_at)}: ${String(r.last_error)})`;
+};
+
 const GATE_OPTIONS: Array<[keyof StoreGates, string, string]> = [
   ['appInstalled', '--app-installed <bool>', 'the app is installed'],
   ['apiEnabled', '--api-enabled <bool>', 'the merchant enabled the API'],
@@ -284,6 +291,7 @@ export function buildProgram(
           sent_at: isoSecondsOrNull(n.sentAt),
           attempts: n.attempts,
           last_error: n.lastError,
+          next_attempt_at: n.sentAt ? null : isoSeconds(n.nextAttemptAt),
         }));
       });
       print(
@@ -293,7 +301,7 @@ export function buildProgram(
           rows
             .map(
               (r) =>
-                `#${String(r.id)} ${String(r.created_at)} ${r.sent_at ? 'sent' : 'pending'} to ${String(r.to)}\n  ${String(r.subject)}\n  ${String(r.body).replace(/\n/g, '\n  ')}`,
+                `#${String(r.id)} ${String(r.created_at)} ${outboxState(r)} to ${String(r.to)}\n  ${String(r.subject)}\n  ${String(r.body).replace(/\n/g, '\n  ')}`,
             )
             .join('\n\n') || '(empty)',
       );
@@ -304,14 +312,18 @@ export function buildProgram(
     .description(
       'load a fixture (docs/sandbox.md) idempotently: store, keys, carrier accounts, rules, sandbox orders, labels',
     )
-    .action(async (file: string) => {
+    .option('--force', 'load it even with NODE_ENV=production')
+    .action(async (file: string, opts: { force?: boolean }) => {
+      const config = loadConfig();
+      // A fixture brings demo keys and sandbox carrier accounts: never into production by accident.
+      if (config.env === 'production' && !opts.force)
+        throw new CliError('refusing to seed with NODE_ENV=production (demo keys and sandbox accounts); add --force');
       let input: unknown;
       try {
         input = JSON.parse(readFileSync(file, 'utf8'));
       } catch (error) {
         throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`);
       }
-      const config = loadConfig();
       const orm = await ormHandle();
       const result = await loadFixture(
         { orm, now: new Date(), sandboxUrl: config.sandboxUrl, carrierFor: createPorts(config, orm).carrierFor },

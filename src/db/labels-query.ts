@@ -1,6 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LabelDirection, LabelStatus } from '../domain/labels';
-import { Label, LabelDocument, LabelFulfillmentOrder } from './entities/label';
+import type { Label } from './entities/label';
+
+/**
+ * The label read path: plain rows from one SQL statement per request into the one serializer, never ORM entities.
+ * Reads are the hot path (docs/decisions/0009-read-path.md): hydrating entities and building queries through the ORM
+ * cost more CPU than everything else a read does. Writes keep going through MikroORM and the labels repository.
+ */
 
 /**
  * Spec "GET /labels" Rule 1: with `direction`, `status` or `current` a page reads at most this many labels in
@@ -10,6 +16,16 @@ export const POST_FILTER_SCAN_WINDOW = 1000;
 
 /** Where a page ended: the last label read, by the keyset (created_at, id); null before the first label. */
 export type KeysetPosition = { createdAt: Date; id: string } | null;
+
+/** A label row as the read path returns it: the entity's fields plus `seq` (insertion order within a second). */
+export type LabelRecord = { [K in keyof Label]: Label[K] } & { seq: number };
+
+/** A label with what its wire object needs besides its own row. */
+export interface LabelView {
+  label: LabelRecord;
+  fulfillmentOrders: Array<{ gid: string; legacyId: string }>;
+  storedDocument: { notIsolated: boolean } | null;
+}
 
 export interface LabelListFilters {
   storeId: string;
@@ -28,13 +44,190 @@ export interface LabelListFilters {
 }
 
 export interface LabelPage {
-  labels: Label[];
+  views: LabelView[];
   /** The last label read (returned or skipped by a filter); null when nothing was read. */
   lastRead: KeysetPosition;
   hasMore: boolean;
 }
 
-function matchesPostFilters(label: Label, f: LabelListFilters): boolean {
+interface ViewRow {
+  id: string;
+  seq: string;
+  store_id: string;
+  order_gid: string;
+  order_legacy_id: string;
+  order_name: string;
+  order_name_key: string;
+  direction: Label['direction'];
+  kind: Label['kind'];
+  status: Label['status'];
+  failure_reason: Label['failureReason'];
+  carrier_account_id: string | null;
+  carrier_code: string;
+  carrier_name: string;
+  service_code: string | null;
+  service_name: string | null;
+  source: Label['source'];
+  cod_amount: string | null;
+  cod_currency: string | null;
+  cod_source: Label['codSource'];
+  declared_value_amount: string | null;
+  declared_value_currency: string | null;
+  tracking_number: string | null;
+  tracking_url: string | null;
+  carrier_shipment_id: string | null;
+  parcels: Label['parcels'];
+  batch_id: string | null;
+  extras: Record<string, unknown>;
+  label_creation_id: string | null;
+  coverage_known: boolean;
+  created_at: string;
+  updated_at: string | null;
+  printed_count: number;
+  last_printed_at: string | null;
+  current: boolean;
+  supersedes: string[];
+  superseded_by: string[];
+  current_set: Label['currentSet'];
+  coverage: Array<[string, string]>;
+  has_document: boolean;
+  document_not_isolated: boolean | null;
+}
+
+/** Every column of the label, its coverage as one JSON array, and whether a stored copy exists (never its bytes). */
+const VIEW_SELECT = `
+  select l.id, l.seq, l.store_id, l.order_gid, l.order_legacy_id, l.order_name, l.order_name_key, l.direction, l.kind,
+         l.status, l.failure_reason, l.carrier_account_id, l.carrier_code, l.carrier_name, l.service_code,
+         l.service_name, l.source, l.cod_amount, l.cod_currency, l.cod_source, l.declared_value_amount,
+         l.declared_value_currency, l.tracking_number, l.tracking_url, l.carrier_shipment_id, l.parcels, l.batch_id,
+         l.extras, l.label_creation_id, l.coverage_known, l.created_at, l.updated_at, l.printed_count,
+         l.last_printed_at, l.current, l.supersedes, l.superseded_by, l.current_set,
+         coalesce((select json_agg(json_build_array(f.fulfillment_order_gid, f.fulfillment_order_legacy_id)
+                                   order by f.fulfillment_order_gid)
+                     from label_fulfillment_orders f where f.label_id = l.id), '[]'::json) as coverage,
+         d.label_id is not null as has_document, d.not_isolated as document_not_isolated
+    from labels l left join label_documents d on d.label_id = l.id`;
+
+// MikroORM's PostgreSQL driver hands timestamps to raw queries as strings (`2026-11-23 06:14:22.32+00`).
+const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
+
+function toView(r: ViewRow): LabelView {
+  return {
+    label: {
+      id: r.id,
+      seq: Number(r.seq),
+      storeId: r.store_id,
+      orderGid: r.order_gid,
+      orderLegacyId: r.order_legacy_id,
+      orderName: r.order_name,
+      orderNameKey: r.order_name_key,
+      direction: r.direction,
+      kind: r.kind,
+      status: r.status,
+      failureReason: r.failure_reason,
+      carrierAccountId: r.carrier_account_id,
+      carrierCode: r.carrier_code,
+      carrierName: r.carrier_name,
+      serviceCode: r.service_code,
+      serviceName: r.service_name,
+      source: r.source,
+      codAmount: r.cod_amount,
+      codCurrency: r.cod_currency,
+      codSource: r.cod_source,
+      declaredValueAmount: r.declared_value_amount,
+      declaredValueCurrency: r.declared_value_currency,
+      trackingNumber: r.tracking_number,
+      trackingUrl: r.tracking_url,
+      carrierShipmentId: r.carrier_shipment_id,
+      parcels: r.parcels,
+      batchId: r.batch_id,
+      extras: r.extras,
+      labelCreationId: r.label_creation_id,
+      coverageKnown: r.coverage_known,
+      createdAt: new Date(r.created_at),
+      updatedAt: dateOrNull(r.updated_at),
+      printedCount: r.printed_count,
+      lastPrintedAt: dateOrNull(r.last_printed_at),
+      current: r.current,
+      supersedes: r.supersedes,
+      supersededBy: r.superseded_by,
+      currentSet: r.current_set,
+    },
+    fulfillmentOrders: r.coverage.map(([gid, legacyId]) => ({ gid, legacyId })),
+    storedDocument: r.has_document ? { notIsolated: r.document_not_isolated ?? false } : null,
+  };
+}
+
+/** One label of the store, or null (another store's ID answers like a nonexistent one). */
+export async function readLabelView(em: EntityManager, storeId: string, labelId: string): Promise<LabelView | null> {
+  const [row] = await em.execute<ViewRow[]>(`${VIEW_SELECT} where l.store_id = ? and l.id = ?`, [storeId, labelId]);
+  return row ? toView(row) : null;
+}
+
+/** Labels of the store by ID, in the order asked; IDs the store does not have are left out. */
+export async function readLabelViews(em: EntityManager, storeId: string, ids: readonly string[]): Promise<LabelView[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<ViewRow[]>(`${VIEW_SELECT} where l.store_id = ? and l.id in (?)`, [storeId, ids]);
+  const byId = new Map(rows.map((r) => [r.id, toView(r)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The order's current outbound labels, oldest first; same-second labels in insertion order. */
+export async function readCurrentOutboundViews(
+  em: EntityManager,
+  storeId: string,
+  orderGid: string,
+): Promise<LabelView[]> {
+  const rows = await em.execute<ViewRow[]>(
+    `${VIEW_SELECT} where l.store_id = ? and l.order_gid = ? and l.direction = 'outbound' and l.current
+      order by l.created_at, l.seq`,
+    [storeId, orderGid],
+  );
+  return rows.map(toView);
+}
+
+/** The keyset and lookup filters, as SQL with its bindings (post-filters are applied by the page reader). */
+function keysetWhere(f: LabelListFilters, after: KeysetPosition): { sql: string; params: unknown[] } {
+  const clauses = ['l.store_id = ?'];
+  const params: unknown[] = [f.storeId];
+  if (f.orderGids) {
+    clauses.push('l.order_gid in (?)');
+    params.push(f.orderGids);
+  }
+  const equal: Array<[string, unknown]> = [
+    ['l.order_name_key', f.orderNameKey],
+    ['l.batch_id', f.batchId],
+    ['l.tracking_number', f.trackingNumber],
+  ];
+  for (const [column, value] of equal) {
+    if (value === undefined) continue;
+    clauses.push(`${column} = ?`);
+    params.push(value);
+  }
+  if (f.createdAfter) {
+    clauses.push('l.created_at >= ?');
+    params.push(f.createdAfter);
+  }
+  if (f.createdBefore) {
+    clauses.push('l.created_at <= ?');
+    params.push(f.createdBefore);
+  }
+  if (f.updatedAfter) {
+    clauses.push('l.updated_at >= ?');
+    params.push(f.updatedAfter);
+  }
+  if (after) {
+    // Row comparison keeps the keyset on the (store_id, created_at, id) index.
+    clauses.push(`(l.created_at, l.id) ${f.order === 'asc' ? '>' : '<'} (?, ?)`);
+    params.push(after.createdAt, after.id);
+  }
+  return { sql: clauses.join(' and '), params };
+}
+
+function matchesPostFilters(
+  label: { direction: string; status: string; current: boolean },
+  f: LabelListFilters,
+): boolean {
   return (
     (f.direction === undefined || label.direction === f.direction) &&
     (f.status === undefined || label.status === f.status) &&
@@ -42,74 +235,52 @@ function matchesPostFilters(label: Label, f: LabelListFilters): boolean {
   );
 }
 
-/** One page by keyset (created_at, id) after `after`, in the filters' order. */
+/**
+ * One page by keyset (created_at, id) after `after`, in the filters' order. Without post-filters it is one statement.
+ * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page, then one statement reads it.
+ */
 export async function readLabelPage(
   em: EntityManager,
   filters: LabelListFilters,
   after: KeysetPosition,
   limit: number,
 ): Promise<LabelPage> {
+  const where = keysetWhere(filters, after);
+  const direction = filters.order === 'asc' ? 'asc' : 'desc';
+  const orderBy = `order by l.created_at ${direction}, l.id ${direction}`;
   const postFiltered = filters.direction !== undefined || filters.status !== undefined || filters.current !== undefined;
-  const window = postFiltered ? Math.max(limit, POST_FILTER_SCAN_WINDOW) : limit;
-  const qb = em.createQueryBuilder(Label, 'l').select('*').where({ storeId: filters.storeId });
-  if (filters.orderGids) qb.andWhere({ orderGid: { $in: filters.orderGids } });
-  if (filters.orderNameKey !== undefined) qb.andWhere({ orderNameKey: filters.orderNameKey });
-  if (filters.batchId !== undefined) qb.andWhere({ batchId: filters.batchId });
-  if (filters.trackingNumber !== undefined) qb.andWhere({ trackingNumber: filters.trackingNumber });
-  if (filters.createdAfter) qb.andWhere({ createdAt: { $gte: filters.createdAfter } });
-  if (filters.createdBefore) qb.andWhere({ createdAt: { $lte: filters.createdBefore } });
-  if (filters.updatedAfter) qb.andWhere({ updatedAt: { $gte: filters.updatedAfter } });
-  if (after) {
-    // Row comparison keeps the keyset on the (store_id, created_at, id) index.
-    qb.andWhere(`(l.created_at, l.id) ${filters.order === 'asc' ? '>' : '<'} (?, ?)`, [after.createdAt, after.id]);
+  if (!postFiltered) {
+    const rows = await em.execute<ViewRow[]>(`${VIEW_SELECT} where ${where.sql} ${orderBy} limit ?`, [
+      ...where.params,
+      limit + 1,
+    ]);
+    const views = rows.slice(0, limit).map(toView);
+    const last = views.at(-1)?.label;
+    return {
+      views,
+      lastRead: last ? { createdAt: last.createdAt, id: last.id } : after,
+      hasMore: rows.length > limit,
+    };
   }
-  qb.orderBy({ createdAt: filters.order, id: filters.order }).limit(window + 1);
-  const rows = await qb.getResult();
-
-  const labels: Label[] = [];
+  const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
+  const scanned = await em.execute<
+    Array<{ id: string; created_at: string; direction: string; status: string; current: boolean }>
+  >(`select l.id, l.created_at, l.direction, l.status, l.current from labels l where ${where.sql} ${orderBy} limit ?`, [
+    ...where.params,
+    window + 1,
+  ]);
+  const picked: string[] = [];
   let consumed = 0;
-  for (const row of rows.slice(0, window)) {
+  for (const row of scanned.slice(0, window)) {
     consumed += 1;
     if (!matchesPostFilters(row, filters)) continue;
-    labels.push(row);
-    if (labels.length === limit) break;
+    picked.push(row.id);
+    if (picked.length === limit) break;
   }
-  const last = consumed > 0 ? rows[consumed - 1]! : null;
+  const last = consumed > 0 ? scanned[consumed - 1]! : null;
   return {
-    labels,
-    lastRead: last ? { createdAt: last.createdAt, id: last.id } : after,
-    hasMore: rows.length > consumed,
+    views: await readLabelViews(em, filters.storeId, picked),
+    lastRead: last ? { createdAt: new Date(last.created_at), id: last.id } : after,
+    hasMore: scanned.length > consumed,
   };
-}
-
-/** A label with what its wire object needs besides its own row. */
-export interface LabelView {
-  label: Label;
-  fulfillmentOrders: Array<{ gid: string; legacyId: string }>;
-  storedDocument: { notIsolated: boolean } | null;
-}
-
-export async function loadLabelViews(em: EntityManager, labels: Label[]): Promise<LabelView[]> {
-  if (labels.length === 0) return [];
-  const ids = labels.map((l) => l.id);
-  const coverage = await em.find(
-    LabelFulfillmentOrder,
-    { labelId: { $in: ids } },
-    { orderBy: { fulfillmentOrderGid: 'asc' } },
-  );
-  const documents = await em.find(LabelDocument, { labelId: { $in: ids } }, { fields: ['labelId', 'notIsolated'] });
-  return labels.map((label) => {
-    const doc = documents.find((d) => d.labelId === label.id);
-    return {
-      label,
-      fulfillmentOrders: coverage
-        .filter((c) => c.labelId === label.id)
-        .map((c) => ({ gid: c.fulfillmentOrderGid, legacyId: c.fulfillmentOrderLegacyId })),
-      storedDocument: doc ? { notIsolated: doc.notIsolated } : null,
-    };
-  });
-}
-
-export async function findLabel(em: EntityManager, storeId: string, labelId: string): Promise<Label | null> {
-  return em.findOne(Label, { id: labelId, storeId });
 }

@@ -270,10 +270,8 @@ export async function recordLabelPrint(
   args: { storeId: string; labelId: string; now: Date },
 ): Promise<void> {
   const at = truncateToSecond(args.now);
-  await em
-    .getConnection()
-    .execute(
-      'update labels set printed_count = printed_count + 1, last_printed_at = ?, updated_at = ? where id = ? and store_id = ?',
-      [at, at, args.labelId, args.storeId],
-    );
+  await em.execute(
+    'update labels set printed_count = printed_count + 1, last_printed_at = ?, updated_at = ? where id = ? and store_id = ?',
+    [at, at, args.labelId, args.storeId],
+  );
 }

@@ -1,6 +1,6 @@
 import type { LabelKind, LabelSource, LabelStatus } from '../domain/labels';
 import type { DocumentAvailability } from '../domain/document-availability';
-import { ApiError } from '../http/api-error';
+import { DomainError } from '../domain/errors';
 
 export interface DocumentSubject {
   id: string;
@@ -21,7 +21,7 @@ export function documentRefusal(
   label: DocumentSubject,
   availability: DocumentAvailability,
   now: Date,
-): ApiError | null {
+): DomainError | null {
   const ids = { label_id: label.id, label_creation_id: label.labelCreationId };
   switch (availability) {
     case 'available':
@@ -30,18 +30,18 @@ export function documentRefusal(
       if (label.status === 'pending') {
         // API-created labels finish within seconds; admin and automation batches take longer.
         const retryAfter = label.source === 'api' ? 2 : 30;
-        return new ApiError('label_pending', { details: ids, headers: { 'Retry-After': String(retryAfter) } });
+        return new DomainError('label_pending', { details: ids, retryAfterSeconds: retryAfter });
       }
-      return new ApiError('document_pending', {
+      return new DomainError('document_pending', {
         details: ids,
-        headers: { 'Retry-After': now.getTime() - label.createdAt.getTime() < TEN_MINUTES ? '2' : '60' },
+        retryAfterSeconds: now.getTime() - label.createdAt.getTime() < TEN_MINUTES ? 2 : 60,
       });
     case 'expired':
-      return new ApiError('document_expired', { details: { label_id: label.id } });
+      return new DomainError('document_expired', { details: { label_id: label.id } });
     case 'not_reissuable':
-      return new ApiError('label_not_reissuable', { details: { label_id: label.id } });
+      return new DomainError('label_not_reissuable', { details: { label_id: label.id } });
     case 'not_applicable':
-      return new ApiError('document_unavailable', {
+      return new DomainError('document_unavailable', {
         message:
           label.status === 'failed'
             ? 'The label failed; it has no document.'
@@ -52,12 +52,12 @@ export function documentRefusal(
         },
       });
     case 'not_isolated':
-      return new ApiError('document_unavailable', {
+      return new DomainError('document_unavailable', {
         message: 'The stored file may contain other labels of its batch; print it in the admin.',
         details: { label_id: label.id, reason: 'not_isolated' },
       });
     case 'carrier_excluded':
-      return new ApiError('document_unavailable', {
+      return new DomainError('document_unavailable', {
         message: "This carrier's labels are printed in the admin only.",
         details: { label_id: label.id, reason: 'carrier_excluded' },
       });

@@ -90,3 +90,34 @@ export function deriveCurrentLabels(labels: readonly CoverageInput[]): Map<strin
   if (ambiguous) for (const props of result.values()) props.currentSet = 'ambiguous';
   return result;
 }
+
+/** A current label's coverage as the document endpoints know it. */
+export interface CoverageOfLabel {
+  id: string;
+  coverageKnown: boolean;
+  fulfillmentOrders: ReadonlyArray<{ gid: string; legacyId: string }>;
+}
+
+/**
+ * Spec `ambiguous_current_set` `details.conflicting_fulfillment_orders`: the fulfillment orders that two or more of
+ * the given current labels cover. A whole-order label, or one without recorded coverage, covers every fulfillment
+ * order (docs/decisions/0100-whole-order-and-unknown-coverage.md). Sorted by GID.
+ */
+export function conflictingFulfillmentOrders(
+  labels: readonly CoverageOfLabel[],
+): Array<{ id: string; legacy_id: string }> {
+  const wholeOrder = labels.filter((l) => !l.coverageKnown || l.fulfillmentOrders.length === 0).length;
+  const byFo = new Map<string, { legacyId: string; labels: Set<string> }>();
+  for (const label of labels) {
+    if (!label.coverageKnown) continue;
+    for (const fo of label.fulfillmentOrders) {
+      const entry = byFo.get(fo.gid) ?? { legacyId: fo.legacyId, labels: new Set<string>() };
+      entry.labels.add(label.id);
+      byFo.set(fo.gid, entry);
+    }
+  }
+  return [...byFo.entries()]
+    .filter(([, entry]) => entry.labels.size + wholeOrder >= 2)
+    .map(([gid, entry]) => ({ id: gid, legacy_id: entry.legacyId }))
+    .sort((a, b) => a.id.localeCompare(b.id));
+}

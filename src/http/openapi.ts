@@ -139,6 +139,7 @@ function operation(route: RouteDefinition): JsonSchema {
 }
 
 /** The OpenAPI 3.1 document, generated from the route table and its zod schemas. */
+/** `serverUrl` includes the `/v1` prefix; relative (`/v1`) when no public base URL is configured. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -154,7 +155,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
         'Read shipping labels and label PDFs of one store, create labels at parcel carriers and resolve unclear creations. ' +
         'Errors use one body; branch on `error.code`. Error reference: /v1/docs/errors.',
     },
-    servers: [{ url: `${serverUrl}/v1` }],
+    servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
     paths,
     components: {

@@ -16,26 +16,23 @@ export function requestLog(orm: Orm, logger: Logger): Middleware<AppState> {
       const auth = ctx.state.auth;
       if (auth) {
         try {
-          await orm.em
-            .fork()
-            .getConnection()
-            .execute(
-              `insert into request_log (request_id, store_id, api_key_id, method, endpoint, status, error_code, ip, label_count, byte_size)
+          await orm.em.fork().execute(
+            `insert into request_log (request_id, store_id, api_key_id, method, endpoint, status, error_code, ip, label_count, byte_size)
              values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-              [
-                ctx.state.requestId,
-                auth.storeId,
-                auth.apiKeyId,
-                ctx.method,
-                ctx.state.route ? `/v1${ctx.state.route.path}` : null,
-                ctx.status,
-                ctx.state.errorCode ?? null,
-                ctx.ip || null,
-                ctx.state.logFields?.labelCount ?? null,
-                ctx.state.logFields?.byteSize ?? null,
-              ],
-              'run',
-            );
+            [
+              ctx.state.requestId,
+              auth.storeId,
+              auth.apiKeyId,
+              ctx.method,
+              ctx.state.route ? `/v1${ctx.state.route.path}` : null,
+              ctx.status,
+              ctx.state.errorCode ?? null,
+              ctx.ip || null,
+              ctx.state.logFields?.labelCount ?? null,
+              ctx.state.logFields?.byteSize ?? null,
+            ],
+            'run',
+          );
         } catch (error) {
           logger.error({ request_id: ctx.state.requestId, err: error }, 'request log write failed');
         }

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Orm } from '../db/orm';
-import { ApiError } from '../http/api-error';
+import { DomainError } from '../domain/errors';
+import { ApiError, apiErrorFromDomain } from '../http/api-error';
 
 export interface StoredResponse {
   status: number;
@@ -21,6 +22,11 @@ export interface IdempotentRequest {
   ttlMs: number;
   /** With `auto`: an identical request this soon is refused as a duplicate (60 seconds). */
   autoWindowMs: number;
+  /**
+   * How long an in-flight claim survives without renewal. The running request renews it every third of this; a
+   * process that dies mid-request loses its claim this long afterwards and the key can be used again.
+   */
+  leaseMs: number;
 }
 
 export type IdempotentOutcome =
@@ -42,7 +48,8 @@ interface Row {
  * TTL replays the first answer; a repeat while the first runs is 409 `idempotency_conflict` (`state: in_flight`,
  * `Retry-After: 2`); another request under the same key is 409 `idempotency_conflict`; with `auto` the key is derived
  * from the request and an identical request inside the window is 409 `duplicate_request`. A 5xx releases the key so
- * the request can be sent again.
+ * the request can be sent again, and so does a crash: the in-flight claim is a lease (`lease_expires_at`, database
+ * clock, so every process agrees) renewed while the handler runs.
  */
 export async function runIdempotent(
   orm: Orm,
@@ -52,21 +59,26 @@ export async function runIdempotent(
   const auto = input.key === 'auto';
   const requestHash = hash(input.request);
   const key = auto ? `auto:${requestHash}` : input.key;
-  const conn = orm.em.fork().getConnection();
-  // Claim the key unless a live record holds it; an expired one is taken over as if it did not exist.
+  const em = orm.em.fork();
+  const owner = randomUUID();
+  const leaseSeconds = input.leaseMs / 1000;
+  // Claim the key unless a live record holds it: a completed one past its window, or an in-flight one whose lease
+  // ran out (its process died), is taken over as if it did not exist.
   const staleBefore = new Date(input.now.getTime() - (auto ? input.autoWindowMs : input.ttlMs));
-  const claimed = await conn.execute<Array<{ key: string }>>(
-    `insert into idempotency_keys (store_id, endpoint, key, request_hash, state, created_at)
-     values (?, ?, ?, ?, 'in_flight', ?)
+  const claimed = await em.execute<Array<{ key: string }>>(
+    `insert into idempotency_keys (store_id, endpoint, key, request_hash, state, created_at, owner, lease_expires_at)
+     values (?, ?, ?, ?, 'in_flight', ?, ?, now() + make_interval(secs => ?))
      on conflict (store_id, endpoint, key) do update
        set request_hash = excluded.request_hash, state = 'in_flight', response_status = null, response_body = null,
-           response_headers = null, created_at = excluded.created_at, completed_at = null
-       where idempotency_keys.created_at <= ?
+           response_headers = null, created_at = excluded.created_at, completed_at = null, owner = excluded.owner,
+           lease_expires_at = excluded.lease_expires_at
+       where (idempotency_keys.state = 'completed' and idempotency_keys.created_at <= ?)
+          or (idempotency_keys.state = 'in_flight' and idempotency_keys.lease_expires_at <= now())
      returning key`,
-    [input.storeId, input.endpoint, key, requestHash, input.now, staleBefore],
+    [input.storeId, input.endpoint, key, requestHash, input.now, owner, leaseSeconds, staleBefore],
   );
   if (claimed.length === 0) {
-    const [existing] = await conn.execute<Row[]>(
+    const [existing] = await em.execute<Row[]>(
       'select request_hash, state, response_status, response_body, response_headers, created_at from idempotency_keys where store_id = ? and endpoint = ? and key = ?',
       [input.storeId, input.endpoint, key],
     );
@@ -74,56 +86,63 @@ export async function runIdempotent(
     return runIdempotent(orm, input, handler);
   }
 
+  const mine = { storeId: input.storeId, endpoint: input.endpoint, key, owner };
+  const renewal = setInterval(() => {
+    em.execute(
+      `update idempotency_keys set lease_expires_at = now() + make_interval(secs => ?)
+        where store_id = ? and endpoint = ? and key = ? and owner = ? and state = 'in_flight'`,
+      [leaseSeconds, mine.storeId, mine.endpoint, mine.key, mine.owner],
+    ).catch(() => undefined);
+  }, input.leaseMs / 3);
+  renewal.unref();
   let response: StoredResponse;
   try {
     response = await handler();
-  } catch (error) {
+  } catch (thrown) {
+    const error = thrown instanceof DomainError ? apiErrorFromDomain(thrown) : thrown;
     if (error instanceof ApiError && error.status < 500) {
-      response = { status: error.status, body: null, headers: {} };
-      await complete(conn, input, key, { ...response, body: { __error: serializeApiError(error) } }, input.now);
+      await complete(orm, mine, { status: error.status, body: { __error: serializeApiError(error) }, headers: {} });
     } else {
-      await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [
-        input.storeId,
-        input.endpoint,
-        key,
-      ]);
+      await release(orm, mine);
     }
     throw error;
+  } finally {
+    clearInterval(renewal);
   }
-  if (response.status >= 500) {
-    await conn.execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ?', [
-      input.storeId,
-      input.endpoint,
-      key,
-    ]);
-  } else {
-    await complete(conn, input, key, response, input.now);
-  }
+  if (response.status >= 500) await release(orm, mine);
+  else await complete(orm, mine, response);
   return { replayed: false, response };
 }
 
-type Conn = ReturnType<ReturnType<Orm['em']['fork']>['getConnection']>;
+type Claim = { storeId: string; endpoint: string; key: string; owner: string };
 
-async function complete(
-  conn: Conn,
-  input: IdempotentRequest,
-  key: string,
-  response: StoredResponse,
-  now: Date,
-): Promise<void> {
-  await conn.execute(
-    `update idempotency_keys set state = 'completed', response_status = ?, response_body = ?::jsonb, response_headers = ?::jsonb, completed_at = ?
-     where store_id = ? and endpoint = ? and key = ?`,
+/** Only the claim's owner completes or releases it: after a lost lease the key may belong to another request. */
+async function complete(orm: Orm, claim: Claim, response: StoredResponse): Promise<void> {
+  await orm.em.fork().execute(
+    `update idempotency_keys set state = 'completed', response_status = ?, response_body = ?::jsonb,
+            response_headers = ?::jsonb, completed_at = now(), lease_expires_at = null
+      where store_id = ? and endpoint = ? and key = ? and owner = ?`,
     [
       response.status,
       JSON.stringify(response.body),
       JSON.stringify(response.headers),
-      now,
-      input.storeId,
-      input.endpoint,
-      key,
+      claim.storeId,
+      claim.endpoint,
+      claim.key,
+      claim.owner,
     ],
   );
+}
+
+async function release(orm: Orm, claim: Claim): Promise<void> {
+  await orm.em
+    .fork()
+    .execute('delete from idempotency_keys where store_id = ? and endpoint = ? and key = ? and owner = ?', [
+      claim.storeId,
+      claim.endpoint,
+      claim.key,
+      claim.owner,
+    ]);
 }
 
 function serializeApiError(error: ApiError) {

@@ -43,6 +43,7 @@ export async function queueKeyNotification(
     createdAt: input.now,
     sentAt: null,
     attempts: 0,
+    nextAttemptAt: input.now,
     lastError: null,
   });
 }

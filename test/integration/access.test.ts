@@ -180,7 +180,6 @@ describe('key lifecycle', () => {
     const { keyId, secret } = await aStoreWithKey(app.orm);
     const rows = await app.orm.em
       .fork()
-      .getConnection()
       .execute<Record<string, unknown>[]>('select * from api_keys where id = ?', [keyId]);
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows[0])).not.toContain(secret);
@@ -273,7 +272,6 @@ describe('request log', () => {
     const invalid = await app.request('GET', '/v1/shop?unexpected=secret-value', { headers: auth });
     const rows = await app.orm.em
       .fork()
-      .getConnection()
       .execute<Record<string, unknown>[]>('select * from request_log where store_id = ? order by id', [storeId]);
     expect(rows).toHaveLength(3);
     expect(rows[0]).toMatchObject({
@@ -304,12 +302,10 @@ describe('request log', () => {
   it('has no row for requests no key attributes to a store', async () => {
     const before = await app.orm.em
       .fork()
-      .getConnection()
       .execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');
     await app.request('GET', '/v1/shop', { headers: { authorization: 'Bearer nope' } });
     const after = await app.orm.em
       .fork()
-      .getConnection()
       .execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');
     expect(after[0]!.n).toBe(before[0]!.n);
   });

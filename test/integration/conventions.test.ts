@@ -104,10 +104,7 @@ describe('Service-Version', () => {
 
   it("uses the key's pinned version when the request names none", async () => {
     const { auth, keyId } = await aStoreWithKey(app.orm);
-    await app.orm.em
-      .fork()
-      .getConnection()
-      .execute('update api_keys set pinned_version = ? where id = ?', ['2026-10-01', keyId]);
+    await app.orm.em.fork().execute('update api_keys set pinned_version = ? where id = ?', ['2026-10-01', keyId]);
     const res = await app.request('GET', '/v1/shop', { headers: auth });
     expect(res.status).toBe(200);
     expect(res.headers.get('service-version')).toBe('2026-10-01');

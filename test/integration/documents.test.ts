@@ -246,7 +246,6 @@ describe('GET /v1/labels/{label_id}/document', () => {
     const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
     const rows = await app.orm.em
       .fork()
-      .getConnection()
       .execute<Array<Record<string, unknown>>>(
         'select endpoint, status, label_count, byte_size from request_log where request_id = ?',
         [res.headers.get('x-request-id')],
@@ -398,7 +397,6 @@ describe('GET /v1/label-documents', () => {
     expect(await pagesOf(res)).toEqual([size('10.2x19.2'), size('A6'), size('roll_101x160'), size('roll_101x160')]);
     const rows = await app.orm.em
       .fork()
-      .getConnection()
       .execute<Array<{ label_count: number }>>('select label_count from request_log where request_id = ?', [
         res.headers.get('x-request-id'),
       ]);

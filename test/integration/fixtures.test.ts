@@ -38,7 +38,7 @@ const deps = () => ({
 });
 
 async function snapshot(storeId: string) {
-  const conn = app.orm.em.fork().getConnection();
+  const conn = app.orm.em.fork();
   const q = (sql: string) => conn.execute<Record<string, unknown>[]>(sql, [storeId]);
   return {
     stores: await q('select * from stores where id = ?'),
@@ -154,7 +154,7 @@ describe('fixtures', () => {
     expect(problems).toMatch(/carrier_accounts\[0\]\.currency/);
     expect(problems).toMatch(/unexpected/);
     const domain = fixture.store.domain;
-    const stores = await app.orm.em.fork().getConnection().execute('select id from stores where domain = ?', [domain]);
+    const stores = await app.orm.em.fork().execute('select id from stores where domain = ?', [domain]);
     expect(stores).toHaveLength(0);
   });
 
@@ -178,10 +178,10 @@ describe('fixtures', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fixture-'));
     const good = join(dir, 'good.json');
     writeFileSync(good, JSON.stringify(fixture));
-    const run = (...args: string[]) =>
+    const runWith = (env: NodeJS.ProcessEnv, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         const child = spawn(process.execPath, [join(__dirname, '..', '..', 'bin', 'labelctl.js'), ...args], {
-          env: process.env,
+          env: { ...process.env, ...env },
         });
         let stdout = '';
         let stderr = '';
@@ -189,10 +189,16 @@ describe('fixtures', () => {
         child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
         child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
       });
+    const run = (...args: string[]) => runWith({}, ...args);
+    const production = { NODE_ENV: 'production', CURSOR_SECRET: 'a-real-secret-of-this-deployment' };
+    const guarded = await runWith(production, 'seed', good);
+    expect(guarded.code).toBe(2);
+    expect(guarded.stderr).toMatch(/refusing to seed with NODE_ENV=production/);
     const loaded = await run('--json', 'seed', good);
     expect(loaded.code).toBe(0);
     expect(JSON.parse(loaded.stdout)).toMatchObject({ domain: fixture.store.domain, created: { labels: 18 } });
-    const again = await run('--json', 'seed', good);
+    const again = await runWith(production, '--json', 'seed', good, '--force');
+    expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ created: { labels: 0, carrier_accounts: 0, api_keys: 0 } });
 
     fixture.labels[2].age = 'a while';

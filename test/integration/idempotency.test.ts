@@ -19,6 +19,7 @@ const base = (storeId: string, key: string, request: unknown, now: Date): Idempo
   now,
   ttlMs: DAY,
   autoWindowMs: 60_000,
+  leaseMs: 30_000,
 });
 
 describe('runIdempotent', () => {
@@ -77,7 +78,6 @@ describe('runIdempotent', () => {
     await eventually(async () => {
       const rows = await app.orm.em
         .fork()
-        .getConnection()
         .execute('select 1 from idempotency_keys where store_id = ? and key = ?', [storeId, 'key-inflight']);
       return rows.length > 0 ? true : null;
     }, 200);

@@ -13,10 +13,26 @@ describe('GET /v1/openapi.json', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(res.body.openapi).toBe('3.1.0');
-    expect(res.body.servers).toEqual([{ url: `${app.baseUrl}/v1` }]);
+    // Without PUBLIC_BASE_URL the server URL is relative: nothing the client sends (its Host header) shapes it.
+    expect(res.body.servers).toEqual([{ url: '/v1' }]);
     // A real validator: throws on any schema violation of the document.
     const validated = await SwaggerParser.validate(structuredClone(res.body));
     expect(validated.info.title).toBe('Shipping Label API');
+  });
+
+  it('is one document whatever the Host header, and names PUBLIC_BASE_URL when configured', async () => {
+    const plain = await app.request('GET', '/v1/openapi.json');
+    const spoofed = await app.request('GET', '/v1/openapi.json', { headers: { host: 'attacker.example' } });
+    expect(spoofed.status).toBe(200);
+    expect(spoofed.text).toBe(plain.text);
+    expect(spoofed.text).not.toContain('attacker.example');
+    const configured = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://labels.example.com' } });
+    try {
+      const res = await configured.request('GET', '/v1/openapi.json', { headers: { host: 'attacker.example' } });
+      expect(res.body.servers).toEqual([{ url: 'https://labels.example.com/v1' }]);
+    } finally {
+      await configured.close();
+    }
   });
 
   it('documents each key route with its scope as the security requirement', async () => {

@@ -76,10 +76,7 @@ describe('labels rendered at the carrier on demand', () => {
     const first = app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
     // Wait until the first request holds its render lease, however loaded the machine is.
     await eventually(async () => {
-      const rows = await app.orm.em
-        .fork()
-        .getConnection()
-        .execute('select 1 from render_leases where label_id = ?', [label.id]);
+      const rows = await app.orm.em.fork().execute('select 1 from render_leases where label_id = ?', [label.id]);
       return rows.length > 0 ? true : null;
     }, 200);
     const second = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });

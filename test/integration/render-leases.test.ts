@@ -1,5 +1,7 @@
+import { accountSettings } from '../../src/carriers/account-settings';
 import { withRenderLease } from '../../src/documents/render-leases';
-import { eventually } from '../helpers/sandbox';
+import { aCarrierAccount, aLabel } from '../helpers/labels';
+import { adapterFor, aShipmentRequest, eventually, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -15,6 +17,13 @@ function blocked() {
   return { done, release };
 }
 
+const leasesOf = async (storeId: string) =>
+  (
+    await app.orm.em
+      .fork()
+      .execute<Array<{ n: string }>>('select count(*) as n from render_leases where store_id = ?', [storeId])
+  )[0]!.n;
+
 describe('render leases', () => {
   it('allow one render per label and format, three per store, and free the slot when done', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
@@ -26,27 +35,16 @@ describe('render leases', () => {
         return labelId;
       }),
     );
-    await eventually(async () => {
-      const rows = await app.orm.em
-        .fork()
-        .getConnection()
-        .execute<unknown[]>('select 1 from render_leases where store_id = ?', [storeId]);
-      return rows.length === 3 ? true : null;
-    }, 200);
+    await eventually(async () => ((await leasesOf(storeId)) === '3' ? true : null), 200);
 
     await expect(
       withRenderLease(app.orm, { storeId, labelId: 'lbl_1', format: 'label', now }, async () => 'x'),
-    ).rejects.toMatchObject({
-      code: 'render_in_progress',
-      status: 409,
-      headers: { 'Retry-After': '2' },
-      details: { label_id: 'lbl_1' },
-    });
+    ).rejects.toMatchObject({ code: 'render_in_progress', retryAfterSeconds: 2, details: { label_id: 'lbl_1' } });
     await expect(
       withRenderLease(app.orm, { storeId, labelId: 'lbl_4', format: 'label', now }, async () => 'x'),
     ).rejects.toMatchObject({
       code: 'render_in_progress',
-      headers: { 'Retry-After': '5' },
+      retryAfterSeconds: 5,
       details: { label_id: 'lbl_4', concurrency_limit: 3 },
     });
     const other = await aStoreWithKey(app.orm);
@@ -66,6 +64,7 @@ describe('render leases', () => {
     gates[1]!.release();
     gates[2]!.release();
     await Promise.all(running);
+    expect(await leasesOf(storeId)).toBe('0');
   });
 
   it('expires leases left by a crashed process', async () => {
@@ -73,10 +72,9 @@ describe('render leases', () => {
     const t0 = new Date('2026-11-01T10:00:00Z');
     await app.orm.em
       .fork()
-      .getConnection()
       .execute(
-        'insert into render_leases (label_id, format, store_id, acquired_at, expires_at) values (?, ?, ?, ?, ?)',
-        [`lbl_crash_${storeId}`, 'label', storeId, t0, new Date(t0.getTime() + 60_000)],
+        'insert into render_leases (label_id, format, store_id, owner, acquired_at, expires_at) values (?, ?, ?, ?, ?, ?)',
+        [`lbl_crash_${storeId}`, 'label', storeId, 'crashed-process', t0, new Date(t0.getTime() + 60_000)],
       );
     await expect(
       withRenderLease(
@@ -92,5 +90,86 @@ describe('render leases', () => {
         async () => 2,
       ),
     ).resolves.toBe(2);
+  });
+
+  it('is removed only by its owner: a render that outlived its lease leaves the next holder’s lease alone', async () => {
+    const { storeId } = await aStoreWithKey(app.orm);
+    const t0 = new Date('2026-11-01T10:00:00Z');
+    const slow = blocked();
+    const first = withRenderLease(app.orm, { storeId, labelId: 'lbl_x', format: 'label', now: t0 }, () => slow.done);
+    await eventually(async () => ((await leasesOf(storeId)) === '1' ? true : null), 200);
+    // The first render's lease has expired (it is slow); a second one takes the label over.
+    const second = blocked();
+    const later = new Date(t0.getTime() + 61_000);
+    const takeover = withRenderLease(app.orm, { storeId, labelId: 'lbl_x', format: 'label', now: later }, () =>
+      second.done.then(() => 'second'),
+    );
+    await eventually(async () => {
+      const [row] = await app.orm.em
+        .fork()
+        .execute<Array<{ acquired_at: string }>>('select acquired_at from render_leases where store_id = ?', [storeId]);
+      return row && new Date(row.acquired_at).getTime() === later.getTime() ? true : null;
+    }, 200);
+    slow.release();
+    await first;
+    // The first render finished: the second render's lease is still there and still excludes a third.
+    expect(await leasesOf(storeId)).toBe('1');
+    await expect(
+      withRenderLease(app.orm, { storeId, labelId: 'lbl_x', format: 'label', now: later }, async () => 'third'),
+    ).rejects.toMatchObject({ code: 'render_in_progress' });
+    second.release();
+    await expect(takeover).resolves.toBe('second');
+    expect(await leasesOf(storeId)).toBe('0');
+  });
+});
+
+describe('30 concurrent renders of one store over HTTP', () => {
+  it('never hold more than 3 leases and answer only 200 or 409 render_in_progress', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const account = await aCarrierAccount(app.orm, store.storeId, { carrierCode: 'carrier_e', printerType: 'A6' });
+    const settings = accountSettings(account);
+    const labels = [];
+    for (let i = 0; i < 10; i += 1) {
+      const shipment = await adapterFor(settings).createShipment(
+        settings,
+        aShipmentRequest({ serviceCode: 'standard' }),
+      );
+      labels.push(
+        await aLabel(app.orm, store.storeId, {
+          carrierCode: 'carrier_e',
+          carrierAccountId: account.id,
+          carrierShipmentId: shipment.shipmentId,
+          trackingNumber: shipment.trackingNumber,
+        }),
+      );
+    }
+    // Every render at the carrier takes a while, so the requests overlap.
+    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 400, times: 30 }]);
+    let maxLeases = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        maxLeases = Math.max(maxLeases, Number(await leasesOf(store.storeId)));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    // Three requests per label: the same label and format race each other, and ten labels race for 3 slots.
+    const responses = await Promise.all(
+      labels.flatMap((label) =>
+        [0, 1, 2].map(() => app.request('GET', `/v1/labels/${label.id}/document`, { headers: store.auth })),
+      ),
+    );
+    sampling = false;
+    await sampler;
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s !== 200 && s !== 409)).toEqual([]);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(3);
+    for (const refused of responses.filter((r) => r.status === 409)) {
+      expect(refused.body.error.code).toBe('render_in_progress');
+      expect(['2', '5']).toContain(refused.headers.get('retry-after'));
+    }
+    expect(maxLeases).toBeGreaterThan(0);
+    expect(maxLeases).toBeLessThanOrEqual(3);
+    expect(await leasesOf(store.storeId)).toBe('0');
   });
 });

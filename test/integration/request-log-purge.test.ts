@@ -13,7 +13,7 @@ const DAY = 86_400_000;
 describe('request log purge (a Temporal workflow run by the worker)', () => {
   it('deletes rows older than the retention and keeps the rest', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
-    const conn = app.orm.em.fork().getConnection();
+    const conn = app.orm.em.fork();
     const insert = (requestId: string, ageMs: number) =>
       conn.execute(
         `insert into request_log (request_id, store_id, method, endpoint, status, created_at) values (?, ?, 'GET', '/v1/shop', 200, ?)`,

@@ -1,4 +1,4 @@
-import { deriveCurrentLabels, type CoverageInput } from '../../src/domain/current-labels';
+import { conflictingFulfillmentOrders, deriveCurrentLabels, type CoverageInput } from '../../src/domain/current-labels';
 
 type Spec = Partial<CoverageInput> & { id: string; fos?: string[] };
 
@@ -170,4 +170,43 @@ describe('deriveCurrentLabels', () => {
     expect(derived.get('earlier')).toMatchObject({ current: false, supersededBy: ['later'] });
     expect(derived.get('later')).toMatchObject({ current: true, supersedes: ['earlier'] });
   });
+});
+
+describe('conflictingFulfillmentOrders', () => {
+  const fo = (n: string) => ({ gid: `gid://shopify/FulfillmentOrder/${n}`, legacyId: n });
+  const out = (n: string) => ({ id: `gid://shopify/FulfillmentOrder/${n}`, legacy_id: n });
+  it.each([
+    [
+      'no overlap',
+      [
+        { id: 'a', coverageKnown: true, fulfillmentOrders: [fo('1')] },
+        { id: 'b', coverageKnown: true, fulfillmentOrders: [fo('2')] },
+      ],
+      [],
+    ],
+    [
+      'a fulfillment order two labels cover',
+      [
+        { id: 'a', coverageKnown: true, fulfillmentOrders: [fo('2'), fo('1')] },
+        { id: 'b', coverageKnown: true, fulfillmentOrders: [fo('1')] },
+      ],
+      [out('1')],
+    ],
+    [
+      'a whole-order label conflicts with every covered fulfillment order, sorted',
+      [
+        { id: 'a', coverageKnown: true, fulfillmentOrders: [] },
+        { id: 'b', coverageKnown: true, fulfillmentOrders: [fo('3'), fo('1')] },
+      ],
+      [out('1'), out('3')],
+    ],
+    [
+      'a label without recorded coverage counts as whole-order',
+      [
+        { id: 'a', coverageKnown: false, fulfillmentOrders: [fo('9')] },
+        { id: 'b', coverageKnown: true, fulfillmentOrders: [fo('2')] },
+      ],
+      [out('2')],
+    ],
+  ])('%s', (_name, input, expected) => expect(conflictingFulfillmentOrders(input)).toEqual(expected));
 });

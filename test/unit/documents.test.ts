@@ -3,6 +3,8 @@ import { PAGE_SIZES } from '../../src/carriers/catalog';
 import { documentFileName, documentRefusal, type DocumentSubject } from '../../src/documents/refusals';
 import { placeOnA4 } from '../../src/pdf/a4';
 import { mergePdfs } from '../../src/pdf/merge';
+import { apiErrorFromDomain } from '../../src/http/api-error';
+import { looksLikePdf, PdfUnreadableError } from '../../src/pdf/errors';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const label = (overrides: Partial<DocumentSubject> = {}): DocumentSubject => ({
@@ -123,7 +125,9 @@ describe('documentRefusal', () => {
       { label_id: 'lbl_1', reason: 'carrier_excluded' },
     ],
   ])('%s', (_name, overrides, availability, status, code, retryAfter, details) => {
-    const refusal = documentRefusal(label(overrides), availability, now);
+    const domain = documentRefusal(label(overrides), availability, now);
+    // What the HTTP edge answers for the refusal.
+    const refusal = domain ? apiErrorFromDomain(domain) : null;
     expect(refusal?.status ?? null).toBe(status);
     expect(refusal?.code ?? null).toBe(code);
     expect(refusal?.headers['Retry-After'] ?? null).toBe(retryAfter);
@@ -173,5 +177,19 @@ describe('mergePdfs', () => {
       ]),
     );
     expect(merged.getPages().map((p) => Math.round(p.getHeight()))).toEqual([420, 425, 425, 454]);
+  });
+  it('names the source it cannot parse', async () => {
+    const error = await mergePdfs([await pdfOf([PAGE_SIZES.A6]), Buffer.from('%PDF-1.7 garbage')]).catch((e) => e);
+    expect(error).toBeInstanceOf(PdfUnreadableError);
+    expect(error.index).toBe(1);
+    await expect(placeOnA4(Buffer.from('not a pdf'))).rejects.toBeInstanceOf(PdfUnreadableError);
+    await expect(placeOnA4(Buffer.from('%PDF-1.7 garbage\n%%EOF\n'))).rejects.toBeInstanceOf(PdfUnreadableError);
+  });
+  it('tells a whole PDF from an empty, foreign or truncated file without parsing it', async () => {
+    const whole = await pdfOf([PAGE_SIZES.A6]);
+    expect(looksLikePdf(whole)).toBe(true);
+    expect(looksLikePdf(whole.subarray(0, whole.length - 200))).toBe(false);
+    expect(looksLikePdf(Buffer.from('<html>not a pdf</html>'))).toBe(false);
+    expect(looksLikePdf(new Uint8Array())).toBe(false);
   });
 });

@@ -1,18 +1,18 @@
-import { Label, LabelFulfillmentOrder } from '../../db/entities/label';
-import { findLabel } from '../../db/labels-query';
+import { readCurrentOutboundViews, readLabelView, readLabelViews, type LabelView } from '../../db/labels-query';
 import {
+  combineDocuments,
   loadDocuments,
-  type RequestedFormat,
   type DocumentDeps,
   type ServableDocument,
 } from '../../documents/document-service';
 import { contentDisposition, documentFileName } from '../../documents/refusals';
+import { conflictingFulfillmentOrders } from '../../domain/current-labels';
+import type { RequestedDocumentFormat } from '../../domain/labels';
 import { parseOrderId } from '../../domain/platform-ids';
 import { ApiError } from '../../http/api-error';
 import { defineRoute } from '../../http/route';
 import type { AppContext } from '../../http/state';
 import { hasPrefix } from '../../ids';
-import { mergePdfs } from '../../pdf/merge';
 import { labelParamsSchema } from '../labels/schemas';
 import { documentQuerySchema, mergedDocumentQuerySchema, orderParamsSchema, pdfResponse } from './schemas';
 
@@ -39,16 +39,17 @@ function sendPdf(ctx: AppContext, pdf: Uint8Array, documents: ServableDocument[]
   ctx.state.logFields = { labelCount: documents.length, byteSize: pdf.byteLength };
 }
 
-/** Loads every label (all-or-nothing) and answers one PDF named after the order when there is one. */
+/** Loads every label (all-or-nothing) and answers one PDF, named after the order when there is one. */
 async function sendLabels(
   ctx: AppContext,
   deps: DocumentDeps,
-  labels: Label[],
-  format: RequestedFormat,
+  views: LabelView[],
+  format: RequestedDocumentFormat,
   orderName: string | null,
 ) {
+  const labels = views.map((v) => v.label);
   const documents = await loadDocuments(deps, labels, format);
-  const pdf = documents.length === 1 ? documents[0]!.pdf : await mergePdfs(documents.map((d) => d.pdf));
+  const pdf = await combineDocuments(documents);
   const name = documentFileName('labels', orderName, labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`);
   sendPdf(ctx, pdf, documents, name);
 }
@@ -70,10 +71,10 @@ export function createDocumentRoutes(deps: DocumentDeps) {
       handler: async (ctx, { params, query }) => {
         const storeId = ctx.state.auth!.storeId;
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
-        const label = await findLabel(deps.orm.em.fork(), storeId, params.label_id);
-        if (!label) throw new ApiError('not_found');
-        const [document] = await loadDocuments(deps, [label], query.format);
-        sendPdf(ctx, document!.pdf, [document!], documentFileName('label', label.orderName, label.id));
+        const view = await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
+        if (!view) throw new ApiError('not_found');
+        const [document] = await loadDocuments(deps, [view.label], query.format);
+        sendPdf(ctx, document!.pdf, [document!], documentFileName('label', view.label.orderName, view.label.id));
       },
     }),
     defineRoute({
@@ -93,28 +94,29 @@ export function createDocumentRoutes(deps: DocumentDeps) {
         const storeId = ctx.state.auth!.storeId;
         const order = parseOrderId(params.order_id);
         if (!order) throw new ApiError('not_found');
-        const em = deps.orm.em.fork();
-        const labels = await em.find(
-          Label,
-          { storeId, orderGid: order.gid, direction: 'outbound', current: true },
-          { orderBy: { createdAt: 'asc', id: 'asc' } },
-        );
-        if (labels.length === 0) {
+        const views = await readCurrentOutboundViews(deps.orm.em.fork(), storeId, order.gid);
+        if (views.length === 0) {
           throw new ApiError('not_found', {
             message: 'The order has no current outbound label.',
             details: { order_id: order.gid },
           });
         }
-        if (labels.some((l) => l.currentSet === 'ambiguous')) {
+        if (views.some((v) => v.label.currentSet === 'ambiguous')) {
           throw new ApiError('ambiguous_current_set', {
             details: {
               order_id: order.gid,
-              current_label_ids: labels.map((l) => l.id),
-              conflicting_fulfillment_orders: await conflictingFulfillmentOrders(deps, labels),
+              current_label_ids: views.map((v) => v.label.id),
+              conflicting_fulfillment_orders: conflictingFulfillmentOrders(
+                views.map((v) => ({
+                  id: v.label.id,
+                  coverageKnown: v.label.coverageKnown,
+                  fulfillmentOrders: v.fulfillmentOrders,
+                })),
+              ),
             },
           });
         }
-        await sendLabels(ctx, deps, labels, query.format, labels[0]!.orderName);
+        await sendLabels(ctx, deps, views, query.format, views[0]!.label.orderName);
       },
     }),
     defineRoute({
@@ -132,37 +134,16 @@ export function createDocumentRoutes(deps: DocumentDeps) {
       handler: async (ctx, { query }) => {
         const storeId = ctx.state.auth!.storeId;
         const ids = query.label_ids;
-        const found = ids.every((id) => hasPrefix('label', id))
-          ? await deps.orm.em.fork().find(Label, { storeId, id: { $in: ids } })
+        const views = ids.every((id) => hasPrefix('label', id))
+          ? await readLabelViews(deps.orm.em.fork(), storeId, ids)
           : [];
-        const byId = new Map(found.map((l) => [l.id, l]));
-        const missing = ids.find((id) => !byId.has(id));
+        const missing = ids.find((id) => !views.some((v) => v.label.id === id));
         if (missing)
           throw new ApiError('not_found', {
             message: `No label ${JSON.stringify(missing.slice(0, 40))} in this store.`,
           });
-        const labels = ids.map((id) => byId.get(id)!);
-        await sendLabels(ctx, deps, labels, query.format, labels.length === 1 ? labels[0]!.orderName : null);
+        await sendLabels(ctx, deps, views, query.format, views.length === 1 ? views[0]!.label.orderName : null);
       },
     }),
   ];
-}
-
-/** Fulfillment orders covered by two or more current labels; a label without coverage covers them all. */
-async function conflictingFulfillmentOrders(deps: DocumentDeps, labels: Label[]) {
-  const coverage = await deps.orm.em.fork().find(LabelFulfillmentOrder, { labelId: { $in: labels.map((l) => l.id) } });
-  const byFo = new Map<string, { legacyId: string; labels: Set<string> }>();
-  for (const row of coverage) {
-    const entry = byFo.get(row.fulfillmentOrderGid) ?? {
-      legacyId: row.fulfillmentOrderLegacyId,
-      labels: new Set<string>(),
-    };
-    entry.labels.add(row.labelId);
-    byFo.set(row.fulfillmentOrderGid, entry);
-  }
-  const wholeOrder = labels.filter((l) => !l.coverageKnown || !coverage.some((c) => c.labelId === l.id)).length;
-  return [...byFo.entries()]
-    .filter(([, entry]) => entry.labels.size + wholeOrder >= 2)
-    .map(([gid, entry]) => ({ id: gid, legacy_id: entry.legacyId }))
-    .sort((a, b) => a.id.localeCompare(b.id));
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { findLabel, loadLabelViews, readLabelPage, type LabelListFilters } from '../../db/labels-query';
+import { readLabelPage, readLabelView, type LabelListFilters } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { hasPrefix } from '../../ids';
 import { ApiError } from '../../http/api-error';
@@ -108,9 +108,8 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         }
         const em = deps.orm.em.fork();
         const page = await readLabelPage(em, filters, after, query.limit);
-        const views = await loadLabelViews(em, page.labels);
         const base = baseUrl(ctx, deps.config.publicBaseUrl);
-        const data: LabelWire[] = views.map((v) => serializeLabel(v, { baseUrl: base, now }));
+        const data: LabelWire[] = page.views.map((v) => serializeLabel(v, { baseUrl: base, now }));
         // Rule 2: the feed always hands back a position to resume from, also on its last page.
         const nextCursor =
           page.hasMore || syncFeed ? encodeCursor(deps.config.cursorSecret, page.lastRead, hash) : null;
@@ -130,11 +129,9 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         const storeId = ctx.state.auth!.storeId;
         // A malformed ID and another store's ID answer exactly like a nonexistent one (spec "Identifiers").
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
-        const em = deps.orm.em.fork();
-        const label = await findLabel(em, storeId, params.label_id);
-        if (!label) throw new ApiError('not_found');
-        const [view] = await loadLabelViews(em, [label]);
-        ctx.body = serializeLabel(view!, { baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() });
+        const view = await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
+        if (!view) throw new ApiError('not_found');
+        ctx.body = serializeLabel(view, { baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() });
       },
     }),
   ];

@@ -37,15 +37,22 @@ export function serializeLabel(view: LabelView, context: { baseUrl: string; now:
     superseded_by: label.supersededBy,
     current_set: label.currentSet,
     carrier: { code: carrier.code, name: label.carrierName, account_id: label.carrierAccountId },
+    // Spec "Label": `service` only on labels created through the API; `declared_value` null on admin and automation
+    // labels, whatever an import or an older row holds.
     service:
-      label.serviceCode !== null ? { code: label.serviceCode, name: label.serviceName ?? label.serviceCode } : null,
+      label.source === 'api' && label.serviceCode !== null
+        ? { code: label.serviceCode, name: label.serviceName ?? label.serviceCode }
+        : null,
     source: label.source,
     cod:
       label.codAmount !== null && label.codCurrency !== null && label.codSource !== null
         ? { amount: money(label.codAmount), currency: label.codCurrency, source: label.codSource }
         : null,
     declared_value:
-      label.declaredValueAmount !== null && label.declaredValueCurrency !== null
+      label.source !== 'admin' &&
+      label.source !== 'flow' &&
+      label.declaredValueAmount !== null &&
+      label.declaredValueCurrency !== null
         ? { amount: money(label.declaredValueAmount), currency: label.declaredValueCurrency }
         : null,
     tracking_number: label.trackingNumber,

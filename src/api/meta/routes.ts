@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { baseUrl } from '../../http/middleware';
 import { buildOpenApiDocument } from '../../http/openapi';
 import { defineRoute, type RouteDefinition } from '../../http/route';
 import { loadErrorReference } from './error-reference';
@@ -13,7 +12,10 @@ export function createMetaRoutes(options: {
   routes: () => readonly RouteDefinition[];
 }) {
   const reference = loadErrorReference(projectRoot);
-  const documents = new Map<string, unknown>();
+  // One document per process, never one per Host header: the route is public and cacheable, so nothing a client
+  // sends may shape it. Without PUBLIC_BASE_URL the server URL is relative (`/v1`), which OpenAPI resolves against
+  // wherever the document was fetched from.
+  let document: unknown;
   return [
     defineRoute({
       method: 'GET',
@@ -25,9 +27,8 @@ export function createMetaRoutes(options: {
       responses: { 200: { description: 'OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) } },
       cacheControl: 'public, max-age=300',
       handler: async (ctx) => {
-        const server = baseUrl(ctx, options.publicBaseUrl);
-        if (!documents.has(server)) documents.set(server, buildOpenApiDocument(options.routes(), server));
-        ctx.body = documents.get(server);
+        document ??= buildOpenApiDocument(options.routes(), `${options.publicBaseUrl ?? ''}/v1`);
+        ctx.body = document;
       },
     }),
     defineRoute({

@@ -12,6 +12,8 @@ export class Notification {
   sentAt!: Date | null;
   attempts!: number;
   lastError!: string | null;
+  /** When an unsent mail is tried next (backoff after failures). */
+  nextAttemptAt!: Date;
 }
 
 export const NotificationSchema = new EntitySchema<Notification>({
@@ -28,5 +30,6 @@ export const NotificationSchema = new EntitySchema<Notification>({
     sentAt: { type: 'Date', nullable: true, fieldName: 'sent_at', columnType: 'timestamptz' },
     attempts: { type: 'integer', default: 0 },
     lastError: { type: 'text', nullable: true, fieldName: 'last_error' },
+    nextAttemptAt: { type: 'Date', fieldName: 'next_attempt_at', columnType: 'timestamptz', defaultRaw: 'now()' },
   },
 });
