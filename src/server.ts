@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   });
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'api listening');
+    // A parent that spawned us with an IPC channel (tests) waits for this.
+    process.send?.({ type: 'ready' });
   });
 
   let stopping = false;

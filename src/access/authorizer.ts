@@ -33,15 +33,19 @@ const KEY_LOOKUP = `
 const NO_KEY_HASH = '0'.repeat(64);
 const LAST_USED_GRANULARITY_MS = 60_000;
 
-/** Parses `Authorization: Bearer <key>`; anything else is 401 `unauthorized`. */
+/**
+ * The credential of `Authorization: Bearer <key>`. No header, another scheme, or Bearer without anything after it is
+ * 401 `unauthorized`; whatever follows `Bearer` is the credential, and a malformed one (`Bearer a b`) is a key that
+ * matches nothing: 401 `invalid_token`, after the same lookup as any other (spec "Authentication" 1).
+ */
 export function bearerCredential(header: string | undefined): string {
-  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!match) {
+  const match = /^\s*bearer(?:\s+(.*?))?\s*$/i.exec(header ?? '');
+  if (!match || !match[1]) {
     throw new ApiError('unauthorized', {
       message: header ? 'Use the Bearer scheme: Authorization: Bearer <API_KEY>.' : undefined,
     });
   }
-  return match[1]!;
+  return match[1];
 }
 
 /**

@@ -126,7 +126,9 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
     }
     if (response.status === 429)
       throw new PlatformUnavailableError(what, true, Number(response.headers.get('retry-after') ?? '') || null);
-    if (response.status >= 500) throw new PlatformUnavailableError(what, false, null);
+    // No usable session (token revoked, app uninstalled): nothing this call can fix, the same as unavailable.
+    if (response.status === 401 || response.status === 403 || response.status >= 500)
+      throw new PlatformUnavailableError(what, false, null);
     return { status: response.status, body: JSON.parse(text) as T };
   }
 
@@ -198,6 +200,7 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
       { tags },
     );
     if (status === 404) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
+    if (status !== 200) throw new PlatformRequestError('refused', `adding tags refused with HTTP ${status}`);
     return body.tags;
   }
 }

@@ -43,12 +43,23 @@ function expectError(res: TestResponse, status: number, code: string, details?: 
   else expect(res.body.error.details).toEqual(details);
 }
 
+async function activeKeys(storeId: string): Promise<number> {
+  const [row] = await app.orm.em
+    .fork()
+    .execute<Array<{ n: string }>>(
+      'select count(*) as n from api_keys where store_id = ? and revoked_at is null and (expires_at is null or expires_at > now())',
+      [storeId],
+    );
+  return Number(row!.n);
+}
+
 describe('401', () => {
   it.each([
     ['no header', {}],
     ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
     ['Bearer without a key', { authorization: 'Bearer' }],
     ['Bearer with blanks', { authorization: 'Bearer    ' }],
+    ['Bearer glued to a key', { authorization: 'Bearersla_live_x' }],
   ])('%s -> unauthorized', async (_name, headers) => {
     expectError(await app.request('GET', '/v1/shop', { headers }), 401, 'unauthorized');
   });
@@ -60,6 +71,10 @@ describe('401', () => {
       await app.request('GET', '/v1/shop', { headers: { authorization: `Bearer sla_live_${'A'.repeat(40)}` } }),
     );
     answers.push(await app.request('GET', '/v1/shop', { headers: { authorization: 'Bearer not-a-key' } }));
+    answers.push(await app.request('GET', '/v1/shop', { headers: { authorization: 'Bearer a b' } }));
+    answers.push(
+      await app.request('GET', '/v1/shop', { headers: { authorization: `Bearer ${auth.authorization.slice(7)} x` } }),
+    );
     await revokeApiKey(app.orm.em.fork(), { storeId, keyId, now: new Date() });
     answers.push(await app.request('GET', '/v1/shop', { headers: auth }));
     const other = await aStoreWithKey(app.orm);
@@ -217,7 +232,7 @@ describe('key lifecycle', () => {
     expect((await app.request('GET', '/v1/shop', { headers: auth })).body.error.code).toBe('invalid_token');
   });
 
-  it(`allows ${MAX_ACTIVE_KEYS} active keys per store; revoked and expired ones do not count; rotation works at the limit`, async () => {
+  it(`allows ${MAX_ACTIVE_KEYS} active keys per store; never a 21st through rotation; revoked ones do not count`, async () => {
     const { storeId, keyId } = await aStoreWithKey(app.orm);
     const em = app.orm.em.fork();
     const now = new Date();
@@ -225,15 +240,33 @@ describe('key lifecycle', () => {
     for (let i = 1; i < MAX_ACTIVE_KEYS; i += 1)
       ids.push((await createApiKey(em, { storeId, name: `k${i}`, scopes: [], now })).key.id);
     await expect(createApiKey(em, { storeId, name: 'one too many', scopes: [], now })).rejects.toThrow(ApiKeyError);
-    const rotated = await rotateApiKey(em, { storeId, keyId: ids[1]!, overlap: '24h', now });
+    // With an overlap both keys would work: that would be a 21st active key.
+    await expect(rotateApiKey(em, { storeId, keyId: ids[1]!, overlap: '24h', now })).rejects.toThrow(/overlap none/);
+    // Without an overlap the old key stops at once: rotation works at the limit.
+    const rotated = await rotateApiKey(app.orm.em.fork(), { storeId, keyId: ids[1]!, overlap: 'none', now });
     expect(rotated.key.id).not.toBe(ids[1]);
-    // The rotated-out key counts while its overlap runs: 21 active now, so one revoke is not yet enough.
+    expect(await activeKeys(storeId)).toBe(MAX_ACTIVE_KEYS);
     await revokeApiKey(em, { storeId, keyId: ids[2]!, now });
-    await expect(createApiKey(em, { storeId, name: 'still at the limit', scopes: [], now })).rejects.toThrow(
-      ApiKeyError,
-    );
-    await revokeApiKey(em, { storeId, keyId: ids[1]!, now });
     await expect(createApiKey(em, { storeId, name: 'after revoke', scopes: [], now })).resolves.toBeDefined();
+    expect(await activeKeys(storeId)).toBe(MAX_ACTIVE_KEYS);
+  });
+
+  it('concurrent creates and rotations never make a 21st active key', async () => {
+    const { storeId, keyId } = await aStoreWithKey(app.orm);
+    const now = new Date();
+    for (let i = 1; i < MAX_ACTIVE_KEYS - 2; i += 1)
+      await createApiKey(app.orm.em.fork(), { storeId, name: `k${i}`, scopes: [], now });
+    // 18 active: ten creates and a rotation with overlap race for the last two places.
+    const attempts = await Promise.allSettled([
+      ...Array.from({ length: 10 }, (_, i) =>
+        createApiKey(app.orm.em.fork(), { storeId, name: `race${i}`, scopes: [], now }),
+      ),
+      rotateApiKey(app.orm.em.fork(), { storeId, keyId, overlap: '24h', now }),
+    ]);
+    expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(2);
+    for (const refused of attempts.filter((a) => a.status === 'rejected'))
+      expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(ApiKeyError);
+    expect(await activeKeys(storeId)).toBe(MAX_ACTIVE_KEYS);
   });
 });
 

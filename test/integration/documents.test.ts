@@ -106,6 +106,57 @@ describe('GET /v1/labels/{label_id}/document', () => {
     );
   });
 
+  it('answers format_not_supported before any availability answer, so nobody waits for an impossible format', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const pending = await aLabel(app.orm, store.storeId, {
+      carrierCode: 'carrier_c',
+      status: 'pending',
+      source: 'api',
+    });
+    const expired = await aLabel(app.orm, store.storeId, {
+      carrierCode: 'carrier_a',
+      createdAt: new Date(Date.now() - 61 * DAY),
+    });
+    for (const [label, format, supported] of [
+      [pending, 'a4', ['label']],
+      [pending, 'zpl', ['label']],
+      [expired, 'zpl', ['label', 'a4']],
+    ] as const) {
+      const res = await app.request('GET', `/v1/labels/${label.id}/document?format=${format}`, {
+        headers: store.auth,
+      });
+      expectError(res, 422, 'format_not_supported', { label_id: label.id, requested_format: format, supported });
+      expect(res.headers.get('retry-after')).toBeNull();
+    }
+    // The same pending label in a format it has: the availability answer.
+    const offered = await app.request('GET', `/v1/labels/${pending.id}/document`, { headers: store.auth });
+    expectError(offered, 409, 'label_pending');
+  });
+
+  it('answers 503 carrier_unavailable (storage_error), never 500, for a stored copy that cannot be read', async () => {
+    const whole = await aPdf(['A6']);
+    for (const [what, bytes] of [
+      ['not a PDF', Buffer.from('<html>oops</html>')],
+      ['truncated', whole.subarray(0, whole.length - 300)],
+      ['damaged inside', Buffer.from('%PDF-1.7\n1 0 obj garbage\n%%EOF\n')],
+    ] as const) {
+      const { auth, label } = await storeWithStoredLabel();
+      await aStoredDocument(app.orm, label.id, { pdf: Buffer.from(bytes) });
+      // `label` serves the bytes as they are (only checked); `a4` parses them. Both must refuse what cannot be read.
+      for (const format of what === 'damaged inside' ? ['a4'] : ['label', 'a4']) {
+        const res = await app.request('GET', `/v1/labels/${label.id}/document?format=${format}`, { headers: auth });
+        expectError(res, 503, 'carrier_unavailable', {
+          reason: 'storage_error',
+          label_id: label.id,
+          retry_after_seconds: 5,
+          retry: 'later',
+          next_action: 'retry_later',
+        });
+        expect(res.headers.get('retry-after')).toBe('5');
+      }
+    }
+  });
+
   it('refuses unknown formats as a validation error', async () => {
     const { auth, label } = await storeWithStoredLabel();
     const res = await app.request('GET', `/v1/labels/${label.id}/document?format=png`, { headers: auth });
@@ -305,6 +356,32 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
     }
   });
 
+  it('orders labels created in the same second by insertion, whatever their IDs', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const orderId = aPlatformId();
+    const second = new Date(Math.floor((Date.now() - 60_000) / 1000) * 1000);
+    // Inserted first, but its ID sorts last.
+    const older = await aLabel(app.orm, storeId, {
+      id: `lbl_zz${aPlatformId()}`,
+      orderId,
+      fulfillmentOrderIds: [aPlatformId()],
+      carrierCode: 'carrier_a',
+      createdAt: second,
+    });
+    const newer = await aLabel(app.orm, storeId, {
+      id: `lbl_aa${aPlatformId()}`,
+      orderId,
+      fulfillmentOrderIds: [aPlatformId()],
+      carrierCode: 'carrier_a',
+      createdAt: second,
+    });
+    await aStoredDocument(app.orm, older.id, { pdf: await aPdf(['A6']) });
+    await aStoredDocument(app.orm, newer.id, { pdf: await aPdf(['10x15']) });
+    const res = await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(await pagesOf(res)).toEqual([size('A6'), size('10x15')]);
+  });
+
   it('answers 409 ambiguous_current_set when two current labels share a fulfillment order', async () => {
     const { storeId, auth } = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();
@@ -419,6 +496,21 @@ describe('GET /v1/label-documents', () => {
         'not_found',
       );
     }
+  });
+
+  it('answers 503 storage_error naming the label whose stored copy cannot be parsed', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const good = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a' });
+    const bad = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a' });
+    await aStoredDocument(app.orm, good.id, { pdf: await aPdf(['A6']) });
+    await aStoredDocument(app.orm, bad.id, { pdf: Buffer.from('%PDF-1.7\n1 0 obj garbage\n%%EOF\n') });
+    const res = await app.request('GET', `/v1/label-documents?label_ids=${good.id},${bad.id}`, { headers: auth });
+    expect(res.status).toBe(503);
+    expect(res.body.error).toMatchObject({
+      code: 'carrier_unavailable',
+      details: { reason: 'storage_error', label_id: bad.id },
+    });
+    expect(res.headers.get('retry-after')).toBe('5');
   });
 
   it("is all-or-nothing with the failing label's own error", async () => {

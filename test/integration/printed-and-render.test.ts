@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { accountSettings } from '../../src/carriers/account-settings';
 import { PAGE_SIZES } from '../../src/carriers/catalog';
@@ -5,6 +6,7 @@ import { Label } from '../../src/db/entities/label';
 import { aCarrierAccount, aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
 import { adapterFor, aShipmentRequest, control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
+import { freePort, spawnTs } from '../helpers/processes';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 
 let app: TestApp;
@@ -209,6 +211,8 @@ describe('POST /v1/labels/{label_id}/printed', () => {
     });
     expectError(res, 503, 'shopify_unavailable');
     expect(res.body.error.details).toMatchObject({ throttled: true, retry: 'later' });
+    // The spec's value, not the platform's own Retry-After (3).
+    expect(res.headers.get('retry-after')).toBe('5');
     expect(await printedCount()).toBe(0);
     expect(
       (
@@ -217,6 +221,76 @@ describe('POST /v1/labels/{label_id}/printed', () => {
         })
       ).status,
     ).toBe(200);
+    expect(await printedCount()).toBe(1);
+  });
+
+  it.each([
+    ['the platform has no usable session (401)', 'unauthorized'],
+    ['the platform is down (503)', 'unavailable'],
+  ])('answers 503 shopify_unavailable with Retry-After 5 and counts nothing when %s', async (_name, type) => {
+    const { auth, label, printedCount } = await printable();
+    const domain = (await app.request('GET', '/v1/shop', { headers: auth })).body.domain as string;
+    await control('POST', `/_control/stores/${domain}/faults`, { faults: [{ type }] });
+    const res = await app.request('POST', `/v1/labels/${label.id}/printed`, {
+      headers: { ...auth, 'idempotency-key': `platform-${type}` },
+    });
+    expectError(res, 503, 'shopify_unavailable', {
+      what: 'order_tags',
+      throttled: false,
+      retry: 'later',
+      next_action: 'retry_later',
+    });
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await printedCount()).toBe(0);
+  });
+
+  it('answers 503 shopify_unavailable (never 500) when the platform no longer knows the order', async () => {
+    const { auth, storeId, printedCount } = await printable();
+    const account = await aCarrierAccount(app.orm, storeId, { carrierCode: 'carrier_a', printTag: 'printed' });
+    // A label whose order the platform does not have (deleted there).
+    const orphan = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', carrierAccountId: account.id });
+    const res = await app.request('POST', `/v1/labels/${orphan.id}/printed`, {
+      headers: { ...auth, 'idempotency-key': 'orphan-order-1' },
+    });
+    expectError(res, 503, 'shopify_unavailable');
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect((await app.orm.em.fork().findOneOrFail(Label, { id: orphan.id })).printedCount).toBe(0);
+    expect(await printedCount()).toBe(0);
+  });
+
+  it('frees the key of a request whose process died mid-flight once its short lease runs out', async () => {
+    const { auth, label, printedCount } = await printable();
+    const domain = (await app.request('GET', '/v1/shop', { headers: auth })).body.domain as string;
+    // The first request hangs in the platform call; its process is then killed.
+    await control('POST', `/_control/stores/${domain}/faults`, { faults: [{ type: 'slow', delay_ms: 60_000 }] });
+    const port = await freePort();
+    const api = await spawnTs(
+      join(__dirname, '..', '..', 'src', 'server.ts'),
+      { ...process.env, PORT: String(port), IDEMPOTENCY_LEASE: '3s', LOG_LEVEL: 'silent' },
+      'api',
+    );
+    const headers = { ...auth, 'idempotency-key': 'crash-print-1' };
+    const hanging = fetch(`http://127.0.0.1:${port}/v1/labels/${label.id}/printed`, { method: 'POST', headers }).catch(
+      () => null,
+    );
+    await eventually(async () => {
+      const rows = await app.orm.em
+        .fork()
+        .execute(`select 1 from idempotency_keys where key = 'crash-print-1' and state = 'in_flight'`);
+      return rows.length > 0 ? true : null;
+    }, 200);
+    api.kill('SIGKILL');
+    await hanging;
+    // Right after the crash the key is still held (the lease has not run out)...
+    const early = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers });
+    expectError(early, 409, 'idempotency_conflict');
+    expect(early.body.error.details).toMatchObject({ state: 'in_flight' });
+    // ...and a moment later the same request goes through, once.
+    const retried = await eventually(async () => {
+      const res = await app.request('POST', `/v1/labels/${label.id}/printed`, { headers });
+      return res.status === 200 ? res : null;
+    }, 250);
+    expect(retried.body.id).toBe(label.id);
     expect(await printedCount()).toBe(1);
   });
 

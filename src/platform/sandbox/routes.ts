@@ -88,6 +88,7 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     }
     if (next.type === 'throttled')
       return json(429, { errors: 'Throttled' }, { 'retry-after': String(next.retry_after_seconds) });
+    if (next.type === 'unauthorized') return json(401, { errors: 'Invalid API key or access token' });
     return json(503, { errors: 'Service unavailable' });
   };
   const withOrder = (request: SandboxRequest) => {

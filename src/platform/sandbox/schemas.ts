@@ -82,7 +82,7 @@ export type FulfillmentOrderInput = z.infer<typeof fulfillmentOrderSchema>;
 
 export const platformFaultSchema = z
   .object({
-    type: z.enum(['slow', 'throttled', 'unavailable']),
+    type: z.enum(['slow', 'throttled', 'unavailable', 'unauthorized']),
     times: z.number().int().min(1).max(1000).default(1),
     delay_ms: z.number().int().min(0).max(120_000).default(500),
     retry_after_seconds: z.number().int().min(0).max(3600).default(2),
