@@ -265,7 +265,7 @@ describe('key lifecycle', () => {
     ]);
     expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(2);
     for (const refused of attempts.filter((a) => a.status === 'rejected'))
-      expect((refused as PromiseRejectedResult).reason).toBeInstanceOf(ApiKeyError);
+      expect((refused).reason).toBeInstanceOf(ApiKeyError);
     expect(await activeKeys(storeId)).toBe(MAX_ACTIVE_KEYS);
   });
 });
