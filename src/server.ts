@@ -1,28 +1,14 @@
 import type { Server } from 'node:http';
 import { createApp } from './app';
 import { loadConfig } from './config';
-import { openOrm } from './db/orm';
+import { openAppDeps } from './dependencies';
 import { createLogger } from './logger';
-import { connectTemporal } from './temporal/connection';
-import { createAuthorizer } from './access/authorizer';
-import { createPorts } from './ports';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const orm = await openOrm(config.databaseUrl);
-  const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
-  const { platform, renderer } = createPorts(config, orm);
-  const app = createApp({
-    config,
-    orm,
-    temporal,
-    logger,
-    now: () => new Date(),
-    authorize: createAuthorizer({ orm, now: () => new Date(), supportEmail: config.supportEmail }),
-    renderer,
-    platform,
-  });
+  const { deps, close } = await openAppDeps(config, { logger });
+  const app = createApp(deps);
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'api listening');
     // A parent that spawned us with an IPC channel (tests) waits for this.
@@ -36,7 +22,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     // Stop accepting, let in-flight requests finish, then release connections.
     server.close(() => {
-      void Promise.allSettled([temporal.connection.close(), orm.close()]).then(() => process.exit(0));
+      void close().then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

@@ -14,7 +14,7 @@ import { PAGE_SIZES } from '../../src/carriers/catalog';
 import { loadConfig } from '../../src/config';
 import { openOrm, type Orm } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
-import { createPorts } from '../../src/ports';
+import { composeAdapters } from '../../src/adapters';
 import { mergePdfs } from '../../src/pdf/merge';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
     logger: createLogger('silent'),
     now: () => new Date(),
     authorize: createAuthorizer({ orm, now: () => new Date() }),
-    ...createPorts(config, orm),
+    ...composeAdapters(config, orm),
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -22,7 +22,7 @@ import { openOrm, type Orm } from '../db/orm';
 import { loadFixture } from '../fixtures/load-fixture';
 import { FixtureError } from '../fixtures/schema';
 import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
-import { createPorts } from '../ports';
+import { composeAdapters } from '../adapters';
 
 /** A refusal the operator can act on: printed as one line, exit code 2. */
 class CliError extends Error {}
@@ -326,7 +326,7 @@ export function buildProgram(
       }
       const orm = await ormHandle();
       const result = await loadFixture(
-        { orm, now: new Date(), sandboxUrl: config.sandboxUrl, carrierFor: createPorts(config, orm).carrierFor },
+        { orm, now: new Date(), sandboxUrl: config.sandboxUrl, carrierFor: composeAdapters(config, orm).carrierFor },
         input,
       );
       print(out(), result as unknown as Row, () =>

@@ -6,7 +6,7 @@ import { loadConfig } from '../config';
 import { ApiKey } from '../db/entities/api-key';
 import { openOrm } from '../db/orm';
 import { loadFixture } from '../fixtures/load-fixture';
-import { createPorts } from '../ports';
+import { composeAdapters } from '../adapters';
 
 const DEMO_FIXTURE = join(__dirname, '..', 'sandbox', 'fixtures', 'demo-store.json');
 const DEMO_SCOPES = ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'];
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const em = orm.em.fork();
     const now = new Date();
     const loaded = await loadFixture(
-      { orm, now, sandboxUrl: config.sandboxUrl, carrierFor: createPorts(config, orm).carrierFor },
+      { orm, now, sandboxUrl: config.sandboxUrl, carrierFor: composeAdapters(config, orm).carrierFor },
       JSON.parse(readFileSync(DEMO_FIXTURE, 'utf8')),
     );
     const store = { id: loaded.store_id, domain: loaded.domain };

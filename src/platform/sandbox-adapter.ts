@@ -1,4 +1,4 @@
-import { isTimeoutOrLostConnection } from '../carriers/adapters/http-client';
+import { isTimeoutOrLostConnection } from '../carriers/sandbox-adapter/http-client';
 import type { Money } from '../carriers/port';
 import {
   PlatformRequestError,

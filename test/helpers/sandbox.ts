@@ -1,6 +1,6 @@
 import { randomToken } from '../../src/ids';
 import type { CarrierAccountSettings, ShipmentRequest } from '../../src/carriers/port';
-import { sandboxCarrierAdapter } from '../../src/carriers/adapters';
+import { sandboxCarrierAdapter } from '../../src/carriers/sandbox-adapter';
 
 /** The sandbox global setup started (SANDBOX_URL). */
 export function sandboxUrl(): string {

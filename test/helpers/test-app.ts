@@ -3,11 +3,9 @@ import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
-import { openOrm, type Orm } from '../../src/db/orm';
+import type { Orm } from '../../src/db/orm';
+import { openAppDeps } from '../../src/dependencies';
 import { createLogger } from '../../src/logger';
-import { connectTemporal } from '../../src/temporal/connection';
-import { createAuthorizer } from '../../src/access/authorizer';
-import { createPorts } from '../../src/ports';
 
 export interface TestClock {
   now: () => Date;
@@ -62,24 +60,17 @@ export interface TestApp {
 export async function startTestApp(
   overrides: Partial<Pick<AppDeps, 'extraRoutes' | 'renderer' | 'platform'>> & { env?: Record<string, string> } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ ...process.env, ...overrides.env });
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const orm = await openOrm(config.databaseUrl);
-  const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  const { env, ...replaced } = overrides;
+  const config = loadConfig({ ...process.env, ...env });
   const clock = testClock();
-  // The sandbox the global setup started: real HTTP simulators behind the production ports.
-  const ports = createPorts(config, orm);
-  const app = createApp({
-    config,
-    orm,
-    temporal,
-    logger,
+  // The same wiring as src/server.ts, against the sandbox the global setup started, with a clock tests move.
+  const { deps, close } = await openAppDeps(config, {
     now: clock.now,
-    authorize: createAuthorizer({ orm, now: clock.now, supportEmail: config.supportEmail }),
-    renderer: overrides.renderer ?? ports.renderer,
-    platform: overrides.platform ?? ports.platform,
-    ...(overrides.extraRoutes ? { extraRoutes: overrides.extraRoutes } : {}),
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    overrides: replaced,
   });
+  const { orm, temporal } = deps;
+  const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -109,8 +100,7 @@ export async function startTestApp(
     request,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await temporal.connection.close();
-      await orm.close();
+      await close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { setStoreGates } from '../../src/access/stores';
 import { defineRoute } from '../../src/http/route';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
 
 // Routes of the test's own, declared exactly like the spec's write and print endpoints, exercise the real
 // authorizer for scopes and the write gate; the endpoints' own suites repeat the checks on the real routes.
@@ -36,13 +37,6 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 afterEach(() => app.clock.reset());
 
-function expectError(res: TestResponse, status: number, code: string, details?: Record<string, unknown>) {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  if (details === undefined) expect(res.body.error.details).toBeUndefined();
-  else expect(res.body.error.details).toEqual(details);
-}
-
 async function activeKeys(storeId: string): Promise<number> {
   const [row] = await app.orm.em
     .fork()
@@ -61,7 +55,7 @@ describe('401', () => {
     ['Bearer with blanks', { authorization: 'Bearer    ' }],
     ['Bearer glued to a key', { authorization: 'Bearersla_live_x' }],
   ])('%s -> unauthorized', async (_name, headers) => {
-    expectError(await app.request('GET', '/v1/shop', { headers }), 401, 'unauthorized');
+    expectError(await app.request('GET', '/v1/shop', { headers }), 401, 'unauthorized', 'none');
   });
 
   it('unknown, malformed, revoked and expired keys answer the same invalid_token', async () => {
@@ -85,7 +79,7 @@ describe('401', () => {
       now: new Date(),
     });
     answers.push(await app.request('GET', '/v1/shop', { headers: other.auth }));
-    for (const res of answers) expectError(res, 401, 'invalid_token');
+    for (const res of answers) expectError(res, 401, 'invalid_token', 'none');
     expect(new Set(answers.map((r) => r.body.error.message)).size).toBe(1);
   });
 });
@@ -123,7 +117,7 @@ describe('store gates, in the spec order', () => {
     const { storeId, auth } = await aStoreWithKey(app.orm, {
       gates: { subscriptionActive: false, freeAccess: false, writeAccess: false },
     });
-    expectError(await app.request('POST', '/v1/probe-write', { headers: auth }), 403, 'plan_required');
+    expectError(await app.request('POST', '/v1/probe-write', { headers: auth }), 403, 'plan_required', 'none');
     await setStoreGates(app.orm.em.fork(), storeId, { freeAccess: true }, new Date());
     expect((await app.request('GET', '/v1/shop', { headers: auth })).status).toBe(200);
   });
@@ -265,7 +259,7 @@ describe('key lifecycle', () => {
     ]);
     expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(2);
     for (const refused of attempts.filter((a) => a.status === 'rejected'))
-      expect((refused).reason).toBeInstanceOf(ApiKeyError);
+      expect(refused.reason).toBeInstanceOf(ApiKeyError);
     expect(await activeKeys(storeId)).toBe(MAX_ACTIVE_KEYS);
   });
 });

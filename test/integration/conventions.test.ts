@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../../src/http/route';
 import { aStoreWithKey } from '../helpers/stores';
-import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
 
 // A route of the test's own exercises the body pipeline (malformed JSON, closed schemas, wrong types) exactly as
 // every JSON endpoint gets it; the real endpoints are covered in their own suites.
@@ -39,18 +40,6 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-function expectErrorBody(res: TestResponse, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/application\/json/);
-  expect(res.body.error.code).toBe(code);
-  expect(typeof res.body.error.message).toBe('string');
-  expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
-  expect(res.body.error.doc_url).toBe(`${app.baseUrl}/v1/docs/errors#${code}`);
-  expect(Object.keys(res.body.error).sort()).toEqual(
-    ['code', 'message', 'request_id', 'doc_url', ...('details' in res.body.error ? ['details'] : [])].sort(),
-  );
-}
-
 describe('headers on every response', () => {
   it.each([
     ['GET', '/v1/openapi.json'],
@@ -83,7 +72,7 @@ describe('headers on every response', () => {
     const res = await app.request('OPTIONS', '/v1/openapi.json', {
       headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
     });
-    expectErrorBody(res, 405, 'method_not_allowed');
+    expectError(res, 405, 'method_not_allowed');
     for (const name of res.headers.keys()) expect(name).not.toMatch(/^access-control-/);
   });
 });
@@ -97,7 +86,7 @@ describe('Service-Version', () => {
 
   it('refuses an unknown version with 422 unsupported_version', async () => {
     const res = await app.request('GET', '/v1/openapi.json', { headers: { 'service-version': '2025-01-01' } });
-    expectErrorBody(res, 422, 'unsupported_version');
+    expectError(res, 422, 'unsupported_version');
     expect(res.body.error.details).toEqual({ requested_version: '2025-01-01', allowed_versions: ['2026-10-01'] });
     expect(res.headers.get('service-version')).toBe('2026-10-01');
   });
@@ -116,21 +105,21 @@ describe('Service-Version', () => {
 describe('unknown paths and methods', () => {
   it.each(['/v1/nope', '/v1/labels/lbl_x/unknown', '/v2/labels', '/'])('%s answers 404 not_found', async (path) => {
     const res = await app.request('GET', path);
-    expectErrorBody(res, 404, 'not_found');
+    expectError(res, 404, 'not_found');
     expect(res.body.error.details).toBeUndefined();
     expect(res.headers.get('cache-control')).toBe('no-store, private');
   });
 
   it('answers 405 with Allow and details.allowed_methods when the path exists', async () => {
     const res = await app.request('POST', '/v1/openapi.json');
-    expectErrorBody(res, 405, 'method_not_allowed');
+    expectError(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toBe('GET');
     expect(res.body.error.details).toEqual({ allowed_methods: ['GET'] });
   });
 
   it('answers 405 on a key route before asking for the key', async () => {
     const res = await app.request('DELETE', '/v1/shop');
-    expectErrorBody(res, 405, 'method_not_allowed');
+    expectError(res, 405, 'method_not_allowed');
     expect(res.headers.get('allow')).toBe('GET');
   });
 });
@@ -141,7 +130,7 @@ describe('request validation', () => {
       rawBody: '{"weight_grams": 1',
       headers: { 'content-type': 'application/json' },
     });
-    expectErrorBody(res, 422, 'validation_error');
+    expectError(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({
       parameter: 'body',
       retry: 'after_fix',
@@ -151,19 +140,19 @@ describe('request validation', () => {
 
   it('refuses unknown fields (closed schema)', async () => {
     const res = await app.request('POST', '/v1/test-echo', { body: { weight_grams: 10, api_secret: 'x' } });
-    expectErrorBody(res, 422, 'validation_error');
+    expectError(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({ parameter: 'api_secret' });
   });
 
   it('refuses wrong types with parameter and received', async () => {
     const res = await app.request('POST', '/v1/test-echo', { body: { weight_grams: '10' } });
-    expectErrorBody(res, 422, 'validation_error');
+    expectError(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({ parameter: 'weight_grams', received: '10' });
   });
 
   it('lists the allowed values of an enum', async () => {
     const res = await app.request('POST', '/v1/test-echo', { body: { weight_grams: 10, mode: 'maybe' } });
-    expectErrorBody(res, 422, 'validation_error');
+    expectError(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({
       parameter: 'mode',
       received: 'maybe',
@@ -173,7 +162,7 @@ describe('request validation', () => {
 
   it('reports the maximum of a range', async () => {
     const res = await app.request('POST', '/v1/test-echo', { body: { weight_grams: 2_000_000 } });
-    expectErrorBody(res, 422, 'validation_error');
+    expectError(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({ parameter: 'weight_grams', received: 2_000_000, max: 1_000_000 });
   });
 
@@ -182,7 +171,7 @@ describe('request validation', () => {
       rawBody: 'weight_grams=1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expectErrorBody(res, 422, 'validation_error');
+    expectError(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({ header: 'Content-Type' });
   });
 
@@ -194,7 +183,7 @@ describe('request validation', () => {
 
   it('refuses unknown query parameters', async () => {
     const res = await app.request('GET', '/v1/openapi.json?format=yaml');
-    expectErrorBody(res, 422, 'validation_error');
+    expectError(res, 422, 'validation_error');
     expect(res.body.error.details).toMatchObject({ parameter: 'format' });
   });
 
@@ -204,13 +193,13 @@ describe('request validation', () => {
       rawBody: big,
       headers: { 'content-type': 'application/json' },
     });
-    expectErrorBody(declared, 422, 'validation_error');
+    expectError(declared, 422, 'validation_error');
     expect(declared.body.error.details).toMatchObject({ max_bytes: 262_144 });
     const onUnknownPath = await app.request('POST', '/v1/nope', {
       rawBody: big,
       headers: { 'content-type': 'application/json' },
     });
-    expectErrorBody(onUnknownPath, 422, 'validation_error');
+    expectError(onUnknownPath, 422, 'validation_error');
     expect(onUnknownPath.body.error.details).toMatchObject({ max_bytes: 262_144 });
   });
 });
@@ -220,7 +209,7 @@ describe('API key in the query string', () => {
     'is refused with 400 on %s',
     async (path) => {
       const res = await app.request('GET', `${path}?api_key=sla_live_whatever`);
-      expectErrorBody(res, 400, 'validation_error');
+      expectError(res, 400, 'validation_error');
       expect(res.body.error.details).toMatchObject({ parameter: 'api_key' });
     },
   );
@@ -229,8 +218,8 @@ describe('API key in the query string', () => {
 describe('internal errors', () => {
   it('answer 500 internal_error without details or internals', async () => {
     const res = await app.request('GET', '/v1/test-boom');
-    expectErrorBody(res, 500, 'internal_error');
-    expect(res.body.error.details).toBeUndefined();
+    expectError(res, 500, 'internal_error', 'none');
+    expect(res.body.error.doc_url).toBe(`${app.baseUrl}/v1/docs/errors#internal_error`);
     expect(res.text).not.toMatch(/secret database detail|\/srv\/app|at .*\.ts/);
   });
 });

@@ -3,6 +3,7 @@ import { PAGE_SIZES } from '../../src/carriers/catalog';
 import { aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -21,14 +22,6 @@ const size = (name: keyof typeof PAGE_SIZES) => ({
   width: Math.round(PAGE_SIZES[name].width),
   height: Math.round(PAGE_SIZES[name].height),
 });
-
-function expectError(res: TestResponse, status: number, code: string, details?: Record<string, unknown>) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/application\/json/);
-  expect(res.body.error.code).toBe(code);
-  expect(res.headers.get('content-disposition')).toBeNull();
-  if (details) expect(res.body.error.details).toEqual(details);
-}
 
 async function storeWithStoredLabel(
   overrides: Parameters<typeof aLabel>[2] = {},

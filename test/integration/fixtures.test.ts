@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadFixture } from '../../src/fixtures/load-fixture';
 import { FixtureError } from '../../src/fixtures/schema';
 import { randomToken } from '../../src/ids';
-import { createPorts } from '../../src/ports';
+import { composeAdapters } from '../../src/adapters';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const demo = JSON.parse(
@@ -34,7 +34,7 @@ const deps = () => ({
   orm: app.orm,
   now: new Date(),
   sandboxUrl: app.config.sandboxUrl,
-  carrierFor: createPorts(app.config, app.orm).carrierFor,
+  carrierFor: composeAdapters(app.config, app.orm).carrierFor,
 });
 
 async function snapshot(storeId: string) {

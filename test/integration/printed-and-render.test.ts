@@ -7,7 +7,8 @@ import { aCarrierAccount, aLabel, aPdf, aPlatformId, aStoredDocument } from '../
 import { adapterFor, aShipmentRequest, control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { freePort, spawnTs } from '../helpers/processes';
-import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+import { expectError } from '../helpers/errors';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -17,12 +18,6 @@ afterAll(async () => app.close());
 afterEach(() => app.clock.reset());
 
 const DAY = 86_400_000;
-
-function expectError(res: TestResponse, status: number, code: string, details?: Record<string, unknown>) {
-  expect(res.status).toBe(status);
-  expect(res.body.error.code).toBe(code);
-  if (details) expect(res.body.error.details).toEqual(details);
-}
 
 describe('labels rendered at the carrier on demand', () => {
   async function renderedLabel() {

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { CarrierAAdapter } from '../../src/carriers/adapters';
+import { CarrierAAdapter } from '../../src/carriers/sandbox-adapter';
 import { PAGE_SIZES } from '../../src/carriers/catalog';
 import {
   CarrierRejectedError,

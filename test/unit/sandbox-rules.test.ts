@@ -1,8 +1,8 @@
 import { accountLabelSize, CARRIERS } from '../../src/carriers/catalog';
 import { takeFault, withDefaultOperation, faultSchema } from '../../src/carriers/sandbox/faults';
-import { reasonFromNativeCode, NATIVE_REFUSAL_CODES } from '../../src/carriers/sandbox/refusal-codes';
+import { reasonFromNativeCode, NATIVE_REFUSAL_CODES } from '../../src/carriers/sandbox-api/refusal-codes';
 import { naturalRefusal } from '../../src/carriers/sandbox/refusals';
-import type { SimulatorShipment } from '../../src/carriers/sandbox/shipment-body';
+import type { SimulatorShipment } from '../../src/carriers/sandbox-api/shipment-body';
 import { CARRIER_REJECTION_REASONS } from '../../src/carriers/port';
 import { legacyIdOf, normalizeOrderName } from '../../src/platform/sandbox/state';
 import { pageSizeName } from '../../src/pdf/inspect';

@@ -3,10 +3,10 @@ import { renderSampleLabel } from '../../pdf/sample-label';
 import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
 import type { CarrierRejectionReason } from '../port';
 import { takeFault, type FaultOperation } from './faults';
-import { nativeRefusalCode } from './refusal-codes';
+import { nativeRefusalCode } from '../sandbox-api/refusal-codes';
 import { naturalRefusal } from './refusals';
 import { sandboxService } from './services';
-import { simulatorShipmentSchema, type SimulatorShipment } from './shipment-body';
+import { simulatorShipmentSchema, type SimulatorShipment } from '../sandbox-api/shipment-body';
 import type { CarrierSandboxState, SimulatedShipment } from './state';
 
 export interface SimulatorContext {

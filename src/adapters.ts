@@ -1,4 +1,4 @@
-import { sandboxCarrierAdapter } from './carriers/adapters';
+import { sandboxCarrierAdapter } from './carriers/sandbox-adapter';
 import type { CarrierPort } from './carriers/port';
 import type { Config } from './config';
 import type { Orm } from './db/orm';
@@ -7,7 +7,7 @@ import type { LabelRenderer } from './documents/ports';
 import type { StorePlatformPort } from './platform/port';
 import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
 
-export interface Ports {
+export interface Adapters {
   platform: StorePlatformPort;
   carrierFor: (carrierCode: string) => CarrierPort;
   renderer: LabelRenderer;
@@ -20,7 +20,7 @@ const PLATFORM_TIMEOUT_MS = 10_000;
  * The one place that picks adapters for the carrier and store-platform ports. Today these are the sandbox adapters
  * (test mode, the demo and the tests); production adapters plug in here behind the same interfaces.
  */
-export function createPorts(config: Pick<Config, 'sandboxUrl'>, orm: Orm): Ports {
+export function composeAdapters(config: Pick<Config, 'sandboxUrl'>, orm: Orm): Adapters {
   const carriers = new Map<string, CarrierPort>();
   const carrierFor = (carrierCode: string): CarrierPort => {
     let adapter = carriers.get(carrierCode);

@@ -1,7 +1,7 @@
 import { describePdf } from '../../pdf/inspect';
 import type { CarrierAccountSettings, LabelDocument, ShipmentRequest } from '../port';
 import { callCarrier, type CarrierCall, type CarrierHttpOptions, type CarrierHttpResponse } from './http-client';
-import type { SimulatorShipment } from '../sandbox/shipment-body';
+import type { SimulatorShipment } from '../sandbox-api/shipment-body';
 
 /** The sandbox shipment body (snake_case) from the port's request and the account's settings. */
 export function toSimulatorBody(account: CarrierAccountSettings, request: ShipmentRequest): SimulatorShipment {

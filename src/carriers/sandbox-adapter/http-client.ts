@@ -1,5 +1,5 @@
 import { CarrierRejectedError, CarrierTimeoutError, CarrierUnavailableError } from '../port';
-import { reasonFromNativeCode } from '../sandbox/refusal-codes';
+import { reasonFromNativeCode } from '../sandbox-api/refusal-codes';
 
 export interface CarrierHttpOptions {
   /** Base URL of the sandbox (config `SANDBOX_URL`). */

@@ -1,0 +1,52 @@
+import type { Client } from '@temporalio/client';
+import { createAuthorizer } from './access/authorizer';
+import { composeAdapters } from './adapters';
+import type { AppDeps } from './app';
+import type { Config } from './config';
+import { openOrm } from './db/orm';
+import { createLogger, type Logger } from './logger';
+import { connectTemporal } from './temporal/connection';
+
+export interface OpenedAppDeps {
+  deps: AppDeps;
+  /** Releases what was opened (Temporal connection, database pool). */
+  close: () => Promise<void>;
+}
+
+/**
+ * Everything the API needs, opened from the configuration: the one wiring shared by `src/server.ts`, the test app and
+ * the benchmarks, so none of them can drift from production. Tests inject a clock and, where a test needs one, a
+ * different renderer, platform or extra routes; the benchmark passes a lazy Temporal client.
+ */
+export async function openAppDeps(
+  config: Config,
+  options: {
+    now?: () => Date;
+    logger?: Logger;
+    temporal?: Client;
+    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'extraRoutes'>>;
+  } = {},
+): Promise<OpenedAppDeps> {
+  const now = options.now ?? (() => new Date());
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const orm = await openOrm(config.databaseUrl);
+  const temporal = options.temporal ?? (await connectTemporal(config.temporal.address, config.temporal.namespace));
+  const adapters = composeAdapters(config, orm);
+  const deps: AppDeps = {
+    config,
+    orm,
+    temporal,
+    logger,
+    now,
+    authorize: createAuthorizer({ orm, now, supportEmail: config.supportEmail }),
+    renderer: options.overrides?.renderer ?? adapters.renderer,
+    platform: options.overrides?.platform ?? adapters.platform,
+    ...(options.overrides?.extraRoutes ? { extraRoutes: options.overrides.extraRoutes } : {}),
+  };
+  return {
+    deps,
+    close: async () => {
+      await Promise.allSettled([temporal.connection.close(), orm.close()]);
+    },
+  };
+}
