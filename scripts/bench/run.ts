@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,18 +7,25 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createApiKey, revokeApiKey } from '../../src/access/api-keys';
-import { createAuthorizer } from '../../src/access/authorizer';
 import { createStore } from '../../src/access/stores';
 import { createApp } from '../../src/app';
 import { PAGE_SIZES } from '../../src/carriers/catalog';
 import { loadConfig } from '../../src/config';
 import { openOrm, type Orm } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';
-import { composeAdapters } from '../../src/adapters';
+import { openAppDeps } from '../../src/dependencies';
 import { mergePdfs } from '../../src/pdf/merge';
+import autocannon from 'autocannon';
+import { serializeLabel } from '../../src/api/labels/serializer';
+import { readLabelView } from '../../src/db/labels-query';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
 const RUNS = 30;
+/** Sections to run: `npm run bench -- read` runs one; none given runs all. */
+const SECTIONS = new Set(process.argv.slice(2));
+const wanted = (section: string) => SECTIONS.size === 0 || SECTIONS.has(section);
+const READ_CONNECTIONS = 20;
+const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 10);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -62,6 +69,88 @@ function timeProcess(command: string, args: string[]): { seconds: number; kiloby
   return { seconds: seconds!, kilobytes: kilobytes! };
 }
 
+/** Starts scripts/bench/read-server.ts in its own process (the load generator must not share its event loop). */
+function startReadServer(mode: 'bare' | 'api', env: NodeJS.ProcessEnv): Promise<{ port: number; stop: () => void }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'read-server.ts'), mode], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+    child.on('message', (message: { type?: string; port?: number }) => {
+      if (message.type === 'ready') resolve({ port: message.port!, stop: () => child.kill('SIGKILL') });
+    });
+  });
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** 2 s of warm-up, then READ_SECONDS at READ_CONNECTIONS connections. */
+async function load(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
+  await autocannon({ url, connections: READ_CONNECTIONS, duration: 2, headers });
+  const result = await autocannon({ url, connections: READ_CONNECTIONS, duration: READ_SECONDS, headers });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function seedReadLabels(orm: Orm, storeId: string): Promise<string> {
+  // Labels as API reads see them: one fulfillment order each and a stored copy.
+  await orm.em.fork().execute(
+    `insert into label_fulfillment_orders (label_id, fulfillment_order_gid, fulfillment_order_legacy_id, store_id)
+     select id, 'gid://shopify/FulfillmentOrder/' || order_legacy_id, order_legacy_id, store_id
+       from labels where store_id = ? order by created_at desc limit 200`,
+    [storeId],
+  );
+  await orm.em.fork().execute(
+    `insert into label_documents (label_id, pdf, page_size, page_count, byte_size)
+     select id, '\\x255044462d312e370a2525454f460a'::bytea, 'A6', 1, 15
+       from labels where store_id = ? order by created_at desc limit 200`,
+    [storeId],
+  );
+  const [row] = await orm.em
+    .fork()
+    .execute<Array<{ id: string }>>('select id from labels where store_id = ? order by created_at desc limit 1', [
+      storeId,
+    ]);
+  return row!.id;
+}
+
+async function readPath(orm: Orm, storeId: string, secret: string): Promise<void> {
+  console.log(`\nRead path: ${READ_CONNECTIONS} connections, ${READ_SECONDS} s each, servers in their own processes`);
+  const labelId = await seedReadLabels(orm, storeId);
+  const view = await readLabelView(orm.em.fork(), storeId, labelId);
+  const wire = serializeLabel(view!, { baseUrl: 'http://127.0.0.1', now: new Date() });
+  const env = { ...process.env, BENCH_LABEL_JSON: JSON.stringify(wire), LOG_LEVEL: 'info' };
+  const auth = { authorization: `Bearer ${secret}` };
+  const rows: Array<[string, LoadResult]> = [];
+  const bare = await startReadServer('bare', env);
+  const ceiling = await load(`http://127.0.0.1:${bare.port}/v1/labels/${labelId}`);
+  rows.push(['bare Koa + router, fixed label JSON (ceiling)', ceiling]);
+  rows.push(['bare Koa + router, fixed list of 50', await load(`http://127.0.0.1:${bare.port}/v1/labels`)]);
+  bare.stop();
+  const api = await startReadServer('api', env);
+  const single = await load(`http://127.0.0.1:${api.port}/v1/labels/${labelId}`, auth);
+  const list = await load(`http://127.0.0.1:${api.port}/v1/labels?limit=50`, auth);
+  rows.push(['GET /v1/labels/{id}', single]);
+  rows.push(['GET /v1/labels?limit=50', list]);
+  rows.push(['GET /v1/shop', await load(`http://127.0.0.1:${api.port}/v1/shop`, auth)]);
+  api.stop();
+  for (const [name, r] of rows) {
+    console.log(
+      `  ${name.padEnd(48)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(1).padStart(5)} ms  p99 ${r.p99.toFixed(1).padStart(5)} ms${r.non2xx ? `  (${r.non2xx} non-2xx!)` : ''}`,
+    );
+  }
+  console.log(`  ratio GET /labels/{id} / ceiling: ${(single.rps / ceiling.rps).toFixed(3)} (target at least 0.10)`);
+  console.log(`  ratio GET /labels?limit=50 / ceiling: ${(list.rps / ceiling.rps).toFixed(3)} (target at least 0.04)`);
+  console.log(
+    `  p99 GET /labels/{id} ${single.p99.toFixed(1)} ms, GET /labels?limit=50 ${list.p99.toFixed(1)} ms (target under 30 ms)`,
+  );
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const orm = await openOrm(config.databaseUrl);
@@ -85,15 +174,8 @@ async function main(): Promise<void> {
 
   // The API needs no Temporal server for reads; a lazy connection is never opened.
   const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
-  const app = createApp({
-    config,
-    orm,
-    temporal,
-    logger: createLogger('silent'),
-    now: () => new Date(),
-    authorize: createAuthorizer({ orm, now: () => new Date() }),
-    ...composeAdapters(config, orm),
-  });
+  const opened = await openAppDeps(config, { temporal, logger: createLogger('silent') });
+  const app = createApp(opened.deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -104,8 +186,20 @@ async function main(): Promise<void> {
     return { status: res.status, body };
   };
 
+  await seedLabels(orm, store.id, wanted('sync') ? LABELS : 2_000);
+  if (wanted('read')) await readPath(orm, store.id, secret);
+  if (wanted('sync')) await syncFeed(get);
+  if (wanted('auth')) await authentication(get, revoked.secret);
+  if (wanted('merge')) await merge();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await opened.close();
+  await orm.close();
+}
+
+type Get = (path: string, key?: string) => Promise<{ status: number; body: { next_cursor?: string | null } }>;
+
+async function syncFeed(get: Get): Promise<void> {
   console.log(`\nSync feed: ${LABELS.toLocaleString('en')} labels, pages of 250`);
-  await seedLabels(orm, store.id, LABELS);
   const firstPath = '/v1/labels?sort=created_at&limit=250';
   let cursor = (await get(firstPath)).body.next_cursor!;
   let pages = 1;
@@ -122,18 +216,22 @@ async function main(): Promise<void> {
   }
   console.log(`  first page median ${ms(median(first))}, page ${pages + 1} median ${ms(median(deep))}`);
   console.log(`  ratio deep / first: ${(median(deep) / median(first)).toFixed(2)} (target about 1.0)`);
+}
 
+async function authentication(get: Get, revokedSecret: string): Promise<void> {
   console.log('\nAuthentication: unknown vs revoked key (both 401 invalid_token)');
   const unknownKey = `sla_live_${'Z'.repeat(40)}`;
   const unknown: number[] = [];
   const revokedTimes: number[] = [];
   for (let i = 0; i < 300; i += 1) {
     unknown.push(await timed(() => get('/v1/shop', unknownKey)));
-    revokedTimes.push(await timed(() => get('/v1/shop', revoked.secret)));
+    revokedTimes.push(await timed(() => get('/v1/shop', revokedSecret)));
   }
   console.log(`  unknown median ${ms(median(unknown))}, revoked median ${ms(median(revokedTimes))}`);
   console.log(`  ratio revoked / unknown: ${(median(revokedTimes) / median(unknown)).toFixed(2)} (target about 1.0)`);
+}
 
+async function merge(): Promise<void> {
   const qpdf = spawnSync('qpdf', ['--version']).status === 0;
   console.log('\nMerged 50-label PDF: this service (node process) vs qpdf --empty --pages');
   const dir = mkdtempSync(join(tmpdir(), 'sla-bench-'));
@@ -177,9 +275,6 @@ async function main(): Promise<void> {
   for (let i = 0; i < 10; i += 1) inProcess.push(await timed(() => mergePdfs(buffers)));
   console.log(`  ours in a warm process (the API's case): median ${ms(median(inProcess))}`);
   rmSync(dir, { recursive: true, force: true });
-
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await orm.close();
 }
 
 main().catch((error: unknown) => {

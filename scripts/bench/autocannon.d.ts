@@ -1,0 +1,29 @@
+// The part of autocannon's API the benchmarks use (the package ships no types).
+declare module 'autocannon' {
+  interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+  }
+  interface Result {
+    requests: Histogram & { total: number };
+    latency: Histogram;
+    non2xx: number;
+    errors: number;
+    timeouts: number;
+  }
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    amount?: number;
+    headers?: Record<string, string>;
+    method?: string;
+    body?: string;
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export = autocannon;
+}
