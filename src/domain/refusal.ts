@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../http/error-catalog';
+import { DomainError } from './errors';
 
 /**
  * A business refusal as data: the spec's error code, a message for people, the code's `details`, and `Retry-After`
@@ -19,6 +20,15 @@ export function refusal(
   retryAfterSeconds?: number,
 ): Refusal {
   return retryAfterSeconds === undefined ? { code, message, details } : { code, message, details, retryAfterSeconds };
+}
+
+/** The refusal as the error every layer understands (the HTTP edge answers it; activities fail with its type). */
+export function refusalError(r: Refusal): DomainError {
+  return new DomainError(r.code, {
+    message: r.message,
+    details: r.details,
+    ...(r.retryAfterSeconds !== undefined ? { retryAfterSeconds: r.retryAfterSeconds } : {}),
+  });
 }
 
 /** A decision step's answer: a value, or the refusal that ends the decision. */
