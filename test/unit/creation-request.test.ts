@@ -198,7 +198,7 @@ describe('normalization properties', () => {
     fc.assert(
       fc.property(bodyArb, (body) => {
         const once = normalizeCreationRequest(parse(body));
-        const twice = normalizeCreationRequest(parse(requestedWire(once)) as CreationRequestBody);
+        const twice = normalizeCreationRequest(parse(requestedWire(once)));
         expect(twice).toEqual(once);
       }),
     );

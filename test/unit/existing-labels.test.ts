@@ -48,7 +48,7 @@ function decide(situation: Situation, mode: 'return' | 'reject' | 'create_new', 
 function outcome(d: ExistingLabelsDecision): string {
   if (d.kind === 'refuse') {
     const reason = d.refusal.details.reason;
-    return reason ? `${d.refusal.code}:${String(reason)}` : d.refusal.code;
+    return typeof reason === 'string' ? `${d.refusal.code}:${reason}` : d.refusal.code;
   }
   if (d.kind === 'wait_for_existing') return `wait:${d.waitFor.reason}`;
   if (d.kind === 'return_existing') return `return:${d.labels.map((l) => l.id).join(',')}`;
