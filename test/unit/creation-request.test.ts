@@ -1,11 +1,6 @@
 import fc from 'fast-check';
 import { createLabelBodySchema } from '../../src/api/labels/create-schema';
-import {
-  idempotencyFingerprint,
-  normalizeCreationRequest,
-  requestedWire,
-  type CreationRequestBody,
-} from '../../src/domain/creation-request';
+import { idempotencyFingerprint, normalizeCreationRequest, requestedWire } from '../../src/domain/creation-request';
 
 const parse = (body: unknown) => createLabelBodySchema.parse(body);
 const fingerprint = (body: unknown) => idempotencyFingerprint(normalizeCreationRequest(parse(body)));
