@@ -17,7 +17,7 @@ export const METAFIELDS = {
   packetValue: { key: 'custom.packet_value', field: 'custom.packet_value' },
 } as const;
 
-/** Gateway names that collect cash on delivery (docs/decisions/0116-cod-decision.md). */
+/** Gateway names that collect cash on delivery (docs/decisions/0116-cod-and-declared-value.md). */
 const COD_GATEWAY =
   /cash on delivery|\bcod\b|dob[ií]rk|dobierk|ut[aá]nv[eé]t|pobrani|nachnahme|contrassegno|contra reembolso/i;
 export const isCodGateway = (name: string): boolean => COD_GATEWAY.test(name);

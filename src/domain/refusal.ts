@@ -37,7 +37,7 @@ export type Decided<T> = { ok: true; value: T } | { ok: false; refusal: Refusal 
 export const decided = <T>(value: T): Decided<T> => ({ ok: true, value });
 export const refused = <T>(r: Refusal): Decided<T> => ({ ok: false, refusal: r });
 
-/** Warnings on a label creation (docs/decisions/0114-creation-warnings.md). */
+/** Warnings on a label creation (docs/decisions/0114-creation-object-additions.md). */
 export const WARNING_CODES = [
   'cod_adjusted',
   'request_parameters_not_applied',
