@@ -368,6 +368,17 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
     });
   });
 
+  it('answers shopify_unavailable with Retry-After 5 when the platform throttles the order read', async () => {
+    const { shop } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await control('POST', `/_control/stores/${shop.domain}/faults`, {
+      faults: [{ type: 'throttled', retry_after_seconds: 17 }],
+    });
+    const res = await dryRun(shop, { order_id: order.orderId });
+    expectError(res, 503, 'shopify_unavailable', { what: 'order', throttled: true, retry: 'later' });
+    expect(res.headers.get('retry-after')).toBe('5');
+  });
+
   it('needs labels:write and write access', async () => {
     const readOnly = await aStoreWithKey(app.orm, { scopes: ['labels:print'] });
     expectError(await dryRun(readOnly, { order_id: '1' }), 403, 'insufficient_scope', {
