@@ -9,6 +9,9 @@ import { createMetaRoutes } from './api/meta/routes';
 import { createShopRoutes } from './api/shop/routes';
 import { createDocumentRoutes } from './api/documents/routes';
 import { createPrintedRoutes } from './api/labels/printed';
+import { createLabelCreationRoutes } from './api/labels/create';
+import { unavailableLiveCreation, type LiveCreation } from './api/labels/live-creation';
+import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
 import type { LabelRenderer } from './documents/ports';
 import type { StorePlatformPort } from './platform/port';
 import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
@@ -29,6 +32,8 @@ export interface AppDeps {
   renderer: LabelRenderer;
   /** Store-platform port. */
   platform: StorePlatformPort;
+  /** Live `POST /labels` after request validation; defaults to a 503 `temporarily_unavailable` answer. */
+  liveCreation?: LiveCreation;
   /** Extra routes (tests exercise the pipeline with them). */
   extraRoutes?: RouteDefinition[];
 }
@@ -51,6 +56,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     }),
   );
   routes.push(...createDocumentRoutes({ orm: deps.orm, now: deps.now, renderer: deps.renderer }));
+  routes.push(
+    ...createLabelCreationRoutes({
+      orm: deps.orm,
+      now: deps.now,
+      platform: deps.platform,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      liveCreation: deps.liveCreation ?? unavailableLiveCreation,
+    }),
+  );
+  routes.push(...createCarrierAccountRoutes({ orm: deps.orm }));
   routes.push(...(deps.extraRoutes ?? []));
 
   app.use(requestLog(deps.orm, deps.logger));

@@ -32,7 +32,7 @@ async function api(): Promise<Koa> {
   // Reads need no Temporal server; a lazy connection is never opened.
   const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   const { deps } = await openAppDeps(config, { temporal, logger: createLogger('info') });
-  return createApp(deps) as unknown as Koa;
+  return createApp(deps);
 }
 
 async function main(): Promise<void> {

@@ -40,6 +40,8 @@ export interface CarrierDefinition {
   /** Rounding by currency; `*` applies to every currency not listed. */
   codRounding: Readonly<Record<string, CodRounding>>;
   declaredValueSupported: boolean;
+  /** Whether the carrier's API module transmits COD at all; where it does not, COD is refused before the call. */
+  codViaApi: boolean;
   /** Label IDs of this carrier's shipments in the carrier's portal, for the attention object. */
   referenceKind: string | null;
 }
@@ -55,6 +57,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['label', 'a4'],
     codRounding: { CZK: whole, HUF: { mode: 'up_to_multiple', multiple: 20 } },
     declaredValueSupported: true,
+    codViaApi: true,
     referenceKind: 'packet_id',
   },
   carrier_b: {
@@ -65,6 +68,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['label', 'a4'],
     codRounding: { CZK: whole },
     declaredValueSupported: false,
+    codViaApi: true,
     referenceKind: 'batch_id',
   },
   carrier_c: {
@@ -75,6 +79,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['label'],
     codRounding: { CZK: whole, HUF: whole },
     declaredValueSupported: false,
+    codViaApi: true,
     referenceKind: 'parcel_id',
   },
   carrier_d: {
@@ -85,6 +90,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['label', 'a4'],
     codRounding: { '*': whole },
     declaredValueSupported: false,
+    codViaApi: true,
     referenceKind: 'parcel_number',
   },
   carrier_e: {
@@ -95,6 +101,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['label', 'a4'],
     codRounding: { CZK: whole },
     declaredValueSupported: false,
+    codViaApi: true,
     referenceKind: null,
   },
   carrier_f: {
@@ -105,6 +112,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['label', 'a4'],
     codRounding: {},
     declaredValueSupported: false,
+    codViaApi: false,
     referenceKind: null,
   },
   carrier_g: {
@@ -115,6 +123,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['a4'],
     codRounding: {},
     declaredValueSupported: false,
+    codViaApi: false,
     referenceKind: null,
   },
   carrier_h: {
@@ -125,6 +134,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     formats: ['label'],
     codRounding: {},
     declaredValueSupported: false,
+    codViaApi: false,
     referenceKind: null,
   },
   // The six excluded carriers (spec "document.availability"): printing closes the manifest, the label is an image,
@@ -146,6 +156,7 @@ function excluded(code: string, name: string): CarrierDefinition {
     formats: [],
     codRounding: {},
     declaredValueSupported: false,
+    codViaApi: false,
     referenceKind: null,
   };
 }
@@ -171,3 +182,14 @@ export function accountLabelSize(
   if (carrier.labelSize === 'portal') return account.portalLabelSize ?? 'A6';
   return carrier.labelSize;
 }
+
+/**
+ * Pickup point IDs each carrier accepts, checked before the carrier call (`pickup_point_malformed`). The sandbox
+ * networks of carriers A, C and D use numeric IDs; other carriers take any short token.
+ */
+export const PICKUP_POINT_ID_FORMATS: Readonly<Record<string, RegExp>> = {
+  carrier_a: /^\d{1,10}$/,
+  carrier_c: /^\d{1,10}$/,
+  carrier_d: /^\d{1,10}$/,
+};
+export const DEFAULT_PICKUP_POINT_ID_FORMAT = /^[A-Za-z0-9_-]{1,64}$/;

@@ -6,6 +6,7 @@ import {
   type CarrierAccountOption,
   type CarrierAccountService,
   type CarrierCodRoundingSetting,
+  type FulfillmentMode,
   type SenderDetails,
 } from './entities/carrier-account';
 
@@ -23,6 +24,7 @@ export interface NewCarrierAccount {
   codRoundingByCurrency?: Record<string, CarrierCodRoundingSetting>;
   printTag?: string | null;
   apiCreation?: 'enabled' | 'not_enabled';
+  defaultFulfillment?: FulfillmentMode;
   sender?: SenderDetails;
   printerType?: string | null;
   now: Date;
@@ -43,6 +45,7 @@ export async function insertCarrierAccount(em: EntityManager, input: NewCarrierA
     codRoundingByCurrency: input.codRoundingByCurrency ?? { ...carrier.codRounding },
     printTag: input.printTag ?? null,
     apiCreation: input.apiCreation ?? 'enabled',
+    defaultFulfillment: input.defaultFulfillment ?? 'none',
     sender: input.sender ?? { name: 'Sender' },
     printerType: input.printerType ?? null,
     createdAt: input.now,

@@ -59,3 +59,15 @@ export const NEXT_ACTIONS = [
 export type LabelCreationStatus = (typeof LABEL_CREATION_STATUSES)[number];
 export type LabelCreationPhase = (typeof LABEL_CREATION_PHASES)[number];
 export type NextAction = (typeof NEXT_ACTIONS)[number];
+
+/** `POST /labels` `fulfillment`: `account_default` follows the carrier account's default mode. */
+export const FULFILLMENT_MODES = ['none', 'fulfill', 'fulfill_and_notify'] as const;
+export const FULFILLMENT_REQUESTS = ['account_default', ...FULFILLMENT_MODES] as const;
+export const ON_EXISTING_MODES = ['return', 'reject', 'create_new'] as const;
+/** Dry runs only: what the live call would do. */
+export const WOULD_VALUES = ['create', 'return_existing', 'wait_for_existing'] as const;
+
+export type FulfillmentMode = (typeof FULFILLMENT_MODES)[number];
+export type FulfillmentRequest = (typeof FULFILLMENT_REQUESTS)[number];
+export type OnExisting = (typeof ON_EXISTING_MODES)[number];
+export type Would = (typeof WOULD_VALUES)[number];

@@ -117,8 +117,16 @@ function operation(route: RouteDefinition): JsonSchema {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of byStatus) {
+    const extra = route.errorHeaders?.[status];
     responses[String(status)] = {
       description: `Error: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+      ...(extra
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(extra).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+            ),
+          }
+        : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }

@@ -46,6 +46,8 @@ export interface RouteDefinition<
   responses: Record<number, ResponseSpec>;
   /** Error codes the route answers with besides the conventions every route has. */
   errors?: ErrorCode[];
+  /** Headers the route's error answers of a status carry (e.g. `Retry-After` on 409, 429, 503), by status. */
+  errorHeaders?: Partial<Record<number, Record<string, string>>>;
   /** Cache-Control of successful answers when not the default `no-store, private`. */
   cacheControl?: string;
   handler: (ctx: AppContext, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<void>;

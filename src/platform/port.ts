@@ -52,6 +52,8 @@ export interface PlatformFulfillmentOrderLineItem {
   quantity: number;
   /** Goods value of the line after discounts. */
   totalAfterDiscounts: Money;
+  /** Weight of one unit in grams; null when the product has none (the parcel weight is then not derivable). */
+  weightGrams: number | null;
 }
 
 export interface PlatformFulfillmentOrder {

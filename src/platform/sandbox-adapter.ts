@@ -48,7 +48,13 @@ interface WireFulfillmentOrder {
   status: FulfillmentOrderStatus;
   assigned_location: { id: string; name: string };
   delivery_method_type: DeliveryMethodType;
-  line_items: { id: string; sku: string | null; quantity: number; total_after_discounts: Money }[];
+  line_items: {
+    id: string;
+    sku: string | null;
+    quantity: number;
+    total_after_discounts: Money;
+    weight_grams: number | null;
+  }[];
   hold: { held_by: 'export'; reason: string | null } | null;
   replaced_by: string[];
 }
@@ -93,6 +99,7 @@ function toFulfillmentOrder(f: WireFulfillmentOrder): PlatformFulfillmentOrder {
       sku: l.sku,
       quantity: l.quantity,
       totalAfterDiscounts: l.total_after_discounts,
+      weightGrams: l.weight_grams,
     })),
     hold: f.hold ? { heldBy: f.hold.held_by, reason: f.hold.reason } : null,
     replacedBy: f.replaced_by,

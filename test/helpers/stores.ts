@@ -17,7 +17,7 @@ export const OPEN_GATES: StoreGates = {
 export async function aStoreWithKey(
   orm: Orm,
   options: { gates?: Partial<StoreGates>; scopes?: string[]; keyName?: string } = {},
-): Promise<{ storeId: string; keyId: string; secret: string; auth: { authorization: string } }> {
+): Promise<{ storeId: string; domain: string; keyId: string; secret: string; auth: { authorization: string } }> {
   const em = orm.em.fork();
   const suffix = randomToken(8).toLowerCase();
   const store = await createStore(
@@ -37,5 +37,11 @@ export async function aStoreWithKey(
     scopes: options.scopes ?? ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'],
     now: new Date(),
   });
-  return { storeId: store.id, keyId: key.id, secret, auth: { authorization: `Bearer ${secret}` } };
+  return {
+    storeId: store.id,
+    domain: store.domain,
+    keyId: key.id,
+    secret,
+    auth: { authorization: `Bearer ${secret}` },
+  };
 }

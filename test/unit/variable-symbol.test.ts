@@ -1,4 +1,4 @@
-import { variableSymbolFromOrderName } from '../../src/carriers/variable-symbol';
+import { variableSymbolFromOrderName } from '../../src/domain/variable-symbol';
 
 describe('variableSymbolFromOrderName', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { BadRequest, json, pdf, type Router } from '../../sandbox/http';
-import { variableSymbolFromOrderName } from '../variable-symbol';
+import { variableSymbolFromOrderName } from '../../domain/variable-symbol';
 import {
   handleCreate,
   newShipment,

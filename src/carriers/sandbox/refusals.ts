@@ -1,6 +1,6 @@
 import { toHundredths } from '../../domain/cod-rounding';
 import type { CarrierRejectionReason } from '../port';
-import { variableSymbolFromOrderName } from '../variable-symbol';
+import { variableSymbolFromOrderName } from '../../domain/variable-symbol';
 import { COD_LIMITS, DEFAULT_COD_LIMIT, DEFAULT_MAX_WEIGHT_GRAMS, MAX_WEIGHT_GRAMS, sandboxService } from './services';
 import type { SimulatorShipment } from '../sandbox-api/shipment-body';
 

@@ -1,4 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
+import type { FulfillmentMode } from '../../domain/labels';
+
+export type { FulfillmentMode } from '../../domain/labels';
 
 /** A service of a carrier account, by the carrier catalogue's product code. */
 export interface CarrierAccountService {
@@ -47,6 +50,8 @@ export class CarrierAccount {
   /** Order tag added when a label of this account is marked printed; null: no tag. */
   printTag!: string | null;
   apiCreation!: 'enabled' | 'not_enabled';
+  /** What `fulfillment: account_default` on `POST /labels` does with this account's labels. */
+  defaultFulfillment!: FulfillmentMode;
   sender!: SenderDetails;
   /** Label size setting where the catalogue says `account_printer` / `portal`; null elsewhere. */
   printerType!: string | null;
@@ -69,6 +74,7 @@ export const CarrierAccountSchema = new EntitySchema<CarrierAccount>({
     codRoundingByCurrency: { type: 'json', fieldName: 'cod_rounding_by_currency' },
     printTag: { type: 'string', nullable: true, fieldName: 'print_tag' },
     apiCreation: { type: 'string', fieldName: 'api_creation' },
+    defaultFulfillment: { type: 'string', fieldName: 'default_fulfillment' },
     sender: { type: 'json' },
     printerType: { type: 'string', nullable: true, fieldName: 'printer_type' },
     createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },

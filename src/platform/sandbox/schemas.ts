@@ -22,6 +22,7 @@ export const fulfillmentOrderSchema = z
             sku: z.string().nullable().default(null),
             quantity: z.number().int().min(1),
             total_after_discounts: money,
+            weight_grams: z.number().int().min(0).nullable().default(null),
           })
           .strict(),
       )

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { toHundredths } from '../../domain/cod-rounding';
+import type { CreationRequestBody } from '../../domain/creation-request';
+import { FULFILLMENT_REQUESTS, ON_EXISTING_MODES } from '../../domain/labels';
+import { parseFulfillmentOrderId, parseOrderId } from '../../domain/platform-ids';
+
+/** Spec "Limits": COD and declared amounts 0 to 9999999.99; parcel weight 1 to 1,000,000 g; reference 64 chars. */
+export const MAX_AMOUNT = 9999999.99;
+const MAX_AMOUNT_HUNDREDTHS = 999_999_999;
+export const MAX_WEIGHT_GRAMS = 1_000_000;
+export const CLIENT_REFERENCE_MAX = 64;
+/** More IDs than this in `replaces` cannot all block one target (20 fulfillment orders, their labels, creations). */
+const REPLACES_MAX = 100;
+
+const AMOUNT = /^\d{1,18}(\.\d{1,2})?$/;
+const amount = z
+  .string()
+  .regex(AMOUNT, 'must be a decimal string with at most two decimals, e.g. "499.00"')
+  .superRefine((value, ctx) => {
+    // zod runs this refinement after a failed regex too; only well-formed amounts have a size to check.
+    if (AMOUNT.test(value) && toHundredths(value) > MAX_AMOUNT_HUNDREDTHS) {
+      ctx.addIssue({
+        code: 'too_big',
+        origin: 'number',
+        maximum: MAX_AMOUNT,
+        inclusive: true,
+        input: value,
+        message: `must be at most ${MAX_AMOUNT}`,
+      });
+    }
+  })
+  .describe('Decimal string, 0 to 9999999.99, at most two decimals');
+
+const money = (what: string) =>
+  z
+    .object({
+      amount,
+      currency: z
+        .string()
+        .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code such as CZK')
+        .describe('ISO 4217; must be the label currency'),
+    })
+    .strict()
+    .describe(what);
+
+const orderId = z
+  .string()
+  .refine((v) => parseOrderId(v) !== null, 'must be a numeric order ID or an order GID')
+  .describe('Numeric order ID or GID');
+const fulfillmentOrderId = z
+  .string()
+  .refine((v) => parseFulfillmentOrderId(v) !== null, 'must be a numeric fulfillment order ID or its GID');
+
+const optionValue = z.union([z.string().max(255), z.number(), z.boolean()]);
+
+/**
+ * The `POST /labels` body (spec table): a closed schema, so an unknown field is 422 `validation_error` with
+ * `parameter`. Cross-field rules come after the shapes; each names the field to fix.
+ */
+export const createLabelBodySchema = z
+  .object({
+    order_id: orderId.nullable().optional(),
+    order_name: z
+      .string()
+      .min(1)
+      .max(255)
+      .nullable()
+      .optional()
+      .describe('Exact order name; `#` optional, case-insensitive. Send order_id or order_name.'),
+    fulfillment_order_ids: z
+      .array(fulfillmentOrderId)
+      .length(1)
+      .nullable()
+      .optional()
+      .describe('Exactly one fulfillment order ID (numeric or GID); default: every shippable fulfillment order'),
+    all_locations: z
+      .boolean()
+      .optional()
+      .describe('Without fulfillment_order_ids: one label for shippable fulfillment orders of every location'),
+    carrier_account_id: z
+      .string()
+      .regex(/^ca_[A-Za-z0-9_]{1,64}$/, 'must be a carrier account ID (ca_...)')
+      .nullable()
+      .optional()
+      .describe('`ca_...`; default: chosen by the store’s rules'),
+    service_code: z
+      .string()
+      .min(1)
+      .max(64)
+      .nullable()
+      .optional()
+      .describe('A service of the carrier account; requires carrier_account_id'),
+    parcels: z
+      .array(z.object({ weight_grams: z.number().int().min(1).max(MAX_WEIGHT_GRAMS) }).strict())
+      .length(1)
+      .nullable()
+      .optional()
+      .describe('Exactly one parcel, 1 to 1,000,000 g; default: the line items’ weight'),
+    cod: money('Cash on delivery; amount zero ships without COD; default: derived').nullable().optional(),
+    declared_value: money('Only where the account says declared_value.supported; default: derived')
+      .nullable()
+      .optional(),
+    carrier_options: z
+      .record(z.string().min(1).max(64), optionValue)
+      .optional()
+      .describe('Only keys the carrier account lists in `options`; default: the account’s defaults'),
+    fulfillment: z.enum(FULFILLMENT_REQUESTS).optional().describe('Default `account_default`'),
+    on_existing: z.enum(ON_EXISTING_MODES).optional().describe('Default `return`'),
+    replaces: z
+      .array(z.string().regex(/^(lbl|lcr)_[A-Za-z0-9_]{1,64}$/, 'must be a label (lbl_...) or creation (lcr_...) ID'))
+      .max(REPLACES_MAX)
+      .optional()
+      .describe('With on_existing: create_new (required there): exactly what blocks the target today; [] when nothing'),
+    include: z
+      .array(z.enum(['document']))
+      .max(1)
+      .optional()
+      .describe('`["document"]` returns the PDF with the creation; needs labels:print; not with dry_run'),
+    client_reference: z
+      .string()
+      .max(CLIENT_REFERENCE_MAX)
+      .nullable()
+      .optional()
+      .describe('Up to 64 characters; stored and returned, never sent to the carrier'),
+    dry_run: z.boolean().optional().describe('Run the checks up to the carrier call; create nothing'),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const issue = (path: string, message: string, input: unknown) =>
+      ctx.addIssue({ code: 'custom', path: [path], message, input });
+    const hasId = body.order_id !== undefined && body.order_id !== null;
+    const hasName = body.order_name !== undefined && body.order_name !== null;
+    if (hasId && hasName) issue('order_name', 'send order_id or order_name, not both', body.order_name);
+    if (!hasId && !hasName) issue('order_id', 'order_id or order_name is required', null);
+    if (body.service_code != null && body.carrier_account_id == null)
+      issue('service_code', 'service_code requires carrier_account_id', body.service_code);
+    if (body.all_locations === true && body.fulfillment_order_ids != null)
+      issue('all_locations', 'all_locations applies only without fulfillment_order_ids', true);
+    if (body.on_existing === 'create_new' && body.replaces === undefined)
+      issue('replaces', 'replaces is required with on_existing: create_new ([] when nothing blocks)', null);
+    if (body.on_existing !== 'create_new' && body.replaces !== undefined && body.replaces.length > 0)
+      issue('replaces', 'replaces applies only with on_existing: create_new', body.replaces);
+    if (body.dry_run === true && body.include !== undefined && body.include.length > 0)
+      issue('include', 'include is not allowed with dry_run', body.include);
+  }) satisfies z.ZodType<CreationRequestBody>;
+
+export type CreateLabelBody = z.output<typeof createLabelBodySchema>;

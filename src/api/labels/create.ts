@@ -1,0 +1,157 @@
+import { holdsScope } from '../../access/scopes';
+import { loadCreationContext } from '../../creation/load-context';
+import { readLabelViews } from '../../db/labels-query';
+import type { Orm } from '../../db/orm';
+import { decideCreation } from '../../domain/creation-decision';
+import { normalizeCreationRequest } from '../../domain/creation-request';
+import { refusalError } from '../../domain/refusal';
+import { ApiError } from '../../http/api-error';
+import { baseUrl } from '../../http/middleware';
+import { defineRoute } from '../../http/route';
+import type { StorePlatformPort } from '../../platform/port';
+import { labelCreationSchema } from '../label-creations/schemas';
+import { serializeLabelCreation } from '../label-creations/serializer';
+import { creationIdempotencyKey, preferWaitSeconds } from './create-headers';
+import { createLabelBodySchema } from './create-schema';
+import { dryRunView } from './dry-run';
+import type { LiveCreation } from './live-creation';
+import type { LabelWire } from './schemas';
+import { serializeLabel } from './serializer';
+
+export interface CreateLabelRouteDeps {
+  orm: Orm;
+  now: () => Date;
+  platform: Pick<StorePlatformPort, 'getOrder' | 'findOrdersByName' | 'listFulfillmentOrders'>;
+  publicBaseUrl: string | undefined;
+  liveCreation: LiveCreation;
+}
+
+const creationHeaders = {
+  'Preference-Applied': '`wait=N`: how long the answer was held for the result',
+  'Idempotency-Replayed': '`true` on a repeat of a bound Idempotency-Key answered with the original answer',
+};
+
+export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/labels',
+      operationId: 'createLabel',
+      summary: 'Create a label (at most one shipment for one order), or dry-run the checks',
+      description:
+        'Answers a label creation. Live: 201 new label, 200 existing labels (`on_existing: return`), 202 not finished ' +
+        'within `Prefer: wait` (poll; never create again) or outcome unknown (`needs_attention`); an error means this ' +
+        'call created no shipment. Dry run (`dry_run: true`): runs every check up to the carrier call (order, target, ' +
+        'existing labels, carrier selection, COD, pre-carrier checks) and answers 200 `validated` with `would`, or the ' +
+        'error a live call would get; it creates no record, binds no key, takes no lock and calls no carrier. Decide on ' +
+        '`next_action`, not on the HTTP status.',
+      tag: 'Label creations',
+      access: { kind: 'key', scope: 'labels:write', write: true },
+      body: createLabelBodySchema,
+      headers: [
+        {
+          name: 'Idempotency-Key',
+          required: false,
+          description:
+            'Required on live requests: 8 to 255 characters, header only, `auto` not accepted; binds the creation for ' +
+            '30 days. Ignored with `dry_run`.',
+        },
+        {
+          name: 'Prefer',
+          required: false,
+          description: '`wait=N`, N 0 to 60 seconds (default 20): how long the answer is held for the result',
+        },
+      ],
+      responses: {
+        200: {
+          description:
+            'Dry run: `validated` with `would`. Live: existing labels returned (`succeeded`, `created: false`)',
+          schema: labelCreationSchema,
+          headers: { 'Content-Location': 'The creation (live only)', ...creationHeaders },
+        },
+        201: {
+          description: 'New label: `succeeded`, `created: true`, one label',
+          schema: labelCreationSchema,
+          headers: { Location: 'The label', 'Content-Location': 'The creation', ...creationHeaders },
+        },
+        202: {
+          description:
+            'Not finished within the wait (`processing`, `next_action: poll`) or outcome unknown (`needs_attention`, `next_action: manual_check`)',
+          schema: labelCreationSchema,
+          headers: {
+            Location: 'The creation',
+            'Retry-After': '2 while `processing`',
+            ...creationHeaders,
+          },
+        },
+      },
+      errors: [
+        'idempotency_conflict',
+        'label_exists',
+        'unresolved_creation',
+        'creation_in_progress',
+        'precondition_failed',
+        'carrier_rejected',
+        'repeated_rejection',
+        'label_validation_failed',
+        'currency_mismatch',
+        'order_not_eligible',
+        'order_ambiguous',
+        'fulfillment_order_required',
+        'carrier_selection_failed',
+        'unsupported_parameter',
+        'rate_limited',
+        'carrier_unavailable',
+        'shopify_unavailable',
+        'temporarily_unavailable',
+        'not_started',
+      ],
+      errorHeaders: {
+        409: { 'Retry-After': '`creation_in_progress`: 5' },
+        429: { 'Retry-After': 'Seconds until the refusing bucket allows the request' },
+        503: { 'Retry-After': 'Seconds to wait before sending the same request again' },
+      },
+      handler: async (ctx, { body }) => {
+        const auth = ctx.state.auth!;
+        const waitSeconds = preferWaitSeconds(ctx.get('Prefer') || undefined);
+        const request = normalizeCreationRequest(body);
+        if (request.include.includes('document') && !holdsScope(auth.scopes, 'labels:print')) {
+          throw new ApiError('insufficient_scope', {
+            message: 'include: ["document"] needs the `labels:print` scope.',
+            details: { required_scope: 'labels:print' },
+          });
+        }
+        const base = baseUrl(ctx, deps.publicBaseUrl);
+        if (!request.dryRun) {
+          const idempotencyKey = creationIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+          await deps.liveCreation.create(ctx, {
+            storeId: auth.storeId,
+            apiKeyId: auth.apiKeyId,
+            idempotencyKey,
+            waitSeconds,
+            request,
+            baseUrl: base,
+          });
+          return;
+        }
+
+        const em = deps.orm.em.fork();
+        const now = deps.now();
+        const context = await loadCreationContext({ em, platform: deps.platform }, { storeId: auth.storeId, request });
+        const decision = decideCreation(context, request, now.getTime());
+        if (decision.kind === 'refuse') throw refusalError(decision.refusal);
+        const labelIds =
+          decision.kind === 'return_existing'
+            ? decision.labelIds
+            : decision.kind === 'wait_for_existing' && decision.waitFor.reason === 'label_pending'
+              ? [decision.waitFor.labelId]
+              : [];
+        const labels: LabelWire[] = (await readLabelViews(em, auth.storeId, labelIds)).map((view) =>
+          serializeLabel(view, { baseUrl: base, now }),
+        );
+        ctx.status = 200;
+        ctx.body = serializeLabelCreation(dryRunView(decision, request, labels), { baseUrl: base });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,272 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { toHundredths } from '../domain/cod-rounding';
+import type {
+  ContextCarrierAccount,
+  ContextCreation,
+  ContextFulfillmentOrder,
+  ContextLabel,
+  ContextOrder,
+  ContextRule,
+  CreationContext,
+  OrderLookup,
+} from '../domain/creation-context';
+import type { CreationRequest } from '../domain/creation-request';
+import { DomainError } from '../domain/errors';
+import type { CodSource, CurrentSet, LabelKind, LabelSource, LabelStatus } from '../domain/labels';
+import { CarrierAccount } from '../db/entities/carrier-account';
+import { CarrierRule } from '../db/entities/carrier-rule';
+import { Store } from '../db/entities/store';
+import { StoreSettings } from '../db/entities/store-settings';
+import { findHolders } from '../locks/holders';
+import {
+  PlatformUnavailableError,
+  type PlatformFulfillmentOrder,
+  type PlatformOrder,
+  type StorePlatformPort,
+} from '../platform/port';
+
+/** Spec `shopify_unavailable`: `Retry-After: 5` (the spec's value, not the platform's). */
+const PLATFORM_RETRY_AFTER_SECONDS = 5;
+
+export interface LoadContextDeps {
+  em: EntityManager;
+  platform: Pick<StorePlatformPort, 'getOrder' | 'findOrdersByName' | 'listFulfillmentOrders'>;
+}
+
+export interface LoadContextInput {
+  storeId: string;
+  request: Pick<CreationRequest, 'order'>;
+  /** The live creation loading its own context (its lock and record are not a reason to wait). */
+  selfCreationId?: string | null;
+}
+
+async function fromPlatform<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof PlatformUnavailableError)) throw error;
+    throw new DomainError('shopify_unavailable', {
+      message: 'Reading the order from the store platform failed; retry shortly.',
+      details: { what, throttled: error.throttled },
+      retryAfterSeconds: PLATFORM_RETRY_AFTER_SECONDS,
+    });
+  }
+}
+
+function contextOrder(o: PlatformOrder): ContextOrder {
+  return {
+    id: o.id,
+    legacyId: o.legacyId,
+    name: o.name,
+    currency: o.currency,
+    totalPrice: o.totalPrice,
+    totalOutstanding: o.totalOutstanding,
+    paymentGateways: o.paymentGateways,
+    metafields: o.metafields,
+    shippingAddress: o.shippingAddress,
+    phone: o.phone,
+    email: o.email,
+    deliveryMethod: o.deliveryMethod,
+    tags: o.tags,
+    cancelled: o.cancelledAt !== null,
+  };
+}
+
+function contextFulfillmentOrder(fo: PlatformFulfillmentOrder): ContextFulfillmentOrder {
+  const weights = fo.lineItems.map((l) => (l.weightGrams === null ? null : l.weightGrams * l.quantity));
+  return {
+    id: fo.id,
+    legacyId: fo.legacyId,
+    status: fo.status,
+    assignedLocationId: fo.assignedLocation.id,
+    assignedLocationName: fo.assignedLocation.name,
+    deliveryMethodType: fo.deliveryMethodType,
+    goodsValueHundredths: fo.lineItems.reduce((sum, l) => sum + toHundredths(l.totalAfterDiscounts.amount), 0),
+    weightGrams: weights.some((w) => w === null) ? null : weights.reduce<number>((s, w) => s + w!, 0),
+    replacedBy: fo.replacedBy,
+  };
+}
+
+function contextAccount(a: CarrierAccount): ContextCarrierAccount {
+  return {
+    id: a.id,
+    carrierCode: a.carrierCode,
+    currency: a.currency,
+    apiCreation: a.apiCreation,
+    services: a.services.map((s) => ({
+      code: s.code,
+      name: s.name,
+      codSupported: s.codSupported,
+      pickupPointRequired: s.pickupPointRequired,
+    })),
+    options: Object.fromEntries(
+      Object.entries(a.options).map(([key, o]) => [key, { type: o.type, default: o.default }]),
+    ),
+    declaredValueSupported: a.declaredValueSupported,
+    codRoundingByCurrency: a.codRoundingByCurrency,
+    defaultFulfillment: a.defaultFulfillment,
+    sender: { name: a.sender.name, countryCode: a.sender.countryCode ?? null, iban: a.sender.iban ?? null },
+    createdAtMs: a.createdAt.getTime(),
+  };
+}
+
+function contextRule(r: CarrierRule): ContextRule {
+  return {
+    id: r.id,
+    priority: r.priority,
+    conditions: r.conditions,
+    carrierAccountId: r.carrierAccountId,
+    serviceCode: r.serviceCode,
+  };
+}
+
+interface LabelRow {
+  id: string;
+  status: LabelStatus;
+  kind: LabelKind;
+  source: LabelSource | null;
+  coverage_known: boolean;
+  current_set: CurrentSet;
+  created_at: Date;
+  carrier_code: string;
+  carrier_account_id: string | null;
+  service_code: string | null;
+  cod_amount: string | null;
+  cod_currency: string | null;
+  cod_source: CodSource | null;
+  declared_value_amount: string | null;
+  declared_value_currency: string | null;
+  parcels: Array<{ weightGrams: number | null }>;
+  label_creation_id: string | null;
+  fos: string[];
+}
+
+/** The order's current outbound labels with their coverage: the only labels that can block a new one. */
+async function currentOutboundLabels(em: EntityManager, storeId: string, orderGid: string): Promise<ContextLabel[]> {
+  const rows = await em.execute<LabelRow[]>(
+    `select l.id, l.status, l.kind, l.source, l.coverage_known, l.current_set, l.created_at, l.carrier_code,
+            l.carrier_account_id, l.service_code, l.cod_amount, l.cod_currency, l.cod_source,
+            l.declared_value_amount, l.declared_value_currency, l.parcels, l.label_creation_id,
+            coalesce(array_agg(f.fulfillment_order_gid order by f.fulfillment_order_gid)
+                     filter (where f.fulfillment_order_gid is not null), '{}') as fos
+       from labels l left join label_fulfillment_orders f on f.label_id = l.id
+      where l.store_id = ? and l.order_gid = ? and l.direction = 'outbound' and l.current
+      group by l.id
+      order by l.created_at, l.seq`,
+    [storeId, orderGid],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    kind: r.kind,
+    source: r.source,
+    fulfillmentOrderIds: r.fos,
+    coverageKnown: r.coverage_known,
+    currentSet: r.current_set,
+    createdAtMs: new Date(r.created_at).getTime(),
+    carrierCode: r.carrier_code,
+    carrierAccountId: r.carrier_account_id,
+    serviceCode: r.service_code,
+    cod:
+      r.cod_amount !== null && r.cod_currency !== null && r.cod_source !== null
+        ? { amount: Number(r.cod_amount).toFixed(2), currency: r.cod_currency, source: r.cod_source }
+        : null,
+    declaredValue:
+      r.declared_value_amount !== null && r.declared_value_currency !== null
+        ? { amount: Number(r.declared_value_amount).toFixed(2), currency: r.declared_value_currency }
+        : null,
+    weightGrams: r.parcels[0]?.weightGrams ?? null,
+    labelCreationId: r.label_creation_id,
+  }));
+}
+
+/** Creations of the order that still matter: running, needing attention, abandoned (until deleted). */
+async function openCreations(
+  em: EntityManager,
+  storeId: string,
+  orderGid: string,
+  fulfillmentOrderGids: string[],
+): Promise<ContextCreation[]> {
+  const rows = await em.execute<
+    Array<{ id: string; status: ContextCreation['status']; fulfillment_order_gids: string[]; created_at: Date }>
+  >(
+    `select id, status, fulfillment_order_gids, created_at from label_creations
+      where store_id = ? and status in ('processing', 'needs_attention', 'abandoned')
+        and (order_gid = ? or fulfillment_order_gids && array[?]::text[])
+      order by created_at, id`,
+    // An empty list still needs one element for the array literal; no GID equals ''.
+    [storeId, orderGid, fulfillmentOrderGids.length > 0 ? fulfillmentOrderGids : ['']],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    fulfillmentOrderIds: r.fulfillment_order_gids,
+    createdAtMs: new Date(r.created_at).getTime(),
+  }));
+}
+
+/**
+ * The one loader of the creation context (`src/domain/creation-context.ts`): the order and its fulfillment orders
+ * from the store platform, the store's carrier accounts, rules and COD setting, the order's current labels and open
+ * creations, and who holds its fulfillment orders. The dry run calls it; so does the creation workflow's preparing
+ * activity. Platform failures become `shopify_unavailable`.
+ */
+export async function loadCreationContext(deps: LoadContextDeps, input: LoadContextInput): Promise<CreationContext> {
+  const { em } = deps;
+  // One entity manager, one connection: queries run one after another.
+  const store = await em.findOneOrFail(Store, { id: input.storeId });
+  const settings = await em.findOne(StoreSettings, { storeId: input.storeId });
+  const accounts = await em.find(
+    CarrierAccount,
+    { storeId: input.storeId },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
+  const rules = await em.find(CarrierRule, { storeId: input.storeId }, { orderBy: { priority: 'asc' } });
+  const base = {
+    store: {
+      id: store.id,
+      domain: store.domain,
+      codRule: settings?.codRuleEnabled && settings.codRule ? { amountSource: settings.codRule.amountSource } : null,
+    },
+    carrierAccounts: accounts.map(contextAccount),
+    rules: rules.map(contextRule),
+    selfCreationId: input.selfCreationId ?? null,
+  };
+  const empty = { fulfillmentOrders: [], labels: [], creations: [], holders: [] };
+
+  const wanted = input.request.order;
+  let lookup: OrderLookup;
+  let platformOrder: PlatformOrder | null;
+  if (wanted.by === 'id') {
+    platformOrder = await fromPlatform('order', () => deps.platform.getOrder(store.domain, wanted.id));
+    lookup = platformOrder
+      ? { kind: 'found', order: contextOrder(platformOrder) }
+      : { kind: 'not_found', by: 'id', value: wanted.id };
+  } else {
+    const matches = await fromPlatform('order', () => deps.platform.findOrdersByName(store.domain, wanted.name));
+    platformOrder = matches.length === 1 ? matches[0]! : null;
+    lookup =
+      matches.length === 0
+        ? { kind: 'not_found', by: 'name', value: wanted.name }
+        : matches.length > 1
+          ? { kind: 'ambiguous', name: wanted.name, matches: matches.length }
+          : { kind: 'found', order: contextOrder(platformOrder!) };
+  }
+  if (!platformOrder) return { ...base, orderLookup: lookup, ...empty };
+
+  const fulfillmentOrders = await fromPlatform('fulfillment_orders', () =>
+    deps.platform.listFulfillmentOrders(store.domain, platformOrder.id),
+  );
+  const gids = fulfillmentOrders.map((fo) => fo.id);
+  const labels = await currentOutboundLabels(em, store.id, platformOrder.id);
+  const creations = await openCreations(em, store.id, platformOrder.id, gids);
+  const holders = await findHolders(em, { storeId: store.id, fulfillmentOrders });
+  return {
+    ...base,
+    orderLookup: lookup,
+    fulfillmentOrders: fulfillmentOrders.map(contextFulfillmentOrder),
+    labels,
+    creations,
+    holders,
+  };
+}
