@@ -15,7 +15,7 @@ import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
 import type { LabelRenderer } from './documents/ports';
 import type { StorePlatformPort } from './platform/port';
 import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
-import { requestLog } from './http/request-log';
+import { requestLog, type RequestLogWriter } from './http/request-log';
 import type { RouteDefinition } from './http/route';
 import { buildRouter, type Authorizer } from './http/router';
 import type { AppState } from './http/state';
@@ -25,6 +25,8 @@ export interface AppDeps {
   orm: Orm;
   temporal: Client;
   logger: Logger;
+  /** The store's API request log, written in batches. */
+  requestLog: RequestLogWriter;
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => Date;
   authorize: Authorizer;
@@ -68,7 +70,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   routes.push(...createCarrierAccountRoutes({ orm: deps.orm }));
   routes.push(...(deps.extraRoutes ?? []));
 
-  app.use(requestLog(deps.orm, deps.logger));
+  app.use(requestLog(deps.requestLog));
   app.use(requestContext({ logger: deps.logger, publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(refuseKeyInQuery());
   app.use(

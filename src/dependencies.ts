@@ -4,6 +4,7 @@ import { composeAdapters } from './adapters';
 import type { AppDeps } from './app';
 import type { Config } from './config';
 import { openOrm } from './db/orm';
+import { RequestLogWriter } from './http/request-log';
 import { createLogger, type Logger } from './logger';
 import { connectTemporal } from './temporal/connection';
 
@@ -32,11 +33,13 @@ export async function openAppDeps(
   const orm = await openOrm(config.databaseUrl);
   const temporal = options.temporal ?? (await connectTemporal(config.temporal.address, config.temporal.namespace));
   const adapters = composeAdapters(config, orm);
+  const requestLog = new RequestLogWriter(orm, logger);
   const deps: AppDeps = {
     config,
     orm,
     temporal,
     logger,
+    requestLog,
     now,
     authorize: createAuthorizer({ orm, now, supportEmail: config.supportEmail }),
     renderer: options.overrides?.renderer ?? adapters.renderer,
@@ -46,6 +49,7 @@ export async function openAppDeps(
   return {
     deps,
     close: async () => {
+      await requestLog.close();
       await Promise.allSettled([temporal.connection.close(), orm.close()]);
     },
   };

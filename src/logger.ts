@@ -2,15 +2,31 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-/** JSON logs; request bodies, keys and query strings are never passed to the logger. */
+/**
+ * JSON logs to stdout; request bodies, keys and query strings are never passed to the logger. Writes are buffered and
+ * asynchronous (a synchronous write per request line cost the read path about a sixth of its CPU); what is buffered
+ * is written out when the process exits.
+ */
 export function createLogger(level: string, name = 'shipping-label-api'): Logger {
-  return pino({
-    name,
-    level,
-    base: { service: name },
-    redact: {
-      paths: ['authorization', '*.authorization', 'headers.authorization', 'secret', '*.secret'],
-      remove: true,
+  const destination = level === 'silent' ? undefined : pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  if (destination)
+    process.once('exit', () => {
+      try {
+        destination.flushSync();
+      } catch {
+        // Not open yet: nothing was written.
+      }
+    });
+  return pino(
+    {
+      name,
+      level,
+      base: { service: name },
+      redact: {
+        paths: ['authorization', '*.authorization', 'headers.authorization', 'secret', '*.secret'],
+        remove: true,
+      },
     },
-  });
+    destination ?? pino.destination({ dest: 1, sync: true }),
+  );
 }

@@ -3,39 +3,120 @@ import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
 import type { AppState } from './state';
 
+export interface RequestLogRow {
+  requestId: string;
+  storeId: string;
+  apiKeyId: string;
+  method: string;
+  endpoint: string | null;
+  status: number;
+  errorCode: string | null;
+  ip: string | null;
+  labelCount: number | null;
+  byteSize: number | null;
+  at: Date;
+}
+
+const COLUMNS = 11;
+
 /**
- * Writes the store's request-log row (spec "Authentication" 5) once the response is decided: endpoint as the route
- * template, status, error code, key, IP, and for document downloads the label count and size. Requests that no
- * key attributes to a store have no store log; they appear in the process log only.
+ * Writes the store's request log (spec "Authentication" 5) in batches: one multi-row insert every `flushMs` or every
+ * `maxBatch` rows instead of a round trip per request, which the hot read path cannot afford
+ * (docs/decisions/0009-read-path.md). Rows wait in memory at most `flushMs`; `close()` writes what is left, and a
+ * failed write is retried with the next batch (up to `maxBuffered` rows, then the oldest are dropped and logged).
  */
-export function requestLog(orm: Orm, logger: Logger): Middleware<AppState> {
+export class RequestLogWriter {
+  private buffer: RequestLogRow[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly orm: Orm,
+    private readonly logger: Logger,
+    private readonly options = { flushMs: 200, maxBatch: 500, maxBuffered: 50_000 },
+  ) {}
+
+  record(row: RequestLogRow): void {
+    this.buffer.push(row);
+    if (this.buffer.length >= this.options.maxBatch) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs);
+  }
+
+  /** Writes every buffered row; resolves once they are in the database (or the write failed and was logged). */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const rows = this.buffer.splice(0);
+    this.writing = this.writing.then(() => (rows.length > 0 ? this.write(rows) : undefined));
+    return this.writing;
+  }
+
+  close(): Promise<void> {
+    return this.flush();
+  }
+
+  private async write(rows: RequestLogRow[]): Promise<void> {
+    const placeholders = rows.map(() => `(${new Array(COLUMNS).fill('?').join(', ')})`).join(', ');
+    const params = rows.flatMap((r) => [
+      r.requestId,
+      r.storeId,
+      r.apiKeyId,
+      r.method,
+      r.endpoint,
+      r.status,
+      r.errorCode,
+      r.ip,
+      r.labelCount,
+      r.byteSize,
+      r.at,
+    ]);
+    try {
+      await this.orm.em.fork().execute(
+        `insert into request_log (request_id, store_id, api_key_id, method, endpoint, status, error_code, ip, label_count, byte_size, created_at)
+         values ${placeholders}`,
+        params,
+        'run',
+      );
+    } catch (error) {
+      this.logger.error({ err: error, rows: rows.length }, 'request log write failed; retrying with the next batch');
+      this.buffer.unshift(...rows);
+      const excess = this.buffer.length - this.options.maxBuffered;
+      if (excess > 0) {
+        this.buffer.splice(0, excess);
+        this.logger.error({ dropped: excess }, 'request log buffer full; oldest rows dropped');
+      }
+      this.timer ??= setTimeout(() => void this.flush(), this.options.flushMs * 5);
+    }
+  }
+}
+
+/**
+ * Records the request once the response is decided: endpoint as the route template, status, error code, key, IP, and
+ * for document downloads the label count and size. Requests that no key attributes to a store have no store log;
+ * they appear in the process log only.
+ */
+export function requestLog(writer: RequestLogWriter): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
     } finally {
       const auth = ctx.state.auth;
       if (auth) {
-        try {
-          await orm.em.fork().execute(
-            `insert into request_log (request_id, store_id, api_key_id, method, endpoint, status, error_code, ip, label_count, byte_size)
-             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            [
-              ctx.state.requestId,
-              auth.storeId,
-              auth.apiKeyId,
-              ctx.method,
-              ctx.state.route ? `/v1${ctx.state.route.path}` : null,
-              ctx.status,
-              ctx.state.errorCode ?? null,
-              ctx.ip || null,
-              ctx.state.logFields?.labelCount ?? null,
-              ctx.state.logFields?.byteSize ?? null,
-            ],
-            'run',
-          );
-        } catch (error) {
-          logger.error({ request_id: ctx.state.requestId, err: error }, 'request log write failed');
-        }
+        writer.record({
+          requestId: ctx.state.requestId,
+          storeId: auth.storeId,
+          apiKeyId: auth.apiKeyId,
+          method: ctx.method,
+          endpoint: ctx.state.route ? `/v1${ctx.state.route.path}` : null,
+          status: ctx.status,
+          errorCode: ctx.state.errorCode ?? null,
+          ip: ctx.ip || null,
+          labelCount: ctx.state.logFields?.labelCount ?? null,
+          byteSize: ctx.state.logFields?.byteSize ?? null,
+          at: new Date(),
+        });
       }
     }
   };

@@ -50,6 +50,8 @@ export interface TestApp {
     path: string,
     options?: { headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer },
   ) => Promise<TestResponse<T>>;
+  /** Writes the batched request log now, for tests that read it. */
+  flushRequestLog: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -98,6 +100,7 @@ export async function startTestApp(
     config,
     clock,
     request,
+    flushRequestLog: () => deps.requestLog.flush(),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await close();

@@ -5,6 +5,7 @@ import { defineRoute } from '../../src/http/route';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 import { expectError } from '../helpers/errors';
+import { eventually } from '../helpers/sandbox';
 
 // Routes of the test's own, declared exactly like the spec's write and print endpoints, exercise the real
 // authorizer for scopes and the write gate; the endpoints' own suites repeat the checks on the real routes.
@@ -297,6 +298,7 @@ describe('request log', () => {
     const ok = await app.request('GET', '/v1/shop', { headers: auth });
     const refused = await app.request('GET', '/v1/probe-print', { headers: auth });
     const invalid = await app.request('GET', '/v1/shop?unexpected=secret-value', { headers: auth });
+    await app.flushRequestLog();
     const rows = await app.orm.em
       .fork()
       .execute<Record<string, unknown>[]>('select * from request_log where store_id = ? order by id', [storeId]);
@@ -326,11 +328,22 @@ describe('request log', () => {
     expect(JSON.stringify(rows)).not.toContain('unexpected');
   });
 
+  it('is written in batches shortly after the request, without waiting for more traffic', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    await app.request('GET', '/v1/shop', { headers: auth });
+    const rows = await eventually(async () => {
+      const found = await app.orm.em.fork().execute('select status from request_log where store_id = ?', [storeId]);
+      return found.length > 0 ? found : null;
+    });
+    expect(rows).toEqual([{ status: 200 }]);
+  });
+
   it('has no row for requests no key attributes to a store', async () => {
     const before = await app.orm.em
       .fork()
       .execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');
     await app.request('GET', '/v1/shop', { headers: { authorization: 'Bearer nope' } });
+    await app.flushRequestLog();
     const after = await app.orm.em
       .fork()
       .execute<{ n: string }[]>('select count(*) as n from request_log where store_id is null');

@@ -288,6 +288,7 @@ describe('GET /v1/labels/{label_id}/document', () => {
   it('logs the label count and byte size of a download', async () => {
     const { storeId, auth, label } = await storeWithStoredLabel();
     const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    await app.flushRequestLog();
     const rows = await app.orm.em
       .fork()
       .execute<Array<Record<string, unknown>>>(
@@ -465,6 +466,7 @@ describe('GET /v1/label-documents', () => {
     });
     expect(res.status).toBe(200);
     expect(await pagesOf(res)).toEqual([size('10.2x19.2'), size('A6'), size('roll_101x160'), size('roll_101x160')]);
+    await app.flushRequestLog();
     const rows = await app.orm.em
       .fork()
       .execute<Array<{ label_count: number }>>('select label_count from request_log where request_id = ?', [
