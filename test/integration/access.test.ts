@@ -338,6 +338,27 @@ describe('request log', () => {
     expect(rows).toEqual([{ status: 200 }]);
   });
 
+  it('records the client address a trusted proxy forwards, and only then', async () => {
+    const { storeId, auth } = await aStoreWithKey(app.orm);
+    const behindProxy = await startTestApp({ env: { TRUST_PROXY: 'true' } });
+    try {
+      const headers = { ...auth, 'x-forwarded-for': '203.0.113.7' };
+      await behindProxy.request('GET', '/v1/shop', { headers });
+      await app.request('GET', '/v1/shop', { headers });
+      await behindProxy.flushRequestLog();
+      await app.flushRequestLog();
+    } finally {
+      await behindProxy.close();
+    }
+    const rows = await app.orm.em
+      .fork()
+      .execute<Array<{ ip: string }>>('select ip from request_log where store_id = ? order by id', [storeId]);
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.ip)).toEqual(
+      expect.arrayContaining(['203.0.113.7', expect.stringMatching(/127\.0\.0\.1/)]),
+    );
+  });
+
   it('has no row for requests no key attributes to a store', async () => {
     const before = await app.orm.em
       .fork()

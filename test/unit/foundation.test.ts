@@ -32,6 +32,17 @@ describe('loadConfig', () => {
     expect(config.port).toBe(3000);
     expect(Object.isFrozen(config)).toBe(true);
   });
+  it("refuses production without a cursor secret of its own, the examples' placeholders included", () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/CURSOR_SECRET/);
+    for (const placeholder of ['change-me-to-a-long-random-value', 'development-only-cursor-secret'])
+      expect(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: placeholder })).toThrow(/CURSOR_SECRET/);
+    expect(loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'a-secret-of-this-deployment' }).env).toBe('production');
+  });
+  it('trusts a proxy only when told to, and keeps in-flight idempotency leases short', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({}).idempotencyLeaseMs).toBe(30_000);
+  });
   it('lists every bad variable in one message', () => {
     expect(() => loadConfig({ PORT: 'x', REQUEST_LOG_RETENTION: 'forever' })).toThrow(
       /PORT[\s\S]*REQUEST_LOG_RETENTION/,
