@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlatformFulfillmentOrder } from '../platform/port';
+import { liveLocks } from './fulfillment-order-locks';
 
 /** Who holds a fulfillment order (spec `creation_in_progress` `details.held_by`). */
 export type HolderKind = 'creation' | 'export' | 'unknown';
@@ -12,29 +13,34 @@ export interface FulfillmentOrderHolder {
 }
 
 /**
+ * A `processing` creation that has not written its record for this long is taken for dead and its locks are free
+ * (a running creation moves every few seconds and leaves `processing` within minutes).
+ */
+export const LOCK_STALE_AFTER_MS = 15 * 60_000;
+
+/**
  * Who holds the given fulfillment orders right now: an admin or automation export (the platform's hold on the
- * fulfillment order) or a running label creation. The one place every caller asks (label creation and its dry run,
- * pickup-point changes), so the creation locks can change without touching them.
+ * fulfillment order) or a label creation (its live lock rows, `src/locks/fulfillment-order-locks.ts`). The one place
+ * every caller asks (label creation and its dry run, pickup-point changes).
  */
 export async function findHolders(
   em: EntityManager,
-  input: { storeId: string; fulfillmentOrders: readonly PlatformFulfillmentOrder[] },
+  input: { storeId: string; fulfillmentOrders: readonly PlatformFulfillmentOrder[]; staleAfterMs?: number },
 ): Promise<FulfillmentOrderHolder[]> {
   const holders: FulfillmentOrderHolder[] = input.fulfillmentOrders
     .filter((fo) => fo.hold !== null)
     .map((fo) => ({ fulfillmentOrderGid: fo.id, heldBy: 'export', labelCreationId: null }));
-  const gids = input.fulfillmentOrders.map((fo) => fo.id);
-  if (gids.length === 0) return holders;
-  const running = await em.execute<Array<{ id: string; fulfillment_order_gids: string[] }>>(
-    `select id, fulfillment_order_gids from label_creations
-      where store_id = ? and status = 'processing' and fulfillment_order_gids && array[?]::text[]`,
-    [input.storeId, gids],
-  );
-  for (const creation of running) {
-    for (const gid of creation.fulfillment_order_gids) {
-      if (gids.includes(gid))
-        holders.push({ fulfillmentOrderGid: gid, heldBy: 'creation', labelCreationId: creation.id });
-    }
+  const locks = await liveLocks(em, {
+    storeId: input.storeId,
+    fulfillmentOrderGids: input.fulfillmentOrders.map((fo) => fo.id),
+    staleAfterMs: input.staleAfterMs ?? LOCK_STALE_AFTER_MS,
+  });
+  for (const lock of locks) {
+    holders.push({
+      fulfillmentOrderGid: lock.fulfillmentOrderGid,
+      heldBy: 'creation',
+      labelCreationId: lock.labelCreationId,
+    });
   }
   return holders;
 }

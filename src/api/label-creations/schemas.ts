@@ -146,7 +146,9 @@ export const labelCreationSchema = z
       })
       .nullable()
       .describe('With `would: wait_for_existing`: what the live call would wait for'),
-    order: z.object({ id: z.string(), legacy_id: z.string(), name: z.string() }),
+    order: z
+      .object({ id: z.string().nullable(), legacy_id: z.string().nullable(), name: z.string().nullable() })
+      .describe('`{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202)'),
     requested: requestedSchema,
     resolved: resolvedSchema,
     labels: z.array(labelSchema).describe('Labels of the creation (or the existing labels it returns)'),

@@ -36,7 +36,8 @@ export interface LabelCreationView {
   dryRun: boolean;
   would: Would | null;
   waitingFor: WaitFor | null;
-  order: OrderRef;
+  /** Null fields until the creation found the order (an early 202 of a request naming it by `order_name`). */
+  order: { [K in keyof OrderRef]: OrderRef[K] | null };
   requested: RequestedWire;
   resolved: ResolvedBlock;
   labels: LabelWire[];

@@ -6,6 +6,7 @@ import { Migration20261122000400RenderLeases } from './20261122000400-render-lea
 import { Migration20261122002000Labels } from './20261122002000-labels';
 import { Migration20261122003000LabelShipmentId } from './20261122003000-label-shipment-id';
 import { Migration20261123000100Ground } from './20261123000100-ground';
+import { Migration20261123000200LiveCreation } from './20261123000200-live-creation';
 import { Migration20261123010000AccountDefaultFulfillment } from './20261123010000-account-default-fulfillment';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
@@ -18,6 +19,7 @@ export const migrationsList = [
   { name: 'Migration20261122002000Labels', class: Migration20261122002000Labels },
   { name: 'Migration20261122003000LabelShipmentId', class: Migration20261122003000LabelShipmentId },
   { name: 'Migration20261123000100Ground', class: Migration20261123000100Ground },
+  { name: 'Migration20261123000200LiveCreation', class: Migration20261123000200LiveCreation },
   {
     name: 'Migration20261123010000AccountDefaultFulfillment',
     class: Migration20261123010000AccountDefaultFulfillment,

@@ -1,0 +1,229 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AttentionView, LabelCreationView } from '../api/label-creations/serializer';
+import type { LabelWire } from '../api/labels/schemas';
+import { EMPTY_RESOLVED, type ResolvedBlock } from '../domain/creation-decision';
+import type { RequestedWire } from '../domain/creation-request';
+import type { WaitFor } from '../domain/existing-labels';
+import type { LabelCreationPhase, LabelCreationStatus } from '../domain/labels';
+import type { CreationWarning } from '../domain/refusal';
+import type { ErrorCode } from '../http/error-catalog';
+
+/**
+ * The label creation records (`label_creations`): the projection every read of a creation is served from. The API
+ * claims a record (binding the idempotency key) before the creation's workflow starts; from then on only the
+ * workflow's activities write it. Plain SQL, plain rows (docs/decisions/0009-read-path.md).
+ */
+
+export type SideEffectStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
+export interface SideEffects {
+  fulfillment: { mode: 'none' | 'fulfill' | 'fulfill_and_notify'; status: SideEffectStatus } | null;
+  orderTags: { status: SideEffectStatus } | null;
+}
+
+export interface CreationError {
+  code: ErrorCode | 'resolved_not_created';
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** The attention object as stored: the view's fields with ISO timestamps. */
+export type StoredAttention = Omit<AttentionView, 'sentAt' | 'resolveAllowedAt'> & {
+  sentAt: string;
+  resolveAllowedAt: string;
+};
+
+export interface CreationRow {
+  id: string;
+  store_id: string;
+  status: LabelCreationStatus;
+  phase: LabelCreationPhase | null;
+  idempotency_key: string;
+  request_hash: string;
+  key_bound: boolean;
+  api_key_id: string | null;
+  order_gid: string | null;
+  order_legacy_id: string | null;
+  order_name: string | null;
+  fulfillment_order_gids: string[];
+  created: boolean | null;
+  requested: RequestedWire;
+  resolved: Partial<ResolvedBlock>;
+  warnings: CreationWarning[];
+  side_effects: Partial<SideEffects>;
+  error: CreationError | null;
+  attention: StoredAttention | null;
+  waiting_for: WaitFor | null;
+  client_reference: string | null;
+  workflow_id: string | null;
+  label_ids: string[];
+  sent_at: string | null;
+  carrier_account_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = `id, store_id, status, phase, idempotency_key, request_hash, key_bound, api_key_id, order_gid,
+  order_legacy_id, order_name, fulfillment_order_gids, created, requested, resolved, warnings, side_effects, error,
+  attention, waiting_for, client_reference, workflow_id, label_ids, sent_at, carrier_account_id, created_at, updated_at`;
+
+export interface NewClaim {
+  id: string;
+  storeId: string;
+  apiKeyId: string;
+  idempotencyKey: string;
+  requestHash: string;
+  requested: RequestedWire;
+  clientReference: string | null;
+  workflowId: string;
+  /** The order when the request named it by ID (known before the workflow looks it up). */
+  order: { gid: string; legacyId: string } | null;
+  now: Date;
+  /** Spec "Limits": the key binds the creation for 30 days. */
+  keyTtlMs: number;
+}
+
+export type ClaimResult = { claimed: true; row: CreationRow } | { claimed: false; row: CreationRow };
+
+/**
+ * Binds the idempotency key to a new creation record (`processing`, phase `queued`), unless a bound one exists: then
+ * that one is returned. One bound record per store and key is the unique index `label_creations_bound_key_idx`, so
+ * concurrent identical requests claim exactly once; a binding older than the key's 30 days is released first.
+ */
+export async function claimCreation(em: EntityManager, claim: NewClaim): Promise<ClaimResult> {
+  await em.execute(
+    `update label_creations set key_bound = false
+      where store_id = ? and idempotency_key = ? and key_bound and created_at < ?`,
+    [claim.storeId, claim.idempotencyKey, new Date(claim.now.getTime() - claim.keyTtlMs)],
+  );
+  const inserted = await em.execute<CreationRow[]>(
+    `insert into label_creations (id, store_id, status, phase, idempotency_key, request_hash, key_bound, api_key_id,
+       order_gid, order_legacy_id, requested, client_reference, workflow_id, created_at, updated_at)
+     values (?, ?, 'processing', 'queued', ?, ?, true, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+     on conflict (store_id, idempotency_key) where key_bound do nothing
+     returning ${COLUMNS}`,
+    [
+      claim.id,
+      claim.storeId,
+      claim.idempotencyKey,
+      claim.requestHash,
+      claim.apiKeyId,
+      claim.order?.gid ?? null,
+      claim.order?.legacyId ?? null,
+      JSON.stringify(claim.requested),
+      claim.clientReference,
+      claim.workflowId,
+      claim.now,
+      claim.now,
+    ],
+  );
+  if (inserted[0]) return { claimed: true, row: inserted[0] };
+  const [bound] = await em.execute<CreationRow[]>(
+    `select ${COLUMNS} from label_creations where store_id = ? and idempotency_key = ? and key_bound`,
+    [claim.storeId, claim.idempotencyKey],
+  );
+  // Released between the insert and the select (failed just now): claim again.
+  return bound ? { claimed: false, row: bound } : claimCreation(em, claim);
+}
+
+/** Removes a claim whose workflow could not be started: nothing happened, so nothing stays bound. */
+export async function dropClaim(em: EntityManager, id: string): Promise<void> {
+  await em.execute(`delete from label_creations where id = ? and status = 'processing' and phase = 'queued'`, [id]);
+}
+
+export async function readCreation(em: EntityManager, storeId: string, id: string): Promise<CreationRow | null> {
+  const [row] = await em.execute<CreationRow[]>(
+    `select ${COLUMNS} from label_creations where store_id = ? and id = ?`,
+    [storeId, id],
+  );
+  return row ?? null;
+}
+
+export async function readCreationById(em: EntityManager, id: string): Promise<CreationRow | null> {
+  const [row] = await em.execute<CreationRow[]>(`select ${COLUMNS} from label_creations where id = ?`, [id]);
+  return row ?? null;
+}
+
+export interface CreationListFilters {
+  storeId: string;
+  orderGid?: string;
+  orderNameKey?: string;
+  status?: LabelCreationStatus;
+  idempotencyKey?: string;
+  clientReference?: string;
+  createdAfter?: Date;
+  updatedAfter?: Date;
+}
+
+/** A page of creations, newest first, by keyset (created_at, id) after `after`. */
+export async function readCreationPage(
+  em: EntityManager,
+  f: CreationListFilters,
+  after: { createdAt: Date; id: string } | null,
+  limit: number,
+): Promise<{ rows: CreationRow[]; hasMore: boolean }> {
+  const clauses = ['store_id = ?'];
+  const params: unknown[] = [f.storeId];
+  const equal: Array<[string, unknown]> = [
+    ['order_gid', f.orderGid],
+    ['status', f.status],
+    ['idempotency_key', f.idempotencyKey],
+    ['client_reference', f.clientReference],
+  ];
+  for (const [column, value] of equal) {
+    if (value === undefined) continue;
+    clauses.push(`${column} = ?`);
+    params.push(value);
+  }
+  if (f.orderNameKey !== undefined) {
+    clauses.push(`lower(regexp_replace(order_name, '^#', '')) = ?`);
+    params.push(f.orderNameKey);
+  }
+  if (f.createdAfter) {
+    clauses.push('created_at >= ?');
+    params.push(f.createdAfter);
+  }
+  if (f.updatedAfter) {
+    clauses.push('updated_at >= ?');
+    params.push(f.updatedAfter);
+  }
+  if (after) {
+    clauses.push('(created_at, id) < (?, ?)');
+    params.push(after.createdAt, after.id);
+  }
+  const rows = await em.execute<CreationRow[]>(
+    `select ${COLUMNS} from label_creations where ${clauses.join(' and ')} order by created_at desc, id desc limit ?`,
+    [...params, limit + 1],
+  );
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+const attentionView = (a: StoredAttention): AttentionView => ({
+  ...a,
+  sentAt: new Date(a.sentAt),
+  resolveAllowedAt: new Date(a.resolveAllowedAt),
+});
+
+/** A stored record as the label creation serializer's view; `labels` come serialized by the label serializer. */
+export function creationView(row: CreationRow, labels: LabelWire[]): LabelCreationView {
+  return {
+    id: row.id,
+    status: row.status,
+    phase: row.phase,
+    created: row.created,
+    dryRun: false,
+    would: null,
+    waitingFor: row.status === 'processing' ? row.waiting_for : null,
+    order: { id: row.order_gid, legacyId: row.order_legacy_id, name: row.order_name },
+    requested: row.requested,
+    resolved: { ...EMPTY_RESOLVED, ...row.resolved },
+    labels,
+    sideEffects: { fulfillment: null, orderTags: null, ...row.side_effects },
+    warnings: row.warnings,
+    error: row.error,
+    attention: row.attention ? attentionView(row.attention) : null,
+    clientReference: row.client_reference,
+    idempotencyKey: row.idempotency_key,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}

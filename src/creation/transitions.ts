@@ -1,0 +1,286 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ShipmentResult } from '../carriers/port';
+import { insertLabel, storeLabelDocument, updateLabelState } from '../db/labels-repository';
+import type { Orm } from '../db/orm';
+import { inTransaction } from '../db/transaction';
+import type { OrderRef, ResolvedBlock } from '../domain/creation-decision';
+import type { WaitFor } from '../domain/existing-labels';
+import type { CodSource, LabelCreationPhase } from '../domain/labels';
+import type { CreationWarning } from '../domain/refusal';
+import { acquireLocks, releaseLocks, type AcquireResult } from '../locks/fulfillment-order-locks';
+import type { CreationError, SideEffects, StoredAttention } from './records';
+
+/**
+ * The state changes of a creation record, as its workflow's activities make them (spec "Label creation `status`").
+ * Every change stamps `updated_at` (which also keeps the creation's locks live); every change out of `processing`
+ * releases or keeps the locks in the same transaction as the status.
+ */
+
+/** Where an attempt stands when its workflow (re)starts: only a `processing` record is carried on. */
+export async function beginAttempt(
+  em: EntityManager,
+  id: string,
+): Promise<{ status: string; sentAt: string | null } | null> {
+  const [row] = await em.execute<Array<{ status: string; sent_at: string | null }>>(
+    'select status, sent_at from label_creations where id = ?',
+    [id],
+  );
+  return row ? { status: row.status, sentAt: row.sent_at } : null;
+}
+
+export async function setPhase(
+  em: EntityManager,
+  input: { id: string; phase: LabelCreationPhase; waitingFor?: WaitFor | null; now: Date },
+): Promise<void> {
+  await em.execute(
+    `update label_creations set phase = ?, waiting_for = ?::jsonb, updated_at = ?
+      where id = ? and status = 'processing'`,
+    [input.phase, JSON.stringify(input.waitingFor ?? null), input.now, input.id],
+  );
+}
+
+/** What the decision found: the order, the target, the `resolved` block and warnings. */
+export async function recordDecision(
+  em: EntityManager,
+  input: {
+    id: string;
+    order: OrderRef;
+    fulfillmentOrderGids: string[];
+    resolved: ResolvedBlock | null;
+    warnings: CreationWarning[];
+    now: Date;
+  },
+): Promise<void> {
+  await em.execute(
+    `update label_creations set order_gid = ?, order_legacy_id = ?, order_name = ?, fulfillment_order_gids = array[?]::text[],
+            resolved = ?::jsonb, warnings = ?::jsonb, carrier_account_id = ?, updated_at = ?
+      where id = ?`,
+    [
+      input.order.id,
+      input.order.legacyId,
+      input.order.name,
+      input.fulfillmentOrderGids,
+      JSON.stringify(input.resolved ?? {}),
+      JSON.stringify(input.warnings),
+      input.resolved?.carrierAccountId ?? null,
+      input.now,
+      input.id,
+    ],
+  );
+}
+
+/** Takes the creation's locks (all or none) and moves it to `sending_to_carrier` in the same transaction. */
+export async function takeLocks(
+  orm: Orm,
+  input: {
+    id: string;
+    storeId: string;
+    orderGid: string;
+    workflowId: string;
+    fulfillmentOrderGids: string[];
+    staleAfterMs: number;
+    expectedState: string;
+    now: Date;
+  },
+): Promise<AcquireResult> {
+  return inTransaction(orm, async (tx) => {
+    const result = await acquireLocks(tx, {
+      storeId: input.storeId,
+      orderGid: input.orderGid,
+      labelCreationId: input.id,
+      workflowId: input.workflowId,
+      fulfillmentOrderGids: input.fulfillmentOrderGids,
+      staleAfterMs: input.staleAfterMs,
+      expectedState: input.expectedState,
+    });
+    if (result.acquired) await setPhase(tx, { id: input.id, phase: 'sending_to_carrier', now: input.now });
+    return result;
+  });
+}
+
+/** The moment before the carrier is called: `sent_at` says a retry may find the shipment already made. */
+export async function markSent(em: EntityManager, input: { id: string; sentAt: Date }): Promise<void> {
+  await em.execute(
+    `update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?
+      where id = ? and status = 'processing'`,
+    [input.sentAt, input.sentAt, input.id],
+  );
+}
+
+export interface AcceptedShipment {
+  creationId: string;
+  storeId: string;
+  order: OrderRef;
+  fulfillmentOrderGids: string[];
+  carrierAccountId: string;
+  carrierCode: string;
+  service: { code: string; name: string };
+  cod: { amount: string; currency: string; source: CodSource };
+  declaredValue: { amount: string; currency: string } | null;
+  weightGrams: number;
+  shipment: ShipmentResult;
+  now: Date;
+}
+
+/**
+ * The carrier accepted: the label is recorded at once (`pending` until the creation finalizes it), with the carrier's
+ * PDF when the create answered with one, so nothing depends on the worker surviving until the next step. Idempotent:
+ * a retry finds the label of this creation and shipment.
+ */
+export async function recordShipment(orm: Orm, input: AcceptedShipment): Promise<{ labelId: string }> {
+  const em = orm.em.fork();
+  const [existing] = await em.execute<Array<{ id: string }>>(
+    'select id from labels where label_creation_id = ? and carrier_shipment_id = ?',
+    [input.creationId, input.shipment.shipmentId],
+  );
+  let labelId = existing?.id;
+  if (!labelId) {
+    const label = await insertLabel(em, {
+      storeId: input.storeId,
+      orderId: input.order.id,
+      orderName: input.order.name,
+      fulfillmentOrderIds: input.fulfillmentOrderGids,
+      direction: 'outbound',
+      kind: 'shipment',
+      status: 'pending',
+      carrierCode: input.carrierCode,
+      carrierAccountId: input.carrierAccountId,
+      service: input.service,
+      source: 'api',
+      cod: input.shipment.cod ? { ...input.shipment.cod, source: input.cod.source } : input.cod,
+      declaredValue: input.declaredValue,
+      trackingNumber: input.shipment.trackingNumber,
+      trackingUrl: input.shipment.trackingUrl,
+      carrierShipmentId: input.shipment.shipmentId,
+      parcels: [
+        {
+          trackingNumber: input.shipment.trackingNumber,
+          trackingUrl: input.shipment.trackingUrl,
+          weightGrams: input.weightGrams,
+        },
+      ],
+      extras: input.shipment.extras,
+      labelCreationId: input.creationId,
+      createdAt: input.now,
+      updatedAt: input.now,
+    });
+    labelId = label.id;
+  }
+  if (input.shipment.document) {
+    await storeLabelDocument(em, {
+      labelId,
+      pdf: Buffer.from(input.shipment.document.pdf),
+      pageSize: input.shipment.document.pageSize,
+      pageCount: input.shipment.document.pages,
+      storedAt: input.now,
+    });
+  }
+  await em.execute(
+    `update label_creations set label_ids = array[?]::text[], created = true, updated_at = ?,
+            resolved = jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false)
+      where id = ?`,
+    [[labelId], input.now, input.creationId],
+  );
+  return { labelId };
+}
+
+/** The stored PDF of a label fetched after the create (carrier A's separate label call, carrier B's batch). */
+export async function storeDocument(
+  em: EntityManager,
+  input: { labelId: string; pdf: Uint8Array; pageSize: string; pages: number; now: Date },
+): Promise<void> {
+  await storeLabelDocument(em, {
+    labelId: input.labelId,
+    pdf: Buffer.from(input.pdf),
+    pageSize: input.pageSize,
+    pageCount: input.pages,
+    storedAt: input.now,
+  });
+}
+
+/** The carrier assigned the final shipment number: the label becomes `ready`. */
+export async function finalizeLabel(
+  orm: Orm,
+  input: {
+    storeId: string;
+    labelId: string;
+    trackingNumber: string | null;
+    trackingUrl: string | null;
+    weightGrams: number;
+    now: Date;
+  },
+): Promise<void> {
+  await updateLabelState(orm.em.fork(), {
+    storeId: input.storeId,
+    labelId: input.labelId,
+    now: input.now,
+    patch: {
+      status: 'ready',
+      trackingNumber: input.trackingNumber,
+      trackingUrl: input.trackingUrl,
+      parcels: [
+        { trackingNumber: input.trackingNumber, trackingUrl: input.trackingUrl, weightGrams: input.weightGrams },
+      ],
+    },
+  });
+}
+
+/** `succeeded`: the labels are the creation's own (`created: true`) or the existing ones it returns; locks released. */
+export async function finishSucceeded(
+  orm: Orm,
+  input: {
+    id: string;
+    labelIds: string[];
+    created: boolean;
+    sideEffects: SideEffects;
+    warnings?: CreationWarning[];
+    now: Date;
+  },
+): Promise<void> {
+  await inTransaction(orm, async (tx) => {
+    await tx.execute(
+      `update label_creations set status = 'succeeded', phase = null, waiting_for = null, created = ?,
+              label_ids = array[?]::text[], side_effects = ?::jsonb, warnings = coalesce(?::jsonb, warnings),
+              attention = null, updated_at = ?
+        where id = ? and status in ('processing', 'needs_attention')`,
+      [
+        input.created,
+        input.labelIds,
+        JSON.stringify(input.sideEffects),
+        input.warnings ? JSON.stringify(input.warnings) : null,
+        input.now,
+        input.id,
+      ],
+    );
+    await releaseLocks(tx, input.id);
+  });
+}
+
+/**
+ * `failed`: no shipment exists (`created: false`); the key is released so the same key can try again, and so are the
+ * locks. The error is the creation's `error` and the HTTP answer of the request that waits for it.
+ */
+export async function finishFailed(orm: Orm, input: { id: string; error: CreationError; now: Date }): Promise<void> {
+  await inTransaction(orm, async (tx) => {
+    await tx.execute(
+      `update label_creations set status = 'failed', phase = null, waiting_for = null, created = false, error = ?::jsonb,
+              key_bound = false, updated_at = ?
+        where id = ? and status in ('processing', 'needs_attention')`,
+      [JSON.stringify(input.error), input.now, input.id],
+    );
+    await releaseLocks(tx, input.id);
+  });
+}
+
+/** `needs_attention`: the outcome is unclear; the fulfillment orders stay locked. */
+export async function enterNeedsAttention(
+  em: EntityManager,
+  input: { id: string; attention: StoredAttention; now: Date },
+): Promise<void> {
+  await em.execute(
+    `update label_creations set status = 'needs_attention', phase = null, waiting_for = null, attention = ?::jsonb,
+            updated_at = ?
+      where id = ? and status in ('processing', 'needs_attention')`,
+    [JSON.stringify(input.attention), input.now, input.id],
+  );
+}
