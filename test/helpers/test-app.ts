@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logger';
 import { connectTemporal } from '../../src/temporal/connection';
 import { createAuthorizer } from '../../src/access/authorizer';
 import { createPorts } from '../../src/ports';
+import { servedContract } from './contract';
 
 export interface TestClock {
   now: () => Date;
@@ -84,6 +85,8 @@ export async function startTestApp(
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Every answer, deliberately wrong requests included, is checked against the served /v1/openapi.json.
+  const checkContract = servedContract(baseUrl);
 
   const request: TestApp['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -97,6 +100,7 @@ export async function startTestApp(
     const text = bytes.toString('utf8');
     let parsed: unknown = undefined;
     if ((response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    await checkContract({ method, url: `${baseUrl}${path}`, status: response.status, headers: response.headers, text });
     return { status: response.status, headers: response.headers, body: parsed as any, text, bytes };
   };
 

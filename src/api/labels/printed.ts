@@ -91,7 +91,9 @@ export function createPrintedRoutes(deps: {
         200: {
           description: 'The label',
           schema: labelSchema,
-          headers: { 'Idempotency-Replayed': '`true` on a replayed answer' },
+          headers: {
+            'Idempotency-Replayed': { description: '`true` on a replayed answer', schema: z.literal('true') },
+          },
         },
       },
       errors: ['idempotency_conflict', 'duplicate_request', 'document_expired', 'shopify_unavailable'],
