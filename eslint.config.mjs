@@ -153,6 +153,8 @@ export default tseslint.config(
         Buffer: 'readonly',
         setTimeout: 'readonly',
         clearTimeout: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
       },
     },
   },
