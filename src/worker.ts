@@ -5,6 +5,7 @@ import { openOrm } from './db/orm';
 import { createLogger } from './logger';
 import { connectTemporal } from './temporal/connection';
 import { ensureSchedules } from './temporal/schedules';
+import { workflowSource } from './temporal/workflow-source';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -30,11 +31,20 @@ async function main(): Promise<void> {
   const orm = await openOrm(config.databaseUrl);
   const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const workflows = workflowSource({ env: config.env, workflowsPath: require.resolve('../workflows') });
+  logger.info(
+    'workflowBundle' in workflows
+      ? { workflow_bundle: workflows.workflowBundle.codePath }
+      : { workflows_path: workflows.workflowsPath },
+    'workflowBundle' in workflows
+      ? 'loading the prebuilt workflow bundle'
+      : 'bundling workflows at start (development)',
+  );
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowsPath: require.resolve('../workflows'),
+    ...workflows,
     activities: createActivities({
       orm,
       logger,
