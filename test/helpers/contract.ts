@@ -199,11 +199,15 @@ export function contractOf(document: Json, origin: string): Contract {
   };
 }
 
+const served = new Map<string, (answer: Answer) => Promise<void>>();
+
 /**
  * The contract of the service at `origin`, read from its own `/v1/openapi.json` on first use (that answer is
- * checked too).
+ * checked too), once per origin.
  */
 export function servedContract(origin: string): (answer: Answer) => Promise<void> {
+  const known = served.get(origin);
+  if (known) return known;
   let contract: Promise<Contract> | undefined;
   const load = async (): Promise<Contract> => {
     const url = `${origin}/v1/openapi.json`;
@@ -214,8 +218,21 @@ export function servedContract(origin: string): (answer: Answer) => Promise<void
     loaded.check({ method: 'GET', url, status: response.status, headers: response.headers, text });
     return loaded;
   };
-  return async (answer) => {
+  const check = async (answer: Answer): Promise<void> => {
     contract ??= load();
     (await contract).check(answer);
+  };
+  served.set(origin, check);
+  return check;
+}
+
+/** A fetch that puts every answer through the served contract, for clients other than `TestApp.request`. */
+export function checkedFetch(origin: string): (request: Request) => Promise<Response> {
+  const check = servedContract(origin);
+  return async (request) => {
+    const response = await fetch(request);
+    const text = Buffer.from(await response.clone().arrayBuffer()).toString('utf8');
+    await check({ method: request.method, url: request.url, status: response.status, headers: response.headers, text });
+    return response;
   };
 }
