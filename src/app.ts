@@ -16,6 +16,7 @@ import { requestLog } from './http/request-log';
 import type { RouteDefinition } from './http/route';
 import { buildRouter, type Authorizer } from './http/router';
 import type { AppState } from './http/state';
+import { createApiMetrics, metricsEndpoint, type ApiMetrics } from './metrics/api-metrics';
 
 export interface AppDeps {
   config: Config;
@@ -29,6 +30,8 @@ export interface AppDeps {
   renderer: LabelRenderer;
   /** Store-platform port. */
   platform: StorePlatformPort;
+  /** The API's Prometheus registry; one of its own when not given. */
+  metrics?: ApiMetrics;
   /** Extra routes (tests exercise the pipeline with them). */
   extraRoutes?: RouteDefinition[];
 }
@@ -52,6 +55,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   routes.push(...createDocumentRoutes({ orm: deps.orm, now: deps.now, renderer: deps.renderer }));
   routes.push(...(deps.extraRoutes ?? []));
 
+  const metrics = deps.metrics ?? createApiMetrics();
+  app.use(metrics.middleware);
   app.use(requestLog(deps.orm, deps.logger));
   app.use(requestContext({ logger: deps.logger, publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(refuseKeyInQuery());
@@ -61,6 +66,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       { name: 'temporal', check: async () => void (await deps.temporal.workflowService.getSystemInfo({})) },
     ]),
   );
+  // Without METRICS_PORT, /metrics is served here (outside /v1, no key); with it, only on that port (server.ts).
+  if (deps.config.metrics.apiPort === undefined) app.use(metricsEndpoint(metrics.registry));
   app.use(versionSelection());
   app.use(bodyLimit(deps.config.maxBodyBytes));
   app.use(buildRouter(routes, { authorize: deps.authorize, maxBodyBytes: deps.config.maxBodyBytes, prefix: '/v1' }));

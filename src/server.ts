@@ -5,6 +5,8 @@ import { openOrm } from './db/orm';
 import { createLogger } from './logger';
 import { connectTemporal } from './temporal/connection';
 import { createAuthorizer } from './access/authorizer';
+import { createApiMetrics } from './metrics/api-metrics';
+import { startMetricsServer } from './metrics/server';
 import { createPorts } from './ports';
 
 async function main(): Promise<void> {
@@ -13,7 +15,9 @@ async function main(): Promise<void> {
   const orm = await openOrm(config.databaseUrl);
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const { platform, renderer } = createPorts(config, orm);
+  const metrics = createApiMetrics();
   const app = createApp({
+    metrics,
     config,
     orm,
     temporal,
@@ -26,6 +30,12 @@ async function main(): Promise<void> {
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'api listening');
   });
+  const metricsPort = config.metrics.apiPort;
+  const metricsServer =
+    metricsPort === undefined
+      ? null
+      : await startMetricsServer(metrics.registry, { host: config.metrics.host, port: metricsPort });
+  if (metricsServer) logger.info({ port: metricsPort, host: config.metrics.host }, 'metrics listening');
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -37,6 +47,7 @@ async function main(): Promise<void> {
       void Promise.allSettled([temporal.connection.close(), orm.close()]).then(() => process.exit(0));
     });
     server.closeIdleConnections();
+    metricsServer?.close();
     setTimeout(() => process.exit(1), 10_000).unref();
   };
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -6,6 +6,7 @@ import { createLogger } from './logger';
 import { connectTemporal } from './temporal/connection';
 import { ensureSchedules } from './temporal/schedules';
 import { workflowSource } from './temporal/workflow-source';
+import { reportWorkerLiveness } from './metrics/worker-liveness';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,10 +24,15 @@ async function main(): Promise<void> {
   )[config.logLevel as 'info'] as LogLevel;
   // The SDK's own logs (bundling, worker state, failed tasks) go through the same JSON logger as ours.
   const sdkToPino = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+  const metricsPort = config.metrics.workerPort;
   Runtime.install({
     logger: new DefaultLogger(sdkLevel, (entry) =>
       logger[sdkToPino[entry.level]]({ sdk: entry.meta ?? {} }, entry.message),
     ),
+    // The SDK runtime serves its Prometheus metrics (task slots, latencies, failures) and ours on this port.
+    ...(metricsPort === undefined
+      ? {}
+      : { telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.metrics.host}:${metricsPort}` } } } }),
   });
   const orm = await openOrm(config.databaseUrl);
   const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
@@ -58,7 +64,11 @@ async function main(): Promise<void> {
   // A parent that spawned us with an IPC channel (npm run dev, the test setup) waits for this.
   process.send?.({ type: 'ready' });
   // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs the handlers) once in-flight tasks finish.
-  await worker.run();
+  const running = worker.run();
+  // After run(): the worker is RUNNING from here until shutdown.
+  const stopLiveness = reportWorkerLiveness(worker, Runtime.instance().metricMeter);
+  await running;
+  stopLiveness();
   await client.connection.close();
   await connection.close();
   await orm.close();

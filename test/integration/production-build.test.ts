@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { openOrm, type Orm } from '../../src/db/orm';
 import searchAttributes from '../../src/temporal/search-attributes.json';
 import { servedContract } from '../helpers/contract';
+import { sampleValue } from '../helpers/prometheus';
 import { freePort, stop, waitForPort } from '../helpers/processes';
 import { aStoreWithKey } from '../helpers/stores';
 
@@ -57,6 +58,8 @@ let temporalServer: ChildProcess;
 let api: Started;
 let worker: Started;
 let apiUrl: string;
+let apiMetricsPort: number;
+let workerMetricsPort: number;
 let client: Client;
 let orm: Orm;
 const taskQueue = `compiled-worker-${process.pid}`;
@@ -80,6 +83,8 @@ beforeAll(async () => {
   await waitForPort(temporalPort, 'Temporal dev server', temporalServer);
 
   const apiPort = await freePort();
+  apiMetricsPort = await freePort();
+  workerMetricsPort = await freePort();
   apiUrl = `http://127.0.0.1:${apiPort}`;
   const env = {
     PATH: process.env.PATH,
@@ -91,6 +96,8 @@ beforeAll(async () => {
     SANDBOX_URL: process.env.SANDBOX_URL,
     CURSOR_SECRET: 'compiled-build-test-cursor-secret',
     PORT: String(apiPort),
+    METRICS_PORT: String(apiMetricsPort),
+    WORKER_METRICS_PORT: String(workerMetricsPort),
   };
   worker = startCompiled('src/worker.js', env);
   api = startCompiled('src/server.js', env);
@@ -126,6 +133,11 @@ describe('the compiled service (npm run build, npm start)', () => {
     await check({ method: 'GET', url: `${apiUrl}/v1/shop`, status: response.status, headers: response.headers, text });
     expect(response.status).toBe(200);
     expect(JSON.parse(text)).toMatchObject({ id: storeId });
+
+    // METRICS_PORT: the request is counted on the metrics port, and /metrics is not served with the API.
+    const metrics = await (await fetch(`http://127.0.0.1:${apiMetricsPort}/metrics`)).text();
+    expect(sampleValue(metrics, 'http_requests_total', { method: 'GET', route: '/v1/shop', status: '200' })).toBe(1);
+    expect((await fetch(`${apiUrl}/metrics`)).status).toBe(404);
   });
 
   it('runs a workflow on the worker, which loaded the prebuilt bundle', async () => {
@@ -138,5 +150,12 @@ describe('the compiled service (npm run build, npm start)', () => {
       args: [{ retentionMs: 100 * 365 * 86_400_000 }],
     });
     expect(result).toMatchObject({ deleted: 0 });
+
+    // WORKER_METRICS_PORT: the SDK runtime's metrics count the workflow; the worker reports itself running.
+    const metrics = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+    const completed = { workflow_type: 'purgeRequestLogWorkflow', task_queue: taskQueue };
+    expect(sampleValue(metrics, 'temporal_workflow_completed', completed)).toBe(1);
+    expect(sampleValue(metrics, 'shipping_label_worker_running')).toBe(1);
+    expect(sampleValue(metrics, 'shipping_label_worker_heartbeat_seconds')).toBeGreaterThan(1_700_000_000);
   });
 });
