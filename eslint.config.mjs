@@ -33,7 +33,7 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'jest.config.js', 'bin/'] },
+  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'jest.config.js', 'bin/', 'client/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -162,6 +162,8 @@ export default tseslint.config(
         Buffer: 'readonly',
         setTimeout: 'readonly',
         clearTimeout: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
       },
     },
   },

@@ -19,6 +19,7 @@ import { requestLog, type RequestLogWriter } from './http/request-log';
 import type { RouteDefinition } from './http/route';
 import { buildRouter, type Authorizer } from './http/router';
 import type { AppState } from './http/state';
+import { createApiMetrics, metricsEndpoint, type ApiMetrics } from './metrics/api-metrics';
 
 export interface AppDeps {
   config: Config;
@@ -36,6 +37,8 @@ export interface AppDeps {
   platform: StorePlatformPort;
   /** Live `POST /labels` after request validation; defaults to a 503 `temporarily_unavailable` answer. */
   liveCreation?: LiveCreation;
+  /** The API's Prometheus registry; one of its own when not given. */
+  metrics?: ApiMetrics;
   /** Extra routes (tests exercise the pipeline with them). */
   extraRoutes?: RouteDefinition[];
 }
@@ -70,6 +73,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   routes.push(...createCarrierAccountRoutes({ orm: deps.orm }));
   routes.push(...(deps.extraRoutes ?? []));
 
+  const metrics = deps.metrics ?? createApiMetrics();
+  app.use(metrics.middleware);
   app.use(requestLog(deps.requestLog));
   app.use(requestContext({ logger: deps.logger, publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(refuseKeyInQuery());
@@ -79,6 +84,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       { name: 'temporal', check: async () => void (await deps.temporal.workflowService.getSystemInfo({})) },
     ]),
   );
+  // Without METRICS_PORT, /metrics is served here (outside /v1, no key); with it, only on that port (server.ts).
+  if (deps.config.metrics.apiPort === undefined) app.use(metricsEndpoint(metrics.registry));
   app.use(versionSelection());
   app.use(bodyLimit(deps.config.maxBodyBytes));
   app.use(buildRouter(routes, { authorize: deps.authorize, maxBodyBytes: deps.config.maxBodyBytes, prefix: '/v1' }));

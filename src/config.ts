@@ -44,6 +44,12 @@ const envSchema = z.object({
   NOTIFICATION_DELIVERY_INTERVAL: duration('1m'),
   /** Signs `GET /labels` cursors; required in production, a fixed development value elsewhere. */
   CURSOR_SECRET: z.string().min(16).optional(),
+  /** Serve the API's /metrics on this port instead of the API port (not exposed with the API). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The worker's Prometheus endpoint (Temporal SDK runtime metrics and worker liveness); unset: none. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Interface the metrics ports bind to. */
+  METRICS_HOST: z.string().default('127.0.0.1'),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
 });
@@ -68,6 +74,7 @@ export type Config = Readonly<{
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
   sandboxUrl: string;
+  metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -106,5 +113,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
+    metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
   });
 }

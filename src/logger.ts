@@ -3,12 +3,12 @@ import pino, { type Logger } from 'pino';
 export type { Logger };
 
 /**
- * JSON logs to stdout; request bodies, keys and query strings are never passed to the logger. Writes are buffered and
+ * JSON logs to stdout; request bodies, keys and query strings are never passed to the logger. Writes are
  * asynchronous (a synchronous write per request line cost the read path about a sixth of its CPU); what is buffered
  * is written out when the process exits.
  */
 export function createLogger(level: string, name = 'shipping-label-api'): Logger {
-  const destination = level === 'silent' ? undefined : pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  const destination = level === 'silent' ? undefined : pino.destination({ dest: 1, sync: false });
   if (destination)
     process.once('exit', () => {
       try {

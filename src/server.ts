@@ -3,17 +3,26 @@ import { createApp } from './app';
 import { loadConfig } from './config';
 import { openAppDeps } from './dependencies';
 import { createLogger } from './logger';
+import { createApiMetrics } from './metrics/api-metrics';
+import { startMetricsServer } from './metrics/server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const metrics = createApiMetrics();
   const { deps, close } = await openAppDeps(config, { logger });
-  const app = createApp(deps);
+  const app = createApp({ ...deps, metrics });
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'api listening');
     // A parent that spawned us with an IPC channel (tests) waits for this.
     process.send?.({ type: 'ready' });
   });
+  const metricsPort = config.metrics.apiPort;
+  const metricsServer =
+    metricsPort === undefined
+      ? null
+      : await startMetricsServer(metrics.registry, { host: config.metrics.host, port: metricsPort });
+  if (metricsServer) logger.info({ port: metricsPort, host: config.metrics.host }, 'metrics listening');
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -25,6 +34,7 @@ async function main(): Promise<void> {
       void close().then(() => process.exit(0));
     });
     server.closeIdleConnections();
+    metricsServer?.close();
     setTimeout(() => process.exit(1), 10_000).unref();
   };
   process.on('SIGINT', () => shutdown('SIGINT'));

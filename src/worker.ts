@@ -5,6 +5,8 @@ import { openOrm } from './db/orm';
 import { createLogger } from './logger';
 import { connectTemporal } from './temporal/connection';
 import { ensureSchedules } from './temporal/schedules';
+import { workflowSource } from './temporal/workflow-source';
+import { reportWorkerLiveness } from './metrics/worker-liveness';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -22,19 +24,33 @@ async function main(): Promise<void> {
   )[config.logLevel as 'info'] as LogLevel;
   // The SDK's own logs (bundling, worker state, failed tasks) go through the same JSON logger as ours.
   const sdkToPino = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+  const metricsPort = config.metrics.workerPort;
   Runtime.install({
     logger: new DefaultLogger(sdkLevel, (entry) =>
       logger[sdkToPino[entry.level]]({ sdk: entry.meta ?? {} }, entry.message),
     ),
+    // The SDK runtime serves its Prometheus metrics (task slots, latencies, failures) and ours on this port.
+    ...(metricsPort === undefined
+      ? {}
+      : { telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.metrics.host}:${metricsPort}` } } } }),
   });
   const orm = await openOrm(config.databaseUrl);
   const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const workflows = workflowSource({ env: config.env, workflowsPath: require.resolve('../workflows') });
+  logger.info(
+    'workflowBundle' in workflows
+      ? { workflow_bundle: workflows.workflowBundle.codePath }
+      : { workflows_path: workflows.workflowsPath },
+    'workflowBundle' in workflows
+      ? 'loading the prebuilt workflow bundle'
+      : 'bundling workflows at start (development)',
+  );
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowsPath: require.resolve('../workflows'),
+    ...workflows,
     activities: createActivities({
       orm,
       logger,
@@ -48,7 +64,11 @@ async function main(): Promise<void> {
   // A parent that spawned us with an IPC channel (npm run dev, the test setup) waits for this.
   process.send?.({ type: 'ready' });
   // Worker.run() resolves after SIGINT/SIGTERM (the SDK installs the handlers) once in-flight tasks finish.
-  await worker.run();
+  const running = worker.run();
+  // After run(): the worker is RUNNING from here until shutdown.
+  const stopLiveness = reportWorkerLiveness(worker, Runtime.instance().metricMeter);
+  await running;
+  stopLiveness();
   await client.connection.close();
   await connection.close();
   await orm.close();

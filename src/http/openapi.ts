@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ERROR_CATALOG, type ErrorCode } from './error-catalog';
-import type { RouteDefinition } from './route';
+import { ApiError } from './api-error';
+import { ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
+import type { ResponseHeaderSpec, RouteDefinition } from './route';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
 
 export const errorBodySchema = z
@@ -91,16 +93,75 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   return [...codes];
 }
 
-function operation(route: RouteDefinition): JsonSchema {
+const EXAMPLE_REQUEST_ID = 'req_4f8Hk2Lm9Qz3Xc7Vb1Nd5Tw0';
+
+function headerObject(spec: string | ResponseHeaderSpec): JsonSchema {
+  const header = typeof spec === 'string' ? { description: spec } : spec;
+  return {
+    description: header.description,
+    ...(header.required ? { required: true } : {}),
+    schema: header.schema ? jsonSchema(header.schema, 'output') : { type: 'string' },
+  };
+}
+
+/** Headers on every answer, errors included (requestContext). */
+const COMMON_HEADERS = {
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+  'Service-Version': { $ref: '#/components/headers/Service-Version' },
+};
+
+function errorExample(code: ErrorCode, example: ErrorExample, status: number, docBase: string): JsonSchema {
+  const error = new ApiError(code, { status, ...(example.details ? { details: example.details } : {}) });
+  const hasDetails = Object.keys(error.details).length > 0;
+  return {
+    summary: example.summary,
+    value: {
+      error: {
+        code,
+        message: error.message,
+        ...(hasDetails ? { details: error.details } : {}),
+        request_id: EXAMPLE_REQUEST_ID,
+        doc_url: `${docBase}/docs/errors#${code}`,
+      },
+    },
+  };
+}
+
+/** One response per error status: the codes it stands for, an example of each, and the headers they carry. */
+function errorResponse(
+  status: number,
+  examples: Array<[ErrorCode, ErrorExample]>,
+  docBase: string,
+  extraDescription = '',
+  /** Headers a route sends on this status besides the common ones (`RouteDefinition.errorHeaders`). */
+  extraHeaders: Record<string, string> = {},
+): JsonSchema {
+  const headers: Record<string, unknown> = { ...COMMON_HEADERS };
+  for (const [name, description] of Object.entries(extraHeaders))
+    headers[name] = { description, schema: { type: 'string' } };
+  if (examples.some(([, e]) => e.retryAfter) || extraHeaders['Retry-After'])
+    headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  if (status === 405)
+    headers.Allow = { description: 'Methods the path accepts', required: true, schema: { type: 'string' } };
+  return {
+    description: `Error: ${examples.map(([c]) => `\`${c}\``).join(', ')}${extraDescription}`,
+    headers,
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: Object.fromEntries(examples.map(([code, e]) => [code, errorExample(code, e, status, docBase)])),
+      },
+    },
+  };
+}
+
+function operation(route: RouteDefinition, docBase: string): JsonSchema {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
-    const headers = Object.fromEntries(
-      Object.entries({
-        'X-Request-Id': 'Request ID, `req_...`',
-        'Service-Version': 'Version rendered',
-        ...spec.headers,
-      }).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
-    );
+    const headers = {
+      ...COMMON_HEADERS,
+      ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, h]) => [name, headerObject(h)])),
+    };
     responses[status] = {
       description: spec.description,
       headers,
@@ -111,27 +172,37 @@ function operation(route: RouteDefinition): JsonSchema {
           : {}),
     };
   }
+  // Spec "Authentication" 2: a key in the query string is refused with 400 on every path.
+  responses['400'] = errorResponse(
+    400,
+    [['validation_error', KEY_IN_QUERY_EXAMPLE]],
+    docBase,
+    ' (API key in the query string)',
+  );
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route)) {
-    const status = code === 'validation_error' ? 422 : ERROR_CATALOG[code].status;
+    const status = ERROR_CATALOG[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  for (const [status, codes] of byStatus) {
-    const extra = route.errorHeaders?.[status];
-    responses[String(status)] = {
-      description: `Error: ${codes.map((c) => `\`${c}\``).join(', ')}`,
-      ...(extra
-        ? {
-            headers: Object.fromEntries(
-              Object.entries(extra).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
-            ),
-          }
-        : {}),
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = errorResponse(
+      status,
+      codes.map((c) => [c, ERROR_EXAMPLES[c]]),
+      docBase,
+      '',
+      route.errorHeaders?.[status],
+    );
   }
   const requestBody = route.body
-    ? { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } }
+    ? {
+        required: true,
+        content: {
+          'application/json': {
+            schema: jsonSchema(route.body, 'input'),
+            ...(route.requestExample !== undefined ? { example: route.requestExample } : {}),
+          },
+        },
+      }
     : undefined;
   return {
     operationId: route.operationId,
@@ -150,9 +221,11 @@ function operation(route: RouteDefinition): JsonSchema {
 /** `serverUrl` includes the `/v1` prefix; relative (`/v1`) when no public base URL is configured. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
+  // Examples need an absolute doc_url; a relative server URL gets a placeholder host.
+  const docBase = /^https?:\/\//.test(serverUrl) ? `${serverUrl}/v1` : 'https://api.example.com/v1';
   for (const route of routes) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = operation(route);
+    paths[route.path]![route.method.toLowerCase()] = operation(route, docBase);
   }
   return {
     openapi: '3.1.0',
@@ -162,6 +235,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
       description:
         'Read shipping labels and label PDFs of one store, create labels at parcel carriers and resolve unclear creations. ' +
         'Errors use one body; branch on `error.code`. Error reference: /v1/docs/errors.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],
     security: [{ bearerAuth: [] }],
@@ -182,6 +256,23 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
           description:
             'API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`.',
           schema: { type: 'string', enum: [...SUPPORTED_VERSIONS] },
+        },
+      },
+      headers: {
+        'X-Request-Id': {
+          description: 'Request ID, `req_...`; equals `error.request_id` on errors',
+          required: true,
+          schema: { type: 'string', pattern: '^req_[A-Za-z0-9]+$' },
+        },
+        'Service-Version': {
+          description: 'The API version the answer is rendered in',
+          required: true,
+          schema: { type: 'string', enum: [...SUPPORTED_VERSIONS] },
+        },
+        'Retry-After': {
+          description: 'Seconds to wait before trying again',
+          required: false,
+          schema: { type: 'integer', minimum: 0 },
         },
       },
       schemas: { Error: jsonSchema(errorBodySchema, 'output') },

@@ -4,13 +4,21 @@ import type { AppContext } from './state';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** A response header for the OpenAPI document: a description alone is an optional string header. */
+export interface ResponseHeaderSpec {
+  description: string;
+  /** Sent on every answer of this status. */
+  required?: boolean;
+  schema?: z.ZodType;
+}
+
 export interface ResponseSpec {
   description: string;
   /** JSON body schema; omitted for empty or binary responses. */
   schema?: z.ZodType;
   /** Defaults to application/json when `schema` is set. */
   contentType?: string;
-  headers?: Record<string, string>;
+  headers?: Record<string, string | ResponseHeaderSpec>;
 }
 
 /** Access a route needs. `public` routes take no key (the machine-readable description, the error reference). */
@@ -41,6 +49,8 @@ export interface RouteDefinition<
   params?: P;
   query?: Q;
   body?: B;
+  /** Example request body for the OpenAPI document; every route with a body gives one. */
+  requestExample?: z.input<B>;
   /** Request headers the route reads, for the OpenAPI document. */
   headers?: Array<{ name: string; required?: boolean; description: string; schema?: z.ZodType }>;
   responses: Record<number, ResponseSpec>;

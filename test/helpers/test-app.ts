@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config';
 import type { Orm } from '../../src/db/orm';
 import { openAppDeps } from '../../src/dependencies';
 import { createLogger } from '../../src/logger';
+import { servedContract } from './contract';
 
 export interface TestClock {
   now: () => Date;
@@ -77,6 +78,8 @@ export async function startTestApp(
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Every answer, deliberately wrong requests included, is checked against the served /v1/openapi.json.
+  const checkContract = servedContract(baseUrl);
 
   const request: TestApp['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -90,6 +93,7 @@ export async function startTestApp(
     const text = bytes.toString('utf8');
     let parsed: unknown = undefined;
     if ((response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
+    await checkContract({ method, url: `${baseUrl}${path}`, status: response.status, headers: response.headers, text });
     return { status: response.status, headers: response.headers, body: parsed as any, text, bytes };
   };
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { createApiKey, MAX_ACTIVE_KEYS, revokeApiKey, rotateApiKey, ApiKeyError } from '../../src/access/api-keys';
 import { setStoreGates } from '../../src/access/stores';
 import { defineRoute } from '../../src/http/route';
@@ -17,7 +18,7 @@ const probe = (path: string, scope: string, write = false) =>
     summary: 'test only',
     tag: 'Test',
     access: { kind: 'key', scope, write },
-    responses: { 200: { description: 'ok' } },
+    responses: { 200: { description: 'ok', schema: z.object({ ok: z.literal(true) }) } },
     handler: async (ctx) => {
       ctx.body = { ok: true };
     },

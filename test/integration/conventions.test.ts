@@ -6,6 +6,9 @@ import { expectError } from '../helpers/errors';
 
 // A route of the test's own exercises the body pipeline (malformed JSON, closed schemas, wrong types) exactly as
 // every JSON endpoint gets it; the real endpoints are covered in their own suites.
+const echoBody = z
+  .object({ weight_grams: z.number().int().min(1).max(1_000_000), mode: z.enum(['return', 'reject']).optional() })
+  .strict();
 const echoRoute = defineRoute({
   method: 'POST',
   path: '/test-echo',
@@ -13,10 +16,9 @@ const echoRoute = defineRoute({
   summary: 'test only',
   tag: 'Test',
   access: { kind: 'public' },
-  body: z
-    .object({ weight_grams: z.number().int().min(1).max(1_000_000), mode: z.enum(['return', 'reject']).optional() })
-    .strict(),
-  responses: { 200: { description: 'echo' } },
+  body: echoBody,
+  requestExample: { weight_grams: 1200 },
+  responses: { 200: { description: 'echo', schema: echoBody } },
   handler: async (ctx, { body }) => {
     ctx.body = body;
   },

@@ -1,6 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { PAGE_SIZES } from '../../src/carriers/catalog';
 import { aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
+import { answer, apiClient } from '../helpers/api-client';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 import { expectError } from '../helpers/errors';
@@ -13,6 +14,28 @@ afterAll(async () => app.close());
 afterEach(() => app.clock.reset());
 
 const DAY = 86_400_000;
+
+// The document endpoints through the typed client, as a merchant downloads; deliberately wrong requests use
+// `app.request`.
+type Auth = { authorization: string };
+const client = (auth: Auth) => apiClient(app, auth.authorization.replace(/^Bearer /, ''));
+type Format = 'label' | 'a4' | 'zpl';
+const labelDocument = (auth: Auth, labelId: string, query: { format?: Format } = {}) =>
+  answer(
+    client(auth).GET('/labels/{label_id}/document', {
+      params: { path: { label_id: labelId }, query },
+      parseAs: 'arrayBuffer',
+    }),
+  );
+const orderDocument = (auth: Auth, orderId: string) =>
+  answer(
+    client(auth).GET('/orders/{order_id}/label-document', {
+      params: { path: { order_id: orderId } },
+      parseAs: 'arrayBuffer',
+    }),
+  );
+const mergedDocuments = (auth: Auth, labelIds: string) =>
+  answer(client(auth).GET('/label-documents', { params: { query: { label_ids: labelIds } }, parseAs: 'arrayBuffer' }));
 
 async function pagesOf(res: TestResponse) {
   const pdf = await PDFDocument.load(res.bytes);
@@ -45,7 +68,7 @@ async function storeWithStoredLabel(
 describe('GET /v1/labels/{label_id}/document', () => {
   it('serves the stored copy in the label-printer size with the document headers', async () => {
     const { auth, label } = await storeWithStoredLabel();
-    const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    const res = await labelDocument(auth, label.id);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="label-1001-${label.id}.pdf"`);
@@ -57,7 +80,7 @@ describe('GET /v1/labels/{label_id}/document', () => {
 
   it('places the label on A4 with format=a4, one A4 page per label page', async () => {
     const { auth, label } = await storeWithStoredLabel({}, ['A6', 'A6']);
-    const res = await app.request('GET', `/v1/labels/${label.id}/document?format=a4`, { headers: auth });
+    const res = await labelDocument(auth, label.id, { format: 'a4' });
     expect(res.status).toBe(200);
     expect(res.headers.get('service-label-format')).toBe('a4');
     expect(await pagesOf(res)).toEqual([size('A4'), size('A4')]);
@@ -65,38 +88,23 @@ describe('GET /v1/labels/{label_id}/document', () => {
 
   it('answers format_not_supported for zpl and for formats the carrier does not offer', async () => {
     const { auth, label } = await storeWithStoredLabel();
-    expectError(
-      await app.request('GET', `/v1/labels/${label.id}/document?format=zpl`, { headers: auth }),
-      422,
-      'format_not_supported',
-      {
-        label_id: label.id,
-        requested_format: 'zpl',
-        supported: ['label', 'a4'],
-      },
-    );
+    expectError(await labelDocument(auth, label.id, { format: 'zpl' }), 422, 'format_not_supported', {
+      label_id: label.id,
+      requested_format: 'zpl',
+      supported: ['label', 'a4'],
+    });
     const c = await storeWithStoredLabel({ carrierCode: 'carrier_c' }, ['10.2x19.2']);
-    expectError(
-      await app.request('GET', `/v1/labels/${c.label.id}/document?format=a4`, { headers: c.auth }),
-      422,
-      'format_not_supported',
-      {
-        label_id: c.label.id,
-        requested_format: 'a4',
-        supported: ['label'],
-      },
-    );
+    expectError(await labelDocument(c.auth, c.label.id, { format: 'a4' }), 422, 'format_not_supported', {
+      label_id: c.label.id,
+      requested_format: 'a4',
+      supported: ['label'],
+    });
     const g = await storeWithStoredLabel({ carrierCode: 'carrier_g' });
-    expectError(
-      await app.request('GET', `/v1/labels/${g.label.id}/document`, { headers: g.auth }),
-      422,
-      'format_not_supported',
-      {
-        label_id: g.label.id,
-        requested_format: 'label',
-        supported: ['a4'],
-      },
-    );
+    expectError(await labelDocument(g.auth, g.label.id), 422, 'format_not_supported', {
+      label_id: g.label.id,
+      requested_format: 'label',
+      supported: ['a4'],
+    });
   });
 
   it('answers format_not_supported before any availability answer, so nobody waits for an impossible format', async () => {
@@ -171,7 +179,7 @@ describe('GET /v1/labels/{label_id}/document', () => {
         labelCreationId: 'lcr_x1',
         trackingNumber: null,
       });
-      const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      const res = await labelDocument(auth, label.id);
       expectError(res, 409, 'label_pending', { label_id: label.id, label_creation_id: 'lcr_x1' });
       expect(res.headers.get('retry-after')).toBe('2');
     });
@@ -184,7 +192,7 @@ describe('GET /v1/labels/{label_id}/document', () => {
         source: 'admin',
         trackingNumber: null,
       });
-      const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      const res = await labelDocument(auth, label.id);
       expectError(res, 409, 'label_pending', { label_id: label.id, label_creation_id: null });
       expect(res.headers.get('retry-after')).toBe('30');
     });
@@ -199,23 +207,18 @@ describe('GET /v1/labels/{label_id}/document', () => {
         createdAt: created,
       });
       app.clock.set(new Date(created.getTime() + 9 * 60_000));
-      const early = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      const early = await labelDocument(auth, label.id);
       expectError(early, 409, 'document_pending', { label_id: label.id, label_creation_id: 'lcr_x2' });
       expect(early.headers.get('retry-after')).toBe('2');
       app.clock.set(new Date(created.getTime() + 10 * 60_000));
-      const late = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+      const late = await labelDocument(auth, label.id);
       expectError(late, 409, 'document_pending');
       expect(late.headers.get('retry-after')).toBe('60');
     });
 
     it('older than 60 days: 410 document_expired', async () => {
       const { auth, label } = await storeWithStoredLabel({ createdAt: new Date(Date.now() - 61 * DAY) });
-      expectError(
-        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
-        410,
-        'document_expired',
-        { label_id: label.id },
-      );
+      expectError(await labelDocument(auth, label.id), 410, 'document_expired', { label_id: label.id });
     });
 
     it.each([
@@ -231,63 +234,44 @@ describe('GET /v1/labels/{label_id}/document', () => {
     ])('%s: 422 document_unavailable with its reason', async (_name, overrides, reason) => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
       const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_a', ...overrides });
-      expectError(
-        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
-        422,
-        'document_unavailable',
-        { label_id: label.id, reason },
-      );
+      expectError(await labelDocument(auth, label.id), 422, 'document_unavailable', { label_id: label.id, reason });
     });
 
     it('an older batch file that may hold other labels: 422 document_unavailable not_isolated', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
       const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_b' });
       await aStoredDocument(app.orm, label.id, { notIsolated: true, pdf: await aPdf(['A6', 'A6']) });
-      expectError(
-        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
-        422,
-        'document_unavailable',
-        { label_id: label.id, reason: 'not_isolated' },
-      );
+      expectError(await labelDocument(auth, label.id), 422, 'document_unavailable', {
+        label_id: label.id,
+        reason: 'not_isolated',
+      });
     });
 
     it('no stored copy at a carrier without a side-effect-free render: 410 label_not_reissuable', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
       const label = await aLabel(app.orm, storeId, { carrierCode: 'carrier_f' });
-      expectError(
-        await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth }),
-        410,
-        'label_not_reissuable',
-        { label_id: label.id },
-      );
+      expectError(await labelDocument(auth, label.id), 410, 'label_not_reissuable', { label_id: label.id });
       const stored = await storeWithStoredLabel({ carrierCode: 'carrier_f' });
-      expect(
-        (await app.request('GET', `/v1/labels/${stored.label.id}/document`, { headers: stored.auth })).status,
-      ).toBe(200);
+      expect((await labelDocument(stored.auth, stored.label.id)).status).toBe(200);
     });
   });
 
   it('answers 404 for another store’s label and for malformed IDs, and needs labels:print', async () => {
     const { label } = await storeWithStoredLabel();
     const other = await aStoreWithKey(app.orm);
-    expectError(await app.request('GET', `/v1/labels/${label.id}/document`, { headers: other.auth }), 404, 'not_found');
-    expectError(await app.request('GET', '/v1/labels/not-a-label/document', { headers: other.auth }), 404, 'not_found');
+    expectError(await labelDocument(other.auth, label.id), 404, 'not_found');
+    expectError(await labelDocument(other.auth, 'not-a-label'), 404, 'not_found');
     const reader = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
-    expectError(
-      await app.request('GET', `/v1/labels/${label.id}/document`, { headers: reader.auth }),
-      403,
-      'insufficient_scope',
-      {
-        required_scope: 'labels:print',
-        retry: 'no',
-        next_action: 'none',
-      },
-    );
+    expectError(await labelDocument(reader.auth, label.id), 403, 'insufficient_scope', {
+      required_scope: 'labels:print',
+      retry: 'no',
+      next_action: 'none',
+    });
   });
 
   it('logs the label count and byte size of a download', async () => {
     const { storeId, auth, label } = await storeWithStoredLabel();
-    const res = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
+    const res = await labelDocument(auth, label.id);
     await app.flushRequestLog();
     const rows = await app.orm.em
       .fork()
@@ -342,7 +326,7 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
     await aStoredDocument(app.orm, ret.id, { pdf: await aPdf(['roll_101x160']) });
 
     for (const ref of [orderId, `gid://shopify/Order/${orderId}`]) {
-      const res = await app.request('GET', `/v1/orders/${encodeURIComponent(ref)}/label-document`, { headers: auth });
+      const res = await orderDocument(auth, ref);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/pdf');
       expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="labels-2002-.*\.pdf"$/);
@@ -383,7 +367,7 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
     const t = Date.now() - 60_000;
     const a = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [fo1, fo2], createdAt: new Date(t) });
     const b = await aLabel(app.orm, storeId, { orderId, fulfillmentOrderIds: [fo2], createdAt: new Date(t + 1000) });
-    const res = await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth });
+    const res = await orderDocument(auth, orderId);
     expectError(res, 409, 'ambiguous_current_set');
     expect(res.body.error.details).toEqual({
       order_id: `gid://shopify/Order/${orderId}`,
@@ -396,10 +380,10 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
     const { storeId, auth } = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();
     await aLabel(app.orm, storeId, { orderId, direction: 'return', carrierCode: 'carrier_a' });
-    expectError(await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth }), 404, 'not_found', {
+    expectError(await orderDocument(auth, orderId), 404, 'not_found', {
       order_id: `gid://shopify/Order/${orderId}`,
     });
-    expectError(await app.request('GET', '/v1/orders/abc/label-document', { headers: auth }), 404, 'not_found');
+    expectError(await orderDocument(auth, 'abc'), 404, 'not_found');
   });
 
   it("answers another store's order like an order without labels", async () => {
@@ -411,18 +395,11 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
       carrierCode: 'carrier_a',
     });
     await aStoredDocument(app.orm, label.id, { pdf: await aPdf() });
-    expect((await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: owner.auth })).status).toBe(
-      200,
-    );
+    expect((await orderDocument(owner.auth, orderId)).status).toBe(200);
     const other = await aStoreWithKey(app.orm);
-    expectError(
-      await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: other.auth }),
-      404,
-      'not_found',
-      {
-        order_id: `gid://shopify/Order/${orderId}`,
-      },
-    );
+    expectError(await orderDocument(other.auth, orderId), 404, 'not_found', {
+      order_id: `gid://shopify/Order/${orderId}`,
+    });
   });
 
   it("fails whole with the failing label's own error", async () => {
@@ -442,7 +419,7 @@ describe('GET /v1/orders/{order_id}/label-document', () => {
       status: 'pending',
       source: 'api',
     });
-    const res = await app.request('GET', `/v1/orders/${orderId}/label-document`, { headers: auth });
+    const res = await orderDocument(auth, orderId);
     expectError(res, 409, 'label_pending', { label_id: pending.id, label_creation_id: null });
     expect(res.headers.get('retry-after')).toBe('2');
   });
@@ -461,9 +438,7 @@ describe('GET /v1/label-documents', () => {
       await aStoredDocument(app.orm, label.id, { pdf: await aPdf([...sizes]) });
       labels.push(label);
     }
-    const res = await app.request('GET', `/v1/label-documents?label_ids=${labels.map((l) => l.id).join(',')}`, {
-      headers: auth,
-    });
+    const res = await mergedDocuments(auth, labels.map((l) => l.id).join(','));
     expect(res.status).toBe(200);
     expect(await pagesOf(res)).toEqual([size('10.2x19.2'), size('A6'), size('roll_101x160'), size('roll_101x160')]);
     await app.flushRequestLog();
@@ -485,11 +460,7 @@ describe('GET /v1/label-documents', () => {
       `${mine.id},lbl_doesnotexist00000000000`,
       `${mine.id},garbage`,
     ]) {
-      expectError(
-        await app.request('GET', `/v1/label-documents?label_ids=${ids}`, { headers: auth }),
-        404,
-        'not_found',
-      );
+      expectError(await mergedDocuments(auth, ids), 404, 'not_found');
     }
   });
 
@@ -517,23 +488,20 @@ describe('GET /v1/label-documents', () => {
       createdAt: new Date(Date.now() - 70 * DAY),
     });
     await aStoredDocument(app.orm, old.id, { pdf: await aPdf() });
-    expectError(
-      await app.request('GET', `/v1/label-documents?label_ids=${ok.id},${old.id}`, { headers: auth }),
-      410,
-      'document_expired',
-      { label_id: old.id },
-    );
+    expectError(await mergedDocuments(auth, `${ok.id},${old.id}`), 410, 'document_expired', { label_id: old.id });
   });
 
   it('validates label_ids: at most 50, no repeats, present', async () => {
     const { auth } = await aStoreWithKey(app.orm);
     const many = Array.from({ length: 51 }, (_, i) => `lbl_${String(i).padStart(24, '0')}`).join(',');
-    expect(
-      (await app.request('GET', `/v1/label-documents?label_ids=${many}`, { headers: auth })).body.error,
-    ).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids', max: 50 } });
-    expect(
-      (await app.request('GET', '/v1/label-documents?label_ids=lbl_a,lbl_a', { headers: auth })).body.error,
-    ).toMatchObject({ code: 'validation_error', details: { parameter: 'label_ids' } });
+    expect((await mergedDocuments(auth, many)).body.error).toMatchObject({
+      code: 'validation_error',
+      details: { parameter: 'label_ids', max: 50 },
+    });
+    expect((await mergedDocuments(auth, 'lbl_a,lbl_a')).body.error).toMatchObject({
+      code: 'validation_error',
+      details: { parameter: 'label_ids' },
+    });
     expect((await app.request('GET', '/v1/label-documents', { headers: auth })).body.error).toMatchObject({
       code: 'validation_error',
       details: { parameter: 'label_ids' },

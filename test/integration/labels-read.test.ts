@@ -1,5 +1,7 @@
 import { updateLabelState, type NewLabel } from '../../src/db/labels-repository';
 import { aCarrierAccount, aLabel, aPlatformId, aStoredDocument, someLabels } from '../helpers/labels';
+import type { operations } from '../../client';
+import { answer, apiClient } from '../helpers/api-client';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 
@@ -10,7 +12,13 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 
 type Auth = { authorization: string };
+// Deliberately wrong queries go through `app.request`; everything else through the typed client, as a merchant calls.
 const get = (auth: Auth, path: string) => app.request('GET', path, { headers: auth });
+const client = (auth: Auth) => apiClient(app, auth.authorization.replace(/^Bearer /, ''));
+type ListQuery = NonNullable<operations['listLabels']['parameters']['query']>;
+const listLabels = (auth: Auth, query: ListQuery = {}) => answer(client(auth).GET('/labels', { params: { query } }));
+const getLabel = (auth: Auth, labelId: string) =>
+  answer(client(auth).GET('/labels/{label_id}', { params: { path: { label_id: labelId } } }));
 
 function expectValidationError(res: TestResponse, parameter: string) {
   expect(res.status).toBe(422);
@@ -46,7 +54,7 @@ describe('GET /v1/labels/{label_id}', () => {
     await aStoredDocument(app.orm, label.id);
     app.clock.set('2026-10-02T00:00:00Z');
 
-    const res = await get(store.auth, `/v1/labels/${label.id}`);
+    const res = await getLabel(store.auth, label.id);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: label.id,
@@ -94,7 +102,7 @@ describe('GET /v1/labels/{label_id}', () => {
       extras: { ignored: true },
       trackingNumber: null,
     });
-    const res = await get(store.auth, `/v1/labels/${label.id}`);
+    const res = await getLabel(store.auth, label.id);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       carrier: { code: 'carrier_c', name: 'Carrier C', account_id: null },
@@ -136,7 +144,7 @@ describe('GET /v1/labels/{label_id}', () => {
     const store = await aStoreWithKey(app.orm);
     const label = await aLabel(app.orm, store.storeId, overrides);
     if (document) await aStoredDocument(app.orm, label.id, document);
-    const res = await get(store.auth, `/v1/labels/${label.id}`);
+    const res = await getLabel(store.auth, label.id);
     expect(res.status).toBe(200);
     expect(res.body.document.availability).toBe(availability);
     if ((overrides as Partial<NewLabel>).status === 'failed')
@@ -149,7 +157,7 @@ describe('GET /v1/labels/{label_id}', () => {
     const theirs = await aLabel(app.orm, other.storeId);
     const answers = await Promise.all(
       [theirs.id, 'lbl_AAAAAAAAAAAAAAAAAAAAAAAA', 'not-a-label', 'lbl_%24%24', 'ca_AAAAAAAAAAAAAAAAAAAAAAAA'].map(
-        (id) => get(mine.auth, `/v1/labels/${id}`),
+        (id) => getLabel(mine.auth, id),
       ),
     );
     for (const res of answers) {
@@ -158,7 +166,7 @@ describe('GET /v1/labels/{label_id}', () => {
       expect(res.body.error.details).toBeUndefined();
       expect(res.body.error.message).toBe(answers[0]!.body.error.message);
     }
-    expect((await get(other.auth, `/v1/labels/${theirs.id}`)).status).toBe(200);
+    expect((await getLabel(other.auth, theirs.id)).status).toBe(200);
   });
 });
 
@@ -184,9 +192,9 @@ describe('current, supersedes and current_set as seen through the API', () => {
       createdAt: at('2026-10-01T11:30:00Z'),
     });
 
-    let res = await get(store.auth, `/v1/labels/${first.id}`);
+    let res = await getLabel(store.auth, first.id);
     expect(res.body).toMatchObject({ current: false, superseded_by: [second.id], supersedes: [], current_set: 'ok' });
-    res = await get(store.auth, `/v1/labels/${second.id}`);
+    res = await getLabel(store.auth, second.id);
     expect(res.body).toMatchObject({ current: true, supersedes: [first.id], superseded_by: [], current_set: 'ok' });
 
     const partial = await aLabel(app.orm, store.storeId, {
@@ -194,7 +202,7 @@ describe('current, supersedes and current_set as seen through the API', () => {
       fulfillmentOrderIds: [fo1],
       createdAt: at('2026-10-01T12:00:00Z'),
     });
-    const list = await get(store.auth, `/v1/labels?order_id=${orderId}&direction=outbound`);
+    const list = await listLabels(store.auth, { order_id: orderId, direction: 'outbound' });
     expect(ids(list)).toEqual([partial.id, second.id, first.id]);
     expect(list.body.data.map((l: any) => [l.current, l.current_set])).toEqual([
       [true, 'ambiguous'],
@@ -202,7 +210,7 @@ describe('current, supersedes and current_set as seen through the API', () => {
       [false, 'ambiguous'],
     ]);
     // The other direction is its own set.
-    res = await get(store.auth, `/v1/labels/${returnLabel.id}`);
+    res = await getLabel(store.auth, returnLabel.id);
     expect(res.body).toMatchObject({ current: true, current_set: 'ok' });
 
     // A failed label is never current: failing the partial label leaves the replacement alone and unambiguous.
@@ -212,7 +220,7 @@ describe('current, supersedes and current_set as seen through the API', () => {
       patch: { status: 'failed', failureReason: 'not_finalized' },
       now: at('2026-10-01T12:30:00Z'),
     });
-    const after = await get(store.auth, `/v1/labels?order_id=${orderId}&direction=outbound`);
+    const after = await listLabels(store.auth, { order_id: orderId, direction: 'outbound' });
     expect(after.body.data.map((l: any) => [l.id, l.status, l.current, l.current_set, l.updated_at])).toEqual([
       [partial.id, 'failed', false, 'ok', '2026-10-01T12:30:00Z'],
       [second.id, 'ready', true, 'ok', null],
@@ -229,12 +237,12 @@ describe('GET /v1/labels filters', () => {
     const own = await aLabel(app.orm, mine.storeId);
     const theirs = await aLabel(app.orm, other.storeId, { batchId: 'shared-batch' });
     await aLabel(app.orm, mine.storeId, { batchId: 'shared-batch' });
-    const all = await get(mine.auth, '/v1/labels');
+    const all = await listLabels(mine.auth);
     expect(all.status).toBe(200);
     expect(ids(all)).toContain(own.id);
     expect(ids(all)).not.toContain(theirs.id);
-    expect(ids(await get(mine.auth, `/v1/labels?order_id=${theirs.orderLegacyId}`))).toEqual([]);
-    expect((await get(mine.auth, '/v1/labels?batch_id=shared-batch')).body.data).toHaveLength(1);
+    expect(ids(await listLabels(mine.auth, { order_id: theirs.orderLegacyId }))).toEqual([]);
+    expect((await listLabels(mine.auth, { batch_id: 'shared-batch' })).body.data).toHaveLength(1);
   });
 
   it('filters by order_id as numeric IDs or GIDs, comma separated', async () => {
@@ -244,12 +252,13 @@ describe('GET /v1/labels filters', () => {
       { createdAt: at('2026-10-01T11:00:00Z') },
       {},
     ]);
-    expect(ids(await get(store.auth, `/v1/labels?order_id=${a!.orderLegacyId}`))).toEqual([a!.id]);
-    expect(ids(await get(store.auth, `/v1/labels?order_id=${encodeURIComponent(b!.orderGid)}`))).toEqual([b!.id]);
-    expect(
-      ids(await get(store.auth, `/v1/labels?order_id=${a!.orderLegacyId},${encodeURIComponent(b!.orderGid)}`)),
-    ).toEqual([b!.id, a!.id]);
-    expect(ids(await get(store.auth, '/v1/labels?order_id=1'))).toEqual([]);
+    expect(ids(await listLabels(store.auth, { order_id: a!.orderLegacyId }))).toEqual([a!.id]);
+    expect(ids(await listLabels(store.auth, { order_id: b!.orderGid }))).toEqual([b!.id]);
+    expect(ids(await listLabels(store.auth, { order_id: `${a!.orderLegacyId},${b!.orderGid}` }))).toEqual([
+      b!.id,
+      a!.id,
+    ]);
+    expect(ids(await listLabels(store.auth, { order_id: '1' }))).toEqual([]);
     expect(c).toBeDefined();
   });
 
@@ -257,10 +266,10 @@ describe('GET /v1/labels filters', () => {
     const store = await aStoreWithKey(app.orm);
     const label = await aLabel(app.orm, store.storeId, { orderName: '#SK1001' });
     await aLabel(app.orm, store.storeId, { orderName: '#SK10011' });
-    for (const name of ['%23SK1001', 'SK1001', 'sk1001']) {
-      expect(ids(await get(store.auth, `/v1/labels?order_name=${name}`))).toEqual([label.id]);
+    for (const name of ['#SK1001', 'SK1001', 'sk1001']) {
+      expect(ids(await listLabels(store.auth, { order_name: name }))).toEqual([label.id]);
     }
-    expect(ids(await get(store.auth, '/v1/labels?order_name=SK100'))).toEqual([]);
+    expect(ids(await listLabels(store.auth, { order_name: 'SK100' }))).toEqual([]);
   });
 
   it('filters by batch_id, tracking_number, direction, status and current', async () => {
@@ -350,14 +359,11 @@ describe('GET /v1/labels validation', () => {
     const store = await aStoreWithKey(app.orm);
     const direction = await get(store.auth, '/v1/labels?direction=inbound');
     expect(direction.body.error.details).toMatchObject({ received: 'inbound', allowed: ['outbound', 'return'] });
-    const limit = await get(store.auth, '/v1/labels?limit=251');
+    const limit = await listLabels(store.auth, { limit: '251' });
     expect(limit.body.error.details).toMatchObject({ max: 250 });
-    const orderIds = await get(
-      store.auth,
-      `/v1/labels?order_id=${Array.from({ length: 51 }, (_, i) => i + 1).join(',')}`,
-    );
+    const orderIds = await listLabels(store.auth, { order_id: Array.from({ length: 51 }, (_, i) => i + 1).join(',') });
     expect(orderIds.body.error.details).toMatchObject({ max: 50 });
-    const fifty = await get(store.auth, `/v1/labels?order_id=${Array.from({ length: 50 }, (_, i) => i + 1).join(',')}`);
+    const fifty = await listLabels(store.auth, { order_id: Array.from({ length: 50 }, (_, i) => i + 1).join(',') });
     expect(fifty.status).toBe(200);
   });
 });
@@ -375,12 +381,12 @@ describe('GET /v1/labels pagination', () => {
     const store = await aStoreWithKey(app.orm);
     const labels = await fiveLabels(store.storeId);
     const seen: string[] = [];
-    let res = await get(store.auth, '/v1/labels?limit=2');
+    let res = await listLabels(store.auth, { limit: '2' });
     expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
     expect(res.body.has_more).toBe(true);
     seen.push(...ids(res));
     while (res.body.has_more) {
-      res = await get(store.auth, `/v1/labels?limit=2&cursor=${encodeURIComponent(res.body.next_cursor)}`);
+      res = await listLabels(store.auth, { limit: '2', cursor: res.body.next_cursor });
       expect(res.status).toBe(200);
       seen.push(...ids(res));
     }
@@ -391,12 +397,14 @@ describe('GET /v1/labels pagination', () => {
   it('pages oldest first with sort=created_at and a lookup filter (not the sync feed: no next_cursor at the end)', async () => {
     const store = await aStoreWithKey(app.orm);
     const labels = await fiveLabels(store.storeId);
-    const first = await get(store.auth, '/v1/labels?sort=created_at&batch_id=page-batch&limit=3');
+    const first = await listLabels(store.auth, { sort: 'created_at', batch_id: 'page-batch', limit: '3' });
     expect(ids(first)).toEqual(labels.slice(0, 3).map((l) => l.id));
-    const second = await get(
-      store.auth,
-      `/v1/labels?sort=created_at&batch_id=page-batch&limit=3&cursor=${encodeURIComponent(first.body.next_cursor)}`,
-    );
+    const second = await listLabels(store.auth, {
+      sort: 'created_at',
+      batch_id: 'page-batch',
+      limit: '3',
+      cursor: first.body.next_cursor,
+    });
     expect(ids(second)).toEqual(labels.slice(3).map((l) => l.id));
     expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
   });
@@ -404,8 +412,8 @@ describe('GET /v1/labels pagination', () => {
   it('lets the page size change between pages', async () => {
     const store = await aStoreWithKey(app.orm);
     const labels = await fiveLabels(store.storeId);
-    const first = await get(store.auth, '/v1/labels?limit=1');
-    const second = await get(store.auth, `/v1/labels?limit=4&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    const first = await listLabels(store.auth, { limit: '1' });
+    const second = await listLabels(store.auth, { limit: '4', cursor: first.body.next_cursor });
     expect(ids(second)).toEqual(
       labels
         .slice(0, 4)
@@ -418,7 +426,7 @@ describe('GET /v1/labels pagination', () => {
     const store = await aStoreWithKey(app.orm);
     const other = await aStoreWithKey(app.orm);
     await fiveLabels(store.storeId);
-    const first = await get(store.auth, '/v1/labels?limit=2&batch_id=page-batch');
+    const first = await listLabels(store.auth, { limit: '2', batch_id: 'page-batch' });
     const cursor: string = first.body.next_cursor;
     const [body, signature] = cursor.split('.');
     const decoded = JSON.parse(Buffer.from(body!, 'base64url').toString());
@@ -427,7 +435,7 @@ describe('GET /v1/labels pagination', () => {
     const flipped = cursor.slice(0, -1) + (cursor.endsWith('A') ? 'B' : 'A');
     for (const bad of [forged, flipped, `${cursor}.x`, body!]) {
       expectValidationError(
-        await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(bad)}`),
+        await listLabels(store.auth, { limit: '2', batch_id: 'page-batch', cursor: bad }),
         'cursor',
       );
     }
@@ -442,12 +450,10 @@ describe('GET /v1/labels pagination', () => {
       expect(res.body.error.details.received).toBe(`${cursor.slice(0, 100)}…`);
     }
     expectValidationError(
-      await get(other.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`),
+      await listLabels(other.auth, { limit: '2', batch_id: 'page-batch', cursor: cursor }),
       'cursor',
     );
-    expect(
-      (await get(store.auth, `/v1/labels?limit=2&batch_id=page-batch&cursor=${encodeURIComponent(cursor)}`)).status,
-    ).toBe(200);
+    expect((await listLabels(store.auth, { limit: '2', batch_id: 'page-batch', cursor: cursor })).status).toBe(200);
   });
 
   it('Rule 1: with status/direction/current filters a page may be short while has_more is true', async () => {
@@ -464,14 +470,11 @@ describe('GET /v1/labels pagination', () => {
         createdAt: new Date(Date.UTC(2026, 9, 1) + i * 1000),
       })),
     );
-    const first = await get(store.auth, '/v1/labels?status=ready&limit=5');
+    const first = await listLabels(store.auth, { status: 'ready', limit: '5' });
     expect(first.status).toBe(200);
     expect(first.body.data).toEqual([]);
     expect(first.body.has_more).toBe(true);
-    const second = await get(
-      store.auth,
-      `/v1/labels?status=ready&limit=5&cursor=${encodeURIComponent(first.body.next_cursor)}`,
-    );
+    const second = await listLabels(store.auth, { status: 'ready', limit: '5', cursor: first.body.next_cursor });
     expect(ids(second)).toEqual([ready.id]);
     expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
   });
@@ -488,33 +491,24 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
       { createdAt: at('2026-10-05T11:59:46Z') },
     ]);
 
-    const first = await get(store.auth, '/v1/labels?sort=created_at');
+    const first = await listLabels(store.auth, { sort: 'created_at' });
     expect(ids(first)).toEqual([old!.id, edge!.id]);
     expect(first.body.has_more).toBe(false);
     expect(typeof first.body.next_cursor).toBe('string');
 
-    const empty = await get(
-      store.auth,
-      `/v1/labels?sort=created_at&cursor=${encodeURIComponent(first.body.next_cursor)}`,
-    );
+    const empty = await listLabels(store.auth, { sort: 'created_at', cursor: first.body.next_cursor });
     expect(empty.body).toMatchObject({ data: [], has_more: false });
     expect(typeof empty.body.next_cursor).toBe('string');
 
     app.clock.advance(1000);
-    const later = await get(
-      store.auth,
-      `/v1/labels?sort=created_at&cursor=${encodeURIComponent(empty.body.next_cursor)}`,
-    );
+    const later = await listLabels(store.auth, { sort: 'created_at', cursor: empty.body.next_cursor });
     expect(ids(later)).toEqual([young!.id]);
     expect(typeof later.body.next_cursor).toBe('string');
 
     // A label inserted later with a new created_at appears on the next poll.
     const newest = await aLabel(app.orm, store.storeId, { createdAt: at('2026-10-05T12:00:00Z') });
     app.clock.advance(20_000);
-    const poll = await get(
-      store.auth,
-      `/v1/labels?sort=created_at&cursor=${encodeURIComponent(later.body.next_cursor)}`,
-    );
+    const poll = await listLabels(store.auth, { sort: 'created_at', cursor: later.body.next_cursor });
     expect(ids(poll)).toEqual([newest.id]);
     app.clock.reset();
   });
@@ -522,7 +516,7 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
   it('returns a next_cursor on an empty first page and pages with has_more inside the feed', async () => {
     const store = await aStoreWithKey(app.orm);
     app.clock.set('2026-10-06T00:00:00Z');
-    const empty = await get(store.auth, '/v1/labels?sort=created_at&direction=outbound');
+    const empty = await listLabels(store.auth, { sort: 'created_at', direction: 'outbound' });
     expect(empty.body).toMatchObject({ data: [], has_more: false });
     expect(typeof empty.body.next_cursor).toBe('string');
     const labels = await someLabels(
@@ -530,16 +524,20 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
       store.storeId,
       [0, 1, 2].map((i) => ({ createdAt: at(`2026-10-05T00:00:0${i}Z`) })),
     );
-    const page1 = await get(
-      store.auth,
-      `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(empty.body.next_cursor)}`,
-    );
+    const page1 = await listLabels(store.auth, {
+      sort: 'created_at',
+      direction: 'outbound',
+      limit: '2',
+      cursor: empty.body.next_cursor,
+    });
     expect(ids(page1)).toEqual([labels[0]!.id, labels[1]!.id]);
     expect(page1.body.has_more).toBe(true);
-    const page2 = await get(
-      store.auth,
-      `/v1/labels?sort=created_at&direction=outbound&limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`,
-    );
+    const page2 = await listLabels(store.auth, {
+      sort: 'created_at',
+      direction: 'outbound',
+      limit: '2',
+      cursor: page1.body.next_cursor,
+    });
     expect(ids(page2)).toEqual([labels[2]!.id]);
     expect(page2.body.has_more).toBe(false);
     expect(typeof page2.body.next_cursor).toBe('string');

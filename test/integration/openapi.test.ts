@@ -1,9 +1,31 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { z } from 'zod';
+import { defineRoute } from '../../src/http/route';
+import { CURRENT_VERSION } from '../../src/http/versions';
+import { contractOf } from '../helpers/contract';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+
+// A route with a request body (the real ones arrive with label creation), so the example rule is exercised.
+const parcelRoute = defineRoute({
+  method: 'POST',
+  path: '/test-parcel',
+  operationId: 'testParcel',
+  summary: 'test only',
+  tag: 'Test',
+  access: { kind: 'public' },
+  body: z.object({ weight_grams: z.number().int().min(1) }).strict(),
+  requestExample: { weight_grams: 1200 },
+  responses: { 204: { description: 'nothing' } },
+  handler: async (ctx) => {
+    ctx.status = 204;
+  },
+});
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ extraRoutes: [parcelRoute] });
 });
 afterAll(async () => app.close());
 
@@ -50,5 +72,82 @@ describe('GET /v1/openapi.json', () => {
     expect(schema.type).toBe('object');
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['id', 'api_key', 'access', 'api_version']));
     expect(res.body.components.schemas.Error.properties.error.properties.code.enum).toContain('invalid_token');
+  });
+});
+
+describe('what the document promises', () => {
+  const operationsOf = (doc: any) =>
+    Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method, op })),
+    );
+
+  it('names its license', async () => {
+    const { body } = await app.request('GET', '/v1/openapi.json');
+    expect(body.info.license).toEqual({ name: 'Proprietary', identifier: 'LicenseRef-Proprietary' });
+  });
+
+  it('documents the 400 for an API key in the query string on every operation', async () => {
+    const { body } = await app.request('GET', '/v1/openapi.json');
+    for (const { path, method, op } of operationsOf(body)) {
+      expect([`${method} ${path}`, op.responses['400']?.content['application/json'].examples.validation_error]).toEqual(
+        [
+          `${method} ${path}`,
+          expect.objectContaining({
+            value: expect.objectContaining({
+              error: expect.objectContaining({ details: expect.objectContaining({ parameter: 'api_key' }) }),
+            }),
+          }),
+        ],
+      );
+    }
+  });
+
+  it('gives each error an example that is itself a documented answer of the operation', async () => {
+    const { body } = await app.request('GET', '/v1/openapi.json');
+    const contract = contractOf(body, app.baseUrl);
+    let checked = 0;
+    for (const { path, method, op } of operationsOf(body)) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        if (Number(status) < 400) continue;
+        const codes = [...(response.description as string).matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+        const examples = response.content['application/json'].examples as Record<string, { value: unknown }>;
+        expect([`${method} ${path} ${status}`, Object.keys(examples).sort()]).toEqual([
+          `${method} ${path} ${status}`,
+          [...new Set(codes)].sort(),
+        ]);
+        for (const example of Object.values(examples)) {
+          const headers = new Headers({
+            'content-type': 'application/json',
+            'x-request-id': (example.value as any).error.request_id,
+            'service-version': CURRENT_VERSION,
+            ...(status === '405' ? { allow: 'GET' } : {}),
+          });
+          const url = `${app.baseUrl}/v1${path.replace(/\{[a-z_]+\}/g, 'x')}`;
+          contract.check({ method, url, status: Number(status), headers, text: JSON.stringify(example.value) });
+          checked += 1;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it('gives each request body an example true to its schema', async () => {
+    const { body } = await app.request('GET', '/v1/openapi.json');
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    let checked = 0;
+    for (const { path, method, op } of operationsOf(body)) {
+      const content = op.requestBody?.content?.['application/json'];
+      if (!content) continue;
+      checked += 1;
+      expect([`${method} ${path}`, 'example' in content]).toEqual([`${method} ${path}`, true]);
+      const validate = ajv.compile(content.schema);
+      expect([`${method} ${path}`, validate(content.example), validate.errors ?? null]).toEqual([
+        `${method} ${path}`,
+        true,
+        null,
+      ]);
+    }
+    expect(checked).toBeGreaterThan(0);
   });
 });

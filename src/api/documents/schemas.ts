@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { REQUESTABLE_DOCUMENT_FORMATS } from '../../domain/labels';
+import type { ResponseSpec } from '../../http/route';
+import { DOCUMENT_FORMATS, DOCUMENT_SOURCES, REQUESTABLE_DOCUMENT_FORMATS } from '../../domain/labels';
 
 export const MERGED_LABELS_MAX = 50;
 
@@ -31,12 +32,23 @@ export const mergedDocumentQuerySchema = z
 
 export const orderParamsSchema = z.object({ order_id: z.string().describe('Numeric order ID or GID') });
 
-export const pdfResponse = {
+export const pdfResponse: ResponseSpec = {
   description: 'The PDF',
   contentType: 'application/pdf',
   headers: {
-    'Content-Disposition': 'attachment; file name from a prefix, the order name and the label ID, ending in .pdf',
-    'Service-Label-Source': '`stored` (copy saved at creation) or `carrier` (rendered now)',
-    'Service-Label-Format': 'Print format used: `label` or `a4`',
+    'Content-Disposition': {
+      description: 'attachment; file name from a prefix, the order name and the label ID, ending in .pdf',
+      required: true,
+    },
+    'Service-Label-Source': {
+      description: '`stored` (copy saved at creation) or `carrier` (rendered now)',
+      required: true,
+      schema: z.enum(DOCUMENT_SOURCES),
+    },
+    'Service-Label-Format': {
+      description: 'Print format used: `label` or `a4`',
+      required: true,
+      schema: z.enum(DOCUMENT_FORMATS),
+    },
   },
 };

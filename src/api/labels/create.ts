@@ -48,6 +48,13 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
       tag: 'Label creations',
       access: { kind: 'key', scope: 'labels:write', write: true },
       body: createLabelBodySchema,
+      requestExample: {
+        order_id: '1001',
+        parcels: [{ weight_grams: 1200 }],
+        cod: { amount: '499.00', currency: 'CZK' },
+        on_existing: 'return',
+        client_reference: 'wms-42-7',
+      },
       headers: [
         {
           name: 'Idempotency-Key',

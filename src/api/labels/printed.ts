@@ -52,7 +52,9 @@ export function createPrintedRoutes(
         200: {
           description: 'The label',
           schema: labelSchema,
-          headers: { 'Idempotency-Replayed': '`true` on a replayed answer' },
+          headers: {
+            'Idempotency-Replayed': { description: '`true` on a replayed answer', schema: z.literal('true') },
+          },
         },
       },
       errors: ['idempotency_conflict', 'duplicate_request', 'document_expired', 'shopify_unavailable'],

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// `npm run build`: the production build. Compiles src/, workflows/ and activities/ to dist/ with tsc, copies the
+// files the service reads at run time, and writes the workflow bundle the worker loads instead of bundling at start
+// (Temporal's production guidance: bundleWorkflowCode at build, workflowBundle at Worker.create).
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { step } from './lib/log.mjs';
+import { projectRoot } from './lib/paths.mjs';
+
+const outDir = join(projectRoot, 'dist');
+const started = Date.now();
+
+rmSync(outDir, { recursive: true, force: true });
+step('compiling TypeScript to dist/ (tsc -p tsconfig.build.json)');
+const tsc = spawnSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], {
+  cwd: projectRoot,
+  stdio: 'inherit',
+});
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+// Read with fs at run time, relative to the compiled files: the error reference behind /v1/docs/errors and doc_url.
+mkdirSync(join(outDir, 'docs'), { recursive: true });
+cpSync(join(projectRoot, 'docs', 'errors.md'), join(outDir, 'docs', 'errors.md'));
+cpSync(join(projectRoot, 'src', 'sandbox', 'fixtures'), join(outDir, 'src', 'sandbox', 'fixtures'), {
+  recursive: true,
+});
+
+step('bundling workflows (bundleWorkflowCode) to dist/workflow-bundle.js');
+const require = createRequire(join(projectRoot, 'package.json'));
+const { bundleWorkflowCode } = require('@temporalio/worker');
+const { code } = await bundleWorkflowCode({
+  workflowsPath: join(outDir, 'workflows', 'index.js'),
+  logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
+});
+writeFileSync(join(outDir, 'workflow-bundle.js'), code);
+step(`built dist/ in ${Math.round((Date.now() - started) / 1000)}s`);

@@ -1,0 +1,75 @@
+import type { Middleware } from 'koa';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ApiError } from '../http/api-error';
+import type { AppState } from '../http/state';
+
+/**
+ * The API process's Prometheus registry (prom-client). To add a metric, create it against this registry where the
+ * event happens, with a bounded set of label values, e.g.
+ * `new Counter({ name: 'shipping_label_rate_limited_total', help: '...', labelNames: ['bucket'], registers: [metrics.registry] })`.
+ */
+export interface ApiMetrics {
+  registry: Registry;
+  /** Outermost middleware: counts and times every answer by method, route template and final status. */
+  middleware: Middleware<AppState>;
+}
+
+// Seconds; up to a minute because `Prefer: wait` holds a request that long.
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The route template (never the raw path, which would make a series per ID), or `unmatched`. */
+function routeLabel(ctx: Parameters<Middleware<AppState>>[0]): string {
+  if (ctx.state.route) return `/v1${ctx.state.route.path}`;
+  const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
+  return typeof matched === 'string' ? matched : 'unmatched';
+}
+
+export function createApiMetrics(): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP answers by method, route template and status',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to its answer, by method, route template and status',
+    labelNames,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  return {
+    registry,
+    middleware: async (ctx, next) => {
+      const stop = duration.startTimer();
+      try {
+        await next();
+      } finally {
+        const labels = { method: ctx.method, route: routeLabel(ctx), status: String(ctx.status) };
+        requests.inc(labels);
+        stop(labels);
+      }
+    },
+  };
+}
+
+/** `GET /metrics` in Prometheus's text format, outside /v1 and without a key. */
+export function metricsEndpoint(registry: Registry): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (ctx.path !== '/metrics') {
+      await next();
+      return;
+    }
+    if (ctx.method !== 'GET') {
+      throw new ApiError('method_not_allowed', {
+        details: { allowed_methods: ['GET'] },
+        headers: { Allow: 'GET' },
+      });
+    }
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  };
+}

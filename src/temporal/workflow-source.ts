@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Where `npm run build` writes the workflow bundle: beside the compiled code (dist/workflow-bundle.js). */
+export const PREBUILT_BUNDLE_PATH = join(__dirname, '..', '..', 'workflow-bundle.js');
+
+export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
+
+/**
+ * The workflow code the worker runs: the prebuilt bundle when there is one (Temporal's production guidance; the
+ * worker starts without webpack), else the source bundled at start, which only development and tests may do.
+ */
+export function workflowSource(options: {
+  env: 'development' | 'test' | 'production';
+  workflowsPath: string;
+  bundlePath?: string;
+}): WorkflowSource {
+  const bundlePath = options.bundlePath ?? PREBUILT_BUNDLE_PATH;
+  if (existsSync(bundlePath)) return { workflowBundle: { codePath: bundlePath } };
+  if (options.env === 'production') {
+    throw new Error(
+      `no prebuilt workflow bundle at ${bundlePath}: run \`npm run build\` (production never bundles at start)`,
+    );
+  }
+  return { workflowsPath: options.workflowsPath };
+}
