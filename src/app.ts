@@ -9,6 +9,8 @@ import { createMetaRoutes } from './api/meta/routes';
 import { createShopRoutes } from './api/shop/routes';
 import { createDocumentRoutes } from './api/documents/routes';
 import { createPrintedRoutes } from './api/labels/printed';
+import { createOrderRoutes } from './api/orders/routes';
+import type { PickupPointSources } from './pickup-points/search';
 import type { LabelRenderer } from './documents/ports';
 import type { StorePlatformPort } from './platform/port';
 import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
@@ -29,6 +31,8 @@ export interface AppDeps {
   renderer: LabelRenderer;
   /** Store-platform port. */
   platform: StorePlatformPort;
+  /** Carrier pickup networks and custom pickup point providers. */
+  pickupPoints: PickupPointSources;
   /** Extra routes (tests exercise the pipeline with them). */
   extraRoutes?: RouteDefinition[];
 }
@@ -50,6 +54,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     }),
   );
   routes.push(...createDocumentRoutes({ orm: deps.orm, now: deps.now, renderer: deps.renderer }));
+  routes.push(
+    ...createOrderRoutes({
+      orm: deps.orm,
+      now: deps.now,
+      platform: deps.platform,
+      pickupPoints: deps.pickupPoints,
+      settingsKey: deps.config.settingsEncryptionKey,
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+  );
   routes.push(...(deps.extraRoutes ?? []));
 
   app.use(requestLog(deps.orm, deps.logger));

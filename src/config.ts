@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseDuration } from './duration';
 
@@ -42,9 +43,26 @@ const envSchema = z.object({
   CURSOR_SECRET: z.string().min(16).optional(),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
+  /** Encrypts secrets operators configure (custom pickup point provider headers): 32 bytes, base64. */
+  SETTINGS_ENCRYPTION_KEY: z
+    .string()
+    .transform((value, ctx) => {
+      const key = Buffer.from(value, 'base64');
+      if (key.length !== 32) {
+        ctx.addIssue({ code: 'custom', message: 'must be 32 bytes in base64 (openssl rand -base64 32)' });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .optional(),
+  /** Custom pickup point providers (docs/decisions/0202): time box per call, answer cache, stale answers. */
+  PICKUP_PROVIDER_TIMEOUT: duration('3s'),
+  PICKUP_POINT_CACHE_TTL: duration('5m'),
+  PICKUP_POINT_STALE_TTL: duration('24h'),
 });
 
 const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
+const DEV_SETTINGS_KEY = createHash('sha256').update('development-only-settings-encryption-key').digest();
 
 export type Config = Readonly<{
   env: 'development' | 'test' | 'production';
@@ -60,6 +78,8 @@ export type Config = Readonly<{
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
   sandboxUrl: string;
+  settingsEncryptionKey: Buffer;
+  pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -72,6 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (e.NODE_ENV === 'production' && !e.CURSOR_SECRET)
     throw new Error('invalid configuration:\n  CURSOR_SECRET: required in production');
+  if (e.NODE_ENV === 'production' && !e.SETTINGS_ENCRYPTION_KEY)
+    throw new Error('invalid configuration:\n  SETTINGS_ENCRYPTION_KEY: required in production');
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -94,5 +116,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
+    settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
+    pickupPoints: Object.freeze({
+      providerTimeoutMs: e.PICKUP_PROVIDER_TIMEOUT,
+      cacheTtlMs: e.PICKUP_POINT_CACHE_TTL,
+      staleTtlMs: e.PICKUP_POINT_STALE_TTL,
+    }),
   });
 }

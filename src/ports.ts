@@ -1,6 +1,9 @@
 import { sandboxCarrierAdapter } from './carriers/adapters';
 import type { CarrierPort } from './carriers/port';
 import type { Config } from './config';
+import { createLogger, type Logger } from './logger';
+import type { PickupPointSources } from './pickup-points/search';
+import { createPickupPointSources } from './pickup-points/sources';
 import type { Orm } from './db/orm';
 import { carrierRenderer } from './documents/carrier-renderer';
 import type { LabelRenderer } from './documents/ports';
@@ -11,6 +14,8 @@ export interface Ports {
   platform: StorePlatformPort;
   carrierFor: (carrierCode: string) => CarrierPort;
   renderer: LabelRenderer;
+  /** Carrier pickup networks and custom pickup point providers. */
+  pickupPoints: PickupPointSources;
 }
 
 const CARRIER_TIMEOUT_MS = 10_000;
@@ -20,7 +25,11 @@ const PLATFORM_TIMEOUT_MS = 10_000;
  * The one place that picks adapters for the carrier and store-platform ports. Today these are the sandbox adapters
  * (test mode, the demo and the tests); production adapters plug in here behind the same interfaces.
  */
-export function createPorts(config: Pick<Config, 'sandboxUrl'>, orm: Orm): Ports {
+export function createPorts(
+  config: Pick<Config, 'sandboxUrl' | 'env' | 'pickupPoints'>,
+  orm: Orm,
+  logger: Logger = createLogger('silent'),
+): Ports {
   const carriers = new Map<string, CarrierPort>();
   const carrierFor = (carrierCode: string): CarrierPort => {
     let adapter = carriers.get(carrierCode);
@@ -34,5 +43,6 @@ export function createPorts(config: Pick<Config, 'sandboxUrl'>, orm: Orm): Ports
     platform: new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
     carrierFor,
     renderer: carrierRenderer({ orm, carrierFor }),
+    pickupPoints: createPickupPointSources(config, carrierFor, logger),
   };
 }

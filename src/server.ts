@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
-  const { platform, renderer } = createPorts(config, orm);
+  const { platform, renderer, pickupPoints } = createPorts(config, orm, logger);
   const app = createApp({
     config,
     orm,
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     authorize: createAuthorizer({ orm, now: () => new Date(), supportEmail: config.supportEmail }),
     renderer,
     platform,
+    pickupPoints,
   });
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'api listening');

@@ -22,7 +22,9 @@ import { openOrm, type Orm } from '../db/orm';
 import { loadFixture } from '../fixtures/load-fixture';
 import { FixtureError } from '../fixtures/schema';
 import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
+import { ProviderConfigError } from '../pickup-points/provider-config';
 import { createPorts } from '../ports';
+import { registerPickupPointCommands } from './pickup-points';
 
 /** A refusal the operator can act on: printed as one line, exit code 2. */
 class CliError extends Error {}
@@ -355,6 +357,14 @@ export function buildProgram(
       );
     });
 
+  registerPickupPointCommands(program, {
+    withOrm,
+    config: () => loadConfig(),
+    print: (value, text) => print(out(), value, text),
+    table,
+    findStore,
+  });
+
   return program;
 }
 
@@ -372,7 +382,11 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`labelctl: ${error.message}\n`);
       return 2;
     }
-    const known = error instanceof CliError || error instanceof ApiKeyError || error instanceof ScopeError;
+    const known =
+      error instanceof CliError ||
+      error instanceof ApiKeyError ||
+      error instanceof ScopeError ||
+      error instanceof ProviderConfigError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);
     return 2;

@@ -60,7 +60,9 @@ export interface TestApp {
  * an injectable clock. Tests talk to it over HTTP.
  */
 export async function startTestApp(
-  overrides: Partial<Pick<AppDeps, 'extraRoutes' | 'renderer' | 'platform'>> & { env?: Record<string, string> } = {},
+  overrides: Partial<Pick<AppDeps, 'extraRoutes' | 'renderer' | 'platform' | 'pickupPoints'>> & {
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ ...process.env, ...overrides.env });
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -68,7 +70,7 @@ export async function startTestApp(
   const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace);
   const clock = testClock();
   // The sandbox the global setup started: real HTTP simulators behind the production ports.
-  const ports = createPorts(config, orm);
+  const ports = createPorts(config, orm, logger);
   const app = createApp({
     config,
     orm,
@@ -78,6 +80,7 @@ export async function startTestApp(
     authorize: createAuthorizer({ orm, now: clock.now, supportEmail: config.supportEmail }),
     renderer: overrides.renderer ?? ports.renderer,
     platform: overrides.platform ?? ports.platform,
+    pickupPoints: overrides.pickupPoints ?? ports.pickupPoints,
     ...(overrides.extraRoutes ? { extraRoutes: overrides.extraRoutes } : {}),
   });
   const server: Server = await new Promise((resolve) => {

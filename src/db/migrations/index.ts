@@ -5,6 +5,7 @@ import { Migration20261122000300Idempotency } from './20261122000300-idempotency
 import { Migration20261122000400RenderLeases } from './20261122000400-render-leases';
 import { Migration20261122002000Labels } from './20261122002000-labels';
 import { Migration20261122003000LabelShipmentId } from './20261122003000-label-shipment-id';
+import { Migration20261123020000PickupPointProviders } from './20261123020000-pickup-point-providers';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -15,4 +16,5 @@ export const migrationsList = [
   { name: 'Migration20261122000400RenderLeases', class: Migration20261122000400RenderLeases },
   { name: 'Migration20261122002000Labels', class: Migration20261122002000Labels },
   { name: 'Migration20261122003000LabelShipmentId', class: Migration20261122003000LabelShipmentId },
+  { name: 'Migration20261123020000PickupPointProviders', class: Migration20261123020000PickupPointProviders },
 ];
