@@ -1,3 +1,4 @@
+import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { maskHeaderValue, openHeaders, sealHeaders } from '../../src/pickup-points/header-vault';
 import { ProviderCallError, type ProviderClient } from '../../src/pickup-points/provider-client';
@@ -412,5 +413,23 @@ describe('provider search: cache, single flight and stale answers', () => {
     await expect(t.search(provider, input)).rejects.toMatchObject({ kind: 'timeout' });
     t.answerWith(async () => ({ points: [] }));
     await expect(t.search(provider, input)).rejects.toMatchObject({ kind: 'invalid_answer' });
+  });
+});
+
+describe('configuration', () => {
+  const key = Buffer.alloc(32, 3).toString('base64');
+  it('reads the settings key and the provider durations', () => {
+    const config = loadConfig({ SETTINGS_ENCRYPTION_KEY: key, PICKUP_PROVIDER_TIMEOUT: '500ms' });
+    expect(config.settingsEncryptionKey.equals(Buffer.alloc(32, 3))).toBe(true);
+    expect(config.pickupPoints).toEqual({ providerTimeoutMs: 500, cacheTtlMs: 300_000, staleTtlMs: 86_400_000 });
+  });
+  it('refuses a key that is not 32 bytes, and production without a key', () => {
+    expect(() => loadConfig({ SETTINGS_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/SETTINGS_ENCRYPTION_KEY/);
+    expect(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(20) })).toThrow(
+      /SETTINGS_ENCRYPTION_KEY: required in production/,
+    );
+    expect(
+      loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(20), SETTINGS_ENCRYPTION_KEY: key }).env,
+    ).toBe('production');
   });
 });
