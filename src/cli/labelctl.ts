@@ -22,6 +22,7 @@ import { openOrm, type Orm } from '../db/orm';
 import { loadFixture } from '../fixtures/load-fixture';
 import { FixtureError } from '../fixtures/schema';
 import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
+import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
 import { createPorts } from '../ports';
 import { registerPickupPointCommands } from './pickup-points';
@@ -386,7 +387,8 @@ async function main(argv: string[]): Promise<number> {
       error instanceof CliError ||
       error instanceof ApiKeyError ||
       error instanceof ScopeError ||
-      error instanceof ProviderConfigError;
+      error instanceof ProviderConfigError ||
+      error instanceof SealedHeadersError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);
     return 2;

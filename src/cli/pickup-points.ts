@@ -16,7 +16,7 @@ import {
 } from '../db/pickup-point-providers-repository';
 import { isIsoCountryCode } from '../domain/countries';
 import { customNetworkCode, PICKUP_POINT_TYPES, roundLocation, WEEKDAYS } from '../domain/pickup-points';
-import { maskHeaderValue } from '../pickup-points/header-vault';
+import { maskHeaderValue, SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderCallError, type ProviderHeader } from '../pickup-points/provider-client';
 import {
   checkHeaders,
@@ -55,20 +55,33 @@ const coordinate = (max: number) => (value: string) => {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** The provider's headers, or null when they no longer open (the settings key changed). */
+function readableHeaders(key: Buffer, provider: PickupPointProvider): ProviderHeader[] | null {
+  try {
+    return providerHeaders(key, provider);
+  } catch (error) {
+    if (error instanceof SealedHeadersError) return null;
+    throw error;
+  }
+}
+
 function providerRow(key: Buffer, provider: PickupPointProvider): Row {
+  const headers = readableHeaders(key, provider);
   return {
     code: provider.code,
     network: customNetworkCode(provider.code),
     name: provider.name,
     url: provider.url,
     enabled: provider.enabled,
-    headers: providerHeaders(key, provider).map((h) => ({ name: h.name, value: maskHeaderValue(h.value) })),
+    headers: headers?.map((h) => ({ name: h.name, value: maskHeaderValue(h.value) })) ?? null,
     updated_at: provider.updatedAt.toISOString(),
   };
 }
 
 const headerSummary = (row: Row) =>
-  (row.headers as ProviderHeader[]).map((h) => `${h.name}: ${h.value}`).join('; ') || '(none)';
+  row.headers === null
+    ? '(unreadable with this SETTINGS_ENCRYPTION_KEY: set them again with update --header)'
+    : (row.headers as ProviderHeader[]).map((h) => `${h.name}: ${h.value}`).join('; ') || '(none)';
 
 function hours(point: ReturnType<typeof serializePickupPoint>): string {
   const open = WEEKDAYS.filter((d) => point.opening_hours[d]!.length > 0).map(
@@ -151,9 +164,11 @@ export function registerPickupPointCommands(program: Command, kit: CliKit): void
         const row = await kit.withOrm(async (em) => {
           const found = await findProvider(em, (await kit.findStore(em, ref)).id, code);
           const headerChange = opts.header.length > 0 || opts.removeHeader.length > 0;
+          // Headers that no longer open are replaced by the ones given now.
+          const current = headerChange ? (readableHeaders(key(), found) ?? []) : [];
           const headers = headerChange
             ? checkHeaders(
-                changedHeaders(providerHeaders(key(), found), {
+                changedHeaders(current, {
                   setHeaders: opts.header.map(parseHeaderArgument),
                   removeHeaders: opts.removeHeader,
                 }),

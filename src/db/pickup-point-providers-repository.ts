@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { newId } from '../ids';
-import { openHeaders, sealHeaders } from '../pickup-points/header-vault';
+import { openHeaders, sealHeaders, SealedHeadersError } from '../pickup-points/header-vault';
 import type { ProviderHeader } from '../pickup-points/provider-client';
 import { ProviderConfigError } from '../pickup-points/provider-config';
 import type { ProviderRecord } from '../pickup-points/provider-search';
@@ -108,12 +108,25 @@ export function toProviderRecord(key: Buffer, provider: PickupPointProvider): Pr
   };
 }
 
-/** The enabled providers of a store, ready to call. */
+/**
+ * The enabled providers of a store, ready to call. One whose headers no longer open (the key changed) is left out and
+ * reported, so the store's other networks keep working.
+ */
 export async function enabledProviderRecords(
   em: EntityManager,
   key: Buffer,
   storeId: string,
+  onUnreadable: (error: SealedHeadersError) => void,
 ): Promise<ProviderRecord[]> {
   const providers = await em.find(PickupPointProvider, { storeId, enabled: true }, { orderBy: { createdAt: 'asc' } });
-  return providers.map((p) => toProviderRecord(key, p));
+  const records: ProviderRecord[] = [];
+  for (const provider of providers) {
+    try {
+      records.push(toProviderRecord(key, provider));
+    } catch (error) {
+      if (!(error instanceof SealedHeadersError)) throw error;
+      onUnreadable(error);
+    }
+  }
+  return records;
 }

@@ -67,7 +67,13 @@ export async function assignPickupPoint(deps: AssignmentDeps, input: PickupPoint
     });
   }
 
-  const reach = await loadNetworkReach(deps.em, deps.settingsKey, input.storeId, order.deliveryMethod);
+  const reach = await loadNetworkReach(
+    deps.em,
+    deps.settingsKey,
+    input.storeId,
+    order.deliveryMethod,
+    deps.sources.logger,
+  );
   const refuse = (reason: string) =>
     new DomainError('pickup_point_not_available', {
       details: { reason, carriers: reach.networks.map((n) => n.code) },

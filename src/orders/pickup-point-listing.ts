@@ -75,7 +75,13 @@ export async function listOrderPickupPoints(deps: ListingDeps, query: PickupPoin
     throw new DomainError('order_not_eligible', {
       details: { reason: 'no_pickup_point_method', order_id: order.id, delivery_method: order.deliveryMethod.type },
     });
-  const reach = await loadNetworkReach(deps.em, deps.settingsKey, query.storeId, order.deliveryMethod);
+  const reach = await loadNetworkReach(
+    deps.em,
+    deps.settingsKey,
+    query.storeId,
+    order.deliveryMethod,
+    deps.sources.logger,
+  );
   if (query.carriers) {
     const allowed = reach.networks.map((n) => n.code);
     const unknown = query.carriers.find((c) => !allowed.includes(c));

@@ -16,14 +16,29 @@ export function sealHeaders(key: Buffer, providerId: string, headers: readonly P
   return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), sealed.toString('base64')].join(':');
 }
 
+/** Sealed headers that do not open: another `SETTINGS_ENCRYPTION_KEY`, or a value copied from another provider. */
+export class SealedHeadersError extends Error {
+  override readonly name = 'SealedHeadersError';
+  constructor(readonly providerId: string) {
+    super(
+      `the stored headers of provider ${providerId} cannot be opened with this SETTINGS_ENCRYPTION_KEY; ` +
+        'set them again with pickup-points provider update --header',
+    );
+  }
+}
+
 export function openHeaders(key: Buffer, providerId: string, sealed: string): ProviderHeader[] {
   const [version, iv, tag, data] = sealed.split(':');
-  if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('sealed headers in an unknown format');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-  decipher.setAAD(Buffer.from(`pickup_point_provider:${providerId}`));
-  decipher.setAuthTag(Buffer.from(tag, 'base64'));
-  const plain = Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
-  return JSON.parse(plain) as ProviderHeader[];
+  if (version !== VERSION || !iv || !tag || data === undefined) throw new SealedHeadersError(providerId);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+    decipher.setAAD(Buffer.from(`pickup_point_provider:${providerId}`));
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    const plain = Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+    return JSON.parse(plain) as ProviderHeader[];
+  } catch {
+    throw new SealedHeadersError(providerId);
+  }
 }
 
 /** How a header value is shown back: never in full; the last four characters only when it is long enough. */

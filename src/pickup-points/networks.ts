@@ -4,6 +4,7 @@ import { CarrierAccount } from '../db/entities/carrier-account';
 import { CarrierRule } from '../db/entities/carrier-rule';
 import { enabledProviderRecords } from '../db/pickup-point-providers-repository';
 import { allowedNetworks, type DeliveryMethodFacts } from '../domain/pickup-points';
+import type { Logger } from '../logger';
 import { CARRIERS_WITH_NETWORKS, type NetworkReach } from './search';
 
 /** The networks an order's delivery method allows, with the store's accounts and providers that reach them. */
@@ -12,11 +13,14 @@ export async function loadNetworkReach(
   settingsKey: Buffer,
   storeId: string,
   deliveryMethod: DeliveryMethodFacts,
+  logger: Logger,
 ): Promise<NetworkReach> {
   const [rules, accounts, providers] = await Promise.all([
     em.find(CarrierRule, { storeId }),
     em.find(CarrierAccount, { storeId }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
-    enabledProviderRecords(em, settingsKey, storeId),
+    enabledProviderRecords(em, settingsKey, storeId, (error) =>
+      logger.error({ pickup_provider_id: error.providerId, store_id: storeId }, error.message),
+    ),
   ]);
   const networks = allowedNetworks({
     deliveryMethod,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PickupPointProvider } from '../../src/db/entities/pickup-point-provider';
+import { addProvider } from '../../src/db/pickup-point-providers-repository';
 import { randomToken } from '../../src/ids';
 import {
   aPlatformOrder,
@@ -225,6 +226,34 @@ describe('labelctl pickup-points', () => {
     expect(failing.stderr).toMatch(
       /\[http_error\] after 2 attempt\(s\).*HTTP 500.*Scripted failure: the point database is unavailable/,
     );
+  });
+
+  it('lists a provider whose headers no longer open, and update --header sets them again', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const domain = await storeDomain(app.orm, store.storeId);
+    const name = aProviderName();
+    const headers = [{ name: 'X-Provider-Key', value: 'sandbox-provider-key' }];
+    // Sealed under another SETTINGS_ENCRYPTION_KEY than the one labelctl runs with.
+    await addProvider(
+      app.orm.em.fork(),
+      Buffer.alloc(32, 9),
+      { storeId: store.storeId, code: 'shops', name: 'Shops', url: providerUrl(name), headers },
+      new Date(),
+    );
+    const listed = await labelctl('pickup-points', 'provider', 'list', domain);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('unreadable with this SETTINGS_ENCRYPTION_KEY');
+    const updated = await json(
+      'pickup-points',
+      'provider',
+      'update',
+      domain,
+      'shops',
+      '--header',
+      'X-Provider-Key: sandbox-provider-key',
+    );
+    expect(updated.headers).toEqual([{ name: 'X-Provider-Key', value: '••••-key' }]);
+    expect((await json('pickup-points', 'verify', domain, ...verifyArgs)).shown.length).toBeGreaterThan(0);
   });
 
   it('refuses unsafe settings, and verify shows the SSRF guard at work', async () => {

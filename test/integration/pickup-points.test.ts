@@ -1,11 +1,14 @@
+import { addProvider } from '../../src/db/pickup-point-providers-repository';
 import { scriptFaults } from '../helpers/sandbox';
 import {
   aCustomProvider,
   aPlatformOrder,
+  aProviderName,
   configureProvider,
   pickupAccounts,
   PRAHA,
   providerRequests,
+  providerUrl,
   scriptProviderFaults,
   storeDomain,
 } from '../helpers/pickup';
@@ -126,6 +129,20 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
     expect((await list(order.id, store.auth, `?latitude=${PRAHA.latitude}&longitude=${PRAHA.longitude}`)).status).toBe(
       200,
     );
+  });
+
+  it('leaves out a provider whose headers no longer open (settings key changed); the other networks answer', async () => {
+    const store = await aPickupStore({ carriers: ['carrier_a'] });
+    await addProvider(
+      app.orm.em.fork(),
+      Buffer.alloc(32, 9),
+      { storeId: store.storeId, code: 'old', name: 'Old key', url: providerUrl(aProviderName()), headers: [] },
+      new Date(),
+    );
+    const order = await aPlatformOrder(store.domain);
+    const res = await list(order.id, store.auth);
+    expect(res.status).toBe(200);
+    expect(res.body.sources.map((s: any) => s.carrier.code)).toEqual(['carrier_a']);
   });
 
   it('answers order_not_eligible for an order without a pickup-point delivery method, not_found for others', async () => {
