@@ -7,6 +7,7 @@ import { distanceMeters } from '../../src/domain/pickup-points';
 import { randomToken } from '../../src/ids';
 import { aCarrierAccount, aPlatformId } from './labels';
 import { control, sandboxUrl } from './sandbox';
+import { aStoreWithKey } from './stores';
 
 /** Praha centre: the sandbox networks and the reference provider have points around it. */
 export const PRAHA = { latitude: 50.0755, longitude: 14.4378 };
@@ -30,7 +31,7 @@ const pickupService = (code: string, types?: Array<'pickup_point' | 'locker'>): 
 export async function pickupAccounts(
   orm: Orm,
   storeId: string,
-  carriers: Array<'carrier_a' | 'carrier_c' | 'carrier_d'> = ['carrier_a', 'carrier_c', 'carrier_d'],
+  carriers: PickupCarrier[] = ['carrier_a', 'carrier_c', 'carrier_d'],
 ): Promise<Record<string, string>> {
   const services: Record<string, CarrierAccountService[]> = {
     carrier_a: [pickupService('a_pickup')],
@@ -43,6 +44,16 @@ export async function pickupAccounts(
     ids[carrierCode] = account.id;
   }
   return ids;
+}
+
+type PickupCarrier = 'carrier_a' | 'carrier_c' | 'carrier_d';
+
+/** A store with a key, its domain, and pickup carrier accounts (`pickupAccounts`). */
+export async function aPickupStore(orm: Orm, carriers?: PickupCarrier[]) {
+  const store = await aStoreWithKey(orm);
+  const domain = await storeDomain(orm, store.storeId);
+  const accounts = await pickupAccounts(orm, store.storeId, carriers);
+  return { ...store, domain, accounts };
 }
 
 export interface PlatformOrderOptions {

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { PickupPointProvider } from '../../src/db/entities/pickup-point-provider';
 import { addProvider } from '../../src/db/pickup-point-providers-repository';
 import { randomToken } from '../../src/ids';
@@ -12,34 +10,34 @@ import {
   scriptProviderFaults,
   storeDomain,
 } from '../helpers/pickup';
+import { labelctl, labelctlJson as json } from '../helpers/labelctl';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-const bin = join(__dirname, '..', '..', 'bin', 'labelctl.js');
+const verifyArgs = ['--lat', '50.0755', '--lng', '14.4378', '--country', 'CZ'];
 
-function labelctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: process.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-const json = async (...args: string[]) => {
-  const result = await labelctl('--json', ...args);
-  if (result.code !== 0) throw new Error(`labelctl ${args.join(' ')} failed: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-};
+/** `pickup-points provider add <domain> --code shops --name Shops --url <sandbox provider> --header <header>`. */
+const addShops = (domain: string, sandboxName: string, header: string) =>
+  json(
+    'pickup-points',
+    'provider',
+    'add',
+    domain,
+    '--code',
+    'shops',
+    '--name',
+    'Shops',
+    '--url',
+    providerUrl(sandboxName),
+    '--header',
+    header,
+  );
 
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();
 });
 afterAll(async () => app.close());
-
-const verifyArgs = ['--lat', '50.0755', '--lng', '14.4378', '--country', 'CZ'];
 
 describe('labelctl pickup-points', () => {
   it('adds, lists, updates and removes a provider; header values are stored sealed and never printed in full', async () => {
@@ -133,20 +131,7 @@ describe('labelctl pickup-points', () => {
     const store = await aStoreWithKey(app.orm);
     const domain = await storeDomain(app.orm, store.storeId);
     const name = aProviderName();
-    await json(
-      'pickup-points',
-      'provider',
-      'add',
-      domain,
-      '--code',
-      'shops',
-      '--name',
-      'Shops',
-      '--url',
-      providerUrl(name),
-      '--header',
-      'X-Provider-Key: sandbox-provider-key',
-    );
+    await addShops(domain, name, 'X-Provider-Key: sandbox-provider-key');
 
     await scriptProviderFaults(name, [{ type: 'malformed_items' }]);
     const malformed = await json('pickup-points', 'verify', domain, ...verifyArgs);
@@ -191,20 +176,7 @@ describe('labelctl pickup-points', () => {
     const store = await aStoreWithKey(app.orm);
     const domain = await storeDomain(app.orm, store.storeId);
     const name = aProviderName();
-    await json(
-      'pickup-points',
-      'provider',
-      'add',
-      domain,
-      '--code',
-      'shops',
-      '--name',
-      'Shops',
-      '--url',
-      providerUrl(name),
-      '--header',
-      'X-Provider-Key: wrong-key',
-    );
+    await addShops(domain, name, 'X-Provider-Key: wrong-key');
     const unauthorised = await labelctl('pickup-points', 'verify', domain, ...verifyArgs);
     expect(unauthorised.code).toBe(2);
     expect(unauthorised.stderr).toMatch(

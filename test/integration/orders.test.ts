@@ -3,12 +3,11 @@ import { SandboxPlatformAdapter } from '../../src/platform/sandbox-adapter';
 import { aLabel, aPlatformId, aStoredDocument } from '../helpers/labels';
 import {
   aCustomProvider,
+  aPickupStore,
   aPlatformOrder,
   networkPoints,
-  pickupAccounts,
   PRAHA,
   scriptProviderFaults,
-  storeDomain,
 } from '../helpers/pickup';
 import { control, sandboxUrl, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
@@ -20,14 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
+const pickupStore = (carriers?: Parameters<typeof aPickupStore>[1]) => aPickupStore(app.orm, carriers);
 const platform = () => new SandboxPlatformAdapter({ baseUrl: sandboxUrl(), timeoutMs: 5_000 });
-
-async function aPickupStore(carriers?: Array<'carrier_a' | 'carrier_c' | 'carrier_d'>) {
-  const store = await aStoreWithKey(app.orm);
-  const domain = await storeDomain(app.orm, store.storeId);
-  const accounts = await pickupAccounts(app.orm, store.storeId, carriers);
-  return { ...store, domain, accounts };
-}
 
 const put = (orderId: string, auth: Record<string, string>, body: unknown) =>
   app.request('PUT', `/v1/orders/${encodeURIComponent(orderId)}/pickup-point`, { headers: auth, body });
@@ -39,7 +32,7 @@ function expectRefusal(res: { status: number; body: any }, status: number, code:
 
 describe('GET /v1/orders/{order_id}', () => {
   it('shows pickup point, delivery, reminders, COD facts and labels through the label serializer', async () => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const order = await aPlatformOrder(store.domain, {
       pickupPoint: { id: '1001', carrier_code: 'carrier_a', name: 'Carrier A point', country: 'CZ' },
       extra: {
@@ -98,7 +91,7 @@ describe('GET /v1/orders/{order_id}', () => {
   });
 
   it('reminds of a missing pickup point and label, and shows who holds a fulfillment order', async () => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const order = await aPlatformOrder(store.domain);
     await control('POST', `/_control/stores/${store.domain}/fulfillment-orders/${order.fulfillmentOrderIds[0]}/hold`, {
       reason: 'automation export',
@@ -112,8 +105,8 @@ describe('GET /v1/orders/{order_id}', () => {
   });
 
   it('answers 404 for another store, a malformed and an unknown ID; 503 when the platform is down', async () => {
-    const store = await aPickupStore();
-    const other = await aPickupStore();
+    const store = await pickupStore();
+    const other = await pickupStore();
     const order = await aPlatformOrder(store.domain);
     for (const id of [order.id, 'lbl_x', 'gid://shopify/Product/1', '0', '12345678901']) {
       const res = await app.request('GET', `/v1/orders/${encodeURIComponent(id)}`, {
@@ -132,7 +125,7 @@ describe('GET /v1/orders/{order_id}', () => {
 
 describe('PUT /v1/orders/{order_id}/pickup-point', () => {
   it('sets a carrier point, writes it to the store platform and shows it on the order', async () => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const order = await aPlatformOrder(store.domain);
     const point = networkPoints('carrier_a', PRAHA, (p) => p.kind === 'pickup_point')[3]!;
     const res = await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: point.id });
@@ -160,7 +153,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
   });
 
   it('changes to a point of a custom provider', async () => {
-    const store = await aPickupStore(['carrier_a']);
+    const store = await pickupStore(['carrier_a']);
     const provider = await aCustomProvider(app.orm, app.config, store.storeId);
     const order = await aPlatformOrder(store.domain, {
       pickupPoint: { id: '1001', carrier_code: 'carrier_a', name: 'Old point', country: 'CZ' },
@@ -176,7 +169,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
   });
 
   it('records the customer ID a point for registered recipients needs, and never shows it', async () => {
-    const store = await aPickupStore(['carrier_d']);
+    const store = await pickupStore(['carrier_d']);
     const order = await aPlatformOrder(store.domain);
     const locker = networkPoints('carrier_d', PRAHA, (p) => p.requires_customer_id)[0]!;
     expectRefusal(
@@ -204,7 +197,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
 
   describe('pickup_point_not_available', () => {
     it('carrier_not_offered: a network the delivery method does not allow', async () => {
-      const store = await aPickupStore(['carrier_a', 'carrier_d']);
+      const store = await pickupStore(['carrier_a', 'carrier_d']);
       const order = await aPlatformOrder(store.domain);
       for (const carrier of ['carrier_c', 'carrier_b', 'custom:nope']) {
         expectRefusal(
@@ -217,7 +210,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     });
 
     it('not_found: an ID the carrier does not know', async () => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
       for (const id of ['999999', 'CZ10001']) {
         expectRefusal(
@@ -233,7 +226,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     });
 
     it('not_found_nearby: a real point that is not among the 50 nearest', async () => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
       const nearest = networkPoints('carrier_a');
       // The 51st nearest exists, but is not among the 50 nearest.
@@ -252,7 +245,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     });
 
     it('not_found_nearby: a custom point not in the answer to a search near the address', async () => {
-      const store = await aPickupStore(['carrier_a']);
+      const store = await pickupStore(['carrier_a']);
       const provider = await aCustomProvider(app.orm, app.config, store.storeId);
       const order = await aPlatformOrder(store.domain);
       for (const id of ['shop-bratislava-1', 'no-such-shop']) {
@@ -269,7 +262,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     });
 
     it('type_not_allowed: a locker where the service delivers to pickup points only', async () => {
-      const store = await aPickupStore(['carrier_c']);
+      const store = await pickupStore(['carrier_c']);
       const order = await aPlatformOrder(store.domain);
       const locker = networkPoints('carrier_c', PRAHA, (p) => p.kind === 'locker')[0]!;
       expectRefusal(
@@ -284,7 +277,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     });
 
     it('a network that cannot be asked answers 503 carrier_unavailable, never a guess', async () => {
-      const store = await aPickupStore(['carrier_a']);
+      const store = await pickupStore(['carrier_a']);
       const provider = await aCustomProvider(app.orm, app.config, store.storeId);
       const order = await aPlatformOrder(store.domain);
       await scriptFaults(store.accounts.carrier_a!, [{ type: 'server_error', operation: 'pickup_points' }]);
@@ -303,7 +296,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
 
   describe('order refusals', () => {
     it('label_exists (order_has_label) with label_ids', async () => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
       const failed = await aLabel(app.orm, store.storeId, {
         orderId: order.id,
@@ -317,7 +310,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     });
 
     it('creation_in_progress while an export holds a fulfillment order, then succeeds once released', async () => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain, {
         fulfillmentOrders: [{ id: aPlatformId() }, { id: aPlatformId() }],
       });
@@ -340,7 +333,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       ['order_fulfilled', { fulfillmentOrders: [{ id: aPlatformId(), status: 'closed' }] }],
       ['order_cancelled', { extra: { cancelled_at: '2026-11-20T10:00:00Z' } }],
     ])('order_not_eligible (%s)', async (reason, options) => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain, options);
       expectRefusal(
         await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' }),
@@ -355,7 +348,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     });
 
     it('checks eligibility before labels, and labels before who holds the order', async () => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain, { deliveryType: 'shipping' });
       await aLabel(app.orm, store.storeId, { orderId: order.id });
       expect((await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' })).body.error.code).toBe(
@@ -376,7 +369,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
 
   describe('access and validation', () => {
     it('needs pickup_points:assign and write access', async () => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
       const em = app.orm.em.fork();
       const { secret } = await createApiKey(em, {
@@ -415,7 +408,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       [{ carrier: 'carrier_a', pickup_point_id: '1001', note: 'x' }, 'note'],
       [{ carrier: 'carrier_a', pickup_point_id: '1001', customer_id: '' }, 'customer_id'],
     ])('refuses %j with validation_error on %s', async (body, parameter) => {
-      const store = await aPickupStore();
+      const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
       expectRefusal(await put(order.id, store.auth, body), 422, 'validation_error', { parameter });
     });

@@ -2,17 +2,15 @@ import { addProvider } from '../../src/db/pickup-point-providers-repository';
 import { scriptFaults } from '../helpers/sandbox';
 import {
   aCustomProvider,
+  aPickupStore,
   aPlatformOrder,
   aProviderName,
   configureProvider,
-  pickupAccounts,
   PRAHA,
   providerRequests,
   providerUrl,
   scriptProviderFaults,
-  storeDomain,
 } from '../helpers/pickup';
-import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // The provider time box is short here so the slow-provider cases stay quick; the cache is off (TTL 0) so every
@@ -23,19 +21,13 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-async function aPickupStore(options: { carriers?: Array<'carrier_a' | 'carrier_c' | 'carrier_d'> } = {}) {
-  const store = await aStoreWithKey(app.orm);
-  const domain = await storeDomain(app.orm, store.storeId);
-  const accounts = await pickupAccounts(app.orm, store.storeId, options.carriers);
-  return { ...store, domain, accounts };
-}
-
+const pickupStore = (carriers?: Parameters<typeof aPickupStore>[1]) => aPickupStore(app.orm, carriers);
 const list = (orderId: string, auth: Record<string, string>, query = '') =>
   app.request('GET', `/v1/orders/${encodeURIComponent(orderId)}/pickup-points${query}`, { headers: auth });
 
 describe('GET /v1/orders/{order_id}/pickup-points', () => {
   it('merges the carriers the delivery method allows with the custom providers, nearest first', async () => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const provider = await aCustomProvider(app.orm, app.config, store.storeId);
     const order = await aPlatformOrder(store.domain);
     const res = await list(order.id, store.auth, '?limit=50');
@@ -73,7 +65,7 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
   });
 
   it('filters by carrier, limits, and searches where the request says', async () => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const provider = await aCustomProvider(app.orm, app.config, store.storeId);
     const order = await aPlatformOrder(store.domain);
     const filtered = await list(order.gid, store.auth, `?carrier=carrier_d,${provider.network}&limit=5`);
@@ -112,7 +104,7 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
     ['?carrier=custom:unknown', 'carrier'],
     ['?radius=5', 'radius'],
   ])('refuses %s with validation_error on `%s`', async (query, parameter) => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const order = await aPlatformOrder(store.domain);
     const res = await list(order.id, store.auth, query);
     expect(res.status).toBe(422);
@@ -121,7 +113,7 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
   });
 
   it('asks for coordinates when the shipping address has none', async () => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const order = await aPlatformOrder(store.domain, { location: null });
     const res = await list(order.id, store.auth);
     expect(res.status).toBe(422);
@@ -132,7 +124,7 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
   });
 
   it('leaves out a provider whose headers no longer open (settings key changed); the other networks answer', async () => {
-    const store = await aPickupStore({ carriers: ['carrier_a'] });
+    const store = await pickupStore(['carrier_a']);
     await addProvider(
       app.orm.em.fork(),
       Buffer.alloc(32, 9),
@@ -146,7 +138,7 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
   });
 
   it('answers order_not_eligible for an order without a pickup-point delivery method, not_found for others', async () => {
-    const store = await aPickupStore();
+    const store = await pickupStore();
     const home = await aPlatformOrder(store.domain, { deliveryType: 'shipping' });
     const res = await list(home.id, store.auth);
     expect(res.status).toBe(422);
@@ -154,14 +146,14 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
       code: 'order_not_eligible',
       details: { reason: 'no_pickup_point_method', order_id: home.gid },
     });
-    const other = await aPickupStore();
+    const other = await pickupStore();
     expect((await list(home.id, other.auth)).status).toBe(404);
     expect((await list('abc', store.auth)).status).toBe(404);
     expect((await list('99999999999', store.auth)).status).toBe(404);
   });
 
   it('lists what the other networks have when one carrier is down, and 503 when every one is', async () => {
-    const store = await aPickupStore({ carriers: ['carrier_a', 'carrier_d'] });
+    const store = await pickupStore(['carrier_a', 'carrier_d']);
     const order = await aPlatformOrder(store.domain);
     await scriptFaults(store.accounts.carrier_a!, [{ type: 'server_error', operation: 'pickup_points' }]);
     const partial = await list(order.id, store.auth);
@@ -187,7 +179,7 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
 
 describe('custom provider failure modes, as the merchant sees them', () => {
   async function setup() {
-    const store = await aPickupStore({ carriers: ['carrier_a'] });
+    const store = await pickupStore(['carrier_a']);
     const provider = await aCustomProvider(app.orm, app.config, store.storeId);
     const order = await aPlatformOrder(store.domain);
     const only = `?carrier=${encodeURIComponent(provider.network)}&limit=50`;

@@ -6,24 +6,11 @@ import {
   type PickupPoint,
 } from '../../domain/pickup-points';
 import type { CarrierAccountSettings, PickupNetworkPort, PickupPointSearch } from '../port';
+import type { SandboxPickupPoint } from '../sandbox/pickup-networks';
 import type { carrierCaller } from './shared';
 
 /** A point as the simulated networks send it (src/carriers/sandbox/pickup-networks.ts). */
-interface WirePoint {
-  id: string;
-  kind: 'pickup_point' | 'locker';
-  name: string;
-  place: string | null;
-  street: string;
-  city: string;
-  zip: string;
-  country: string;
-  latitude: number;
-  longitude: number;
-  opening_hours: Record<string, string>;
-  requires_customer_id: boolean;
-  pin_url: string | null;
-}
+type WirePoint = SandboxPickupPoint;
 
 function openingHours(days: Record<string, string>): OpeningHours {
   const week = closedWeek();
