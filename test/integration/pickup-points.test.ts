@@ -294,3 +294,29 @@ describe('custom provider failure modes, as the merchant sees them', () => {
     expect(sourceOf(res.body, t.provider.network)).toMatchObject({ status: 'unavailable', failure: 'error' });
   });
 });
+
+describe('the provider cache, with the configured TTL', () => {
+  let cached: TestApp;
+  beforeAll(async () => {
+    cached = await startTestApp();
+  });
+  afterAll(async () => cached.close());
+
+  it('asks the provider once for searches within about 100 m, again for one farther away', async () => {
+    const store = await aPickupStore(cached.orm, ['carrier_a']);
+    const provider = await aCustomProvider(cached.orm, cached.config, store.storeId);
+    const order = await aPlatformOrder(store.domain);
+    const at = (latitude: number, longitude: number) =>
+      cached.request(
+        'GET',
+        `/v1/orders/${order.id}/pickup-points?carrier=${provider.network}&latitude=${latitude}&longitude=${longitude}`,
+        { headers: store.auth },
+      );
+    const first = await at(50.07551, 14.43779);
+    const near = await at(50.07569, 14.43801);
+    expect(near.body.data.map((p: any) => p.id)).toEqual(first.body.data.map((p: any) => p.id));
+    expect(await providerRequests(provider.sandboxName)).toHaveLength(1);
+    await at(50.0805, 14.43779);
+    expect((await providerRequests(provider.sandboxName)).map((r) => r.body.latitude)).toEqual([50.076, 50.081]);
+  });
+});

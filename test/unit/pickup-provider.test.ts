@@ -1,4 +1,5 @@
 import { loadConfig } from '../../src/config';
+import pino from 'pino';
 import { createLogger } from '../../src/logger';
 import { maskHeaderValue, openHeaders, sealHeaders } from '../../src/pickup-points/header-vault';
 import { ProviderCallError, type ProviderClient } from '../../src/pickup-points/provider-client';
@@ -405,6 +406,26 @@ describe('provider search: cache, single flight and stale answers', () => {
     t.advance(10_000);
     t.answerWith(failing('timeout'));
     await expect(t.search(provider, input)).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
+  it("logs a failure with the provider's own message for the operator", async () => {
+    const lines: string[] = [];
+    const logged = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const search = createProviderSearch({
+      client: failing('http_error', 500),
+      cacheTtlMs: 0,
+      staleTtlMs: 0,
+      now: () => new Date(),
+      logger: logged,
+    });
+    await expect(search(provider, input)).rejects.toBeInstanceOf(ProviderCallError);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      pickup_provider_id: 'pp_1',
+      failure: 'http_error',
+      status: 500,
+      provider_message: 'db down',
+      served_stale: false,
+    });
   });
 
   it('fails without a cached answer, and turns a body that is not {data} into invalid_answer', async () => {
