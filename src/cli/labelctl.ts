@@ -117,7 +117,9 @@ export function buildProgram(
   ormHandle: () => Promise<Orm>,
 ): Command {
   const program = new Command('labelctl')
-    .description('Operator CLI of the Shipping Label API: stores, gates, API keys, outbox and request log')
+    .description(
+      'Operator CLI of the Shipping Label API: stores, gates, API keys, outbox, request log and pickup point providers',
+    )
     .option('--json', 'machine-readable output (one JSON document per line)')
     .exitOverride()
     .showHelpAfterError();

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { Label } from '../db/entities/label';
 import { Store } from '../db/entities/store';
 import { DomainError } from '../domain/errors';
-import type { OrderFacts, OrderLabelFacts } from '../domain/orders';
+import type { OrderFacts, OrderLabelFacts } from '../domain/order-status';
 import { parseOrderId } from '../domain/platform-ids';
 import {
   PlatformUnavailableError,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CarrierTimeoutError, CarrierUnavailableError } from '../carriers/port';
 import { DomainError } from '../domain/errors';
-import { pickupPointChangeRefusal } from '../domain/orders';
+import { pickupPointChangeRefusal } from '../domain/order-status';
 import { pointChoiceRefusal, type GeoPoint, type PickupPoint } from '../domain/pickup-points';
 import { findHolders, type FulfillmentOrderHolder } from '../locks/holders';
 import type { StorePlatformPort } from '../platform/port';

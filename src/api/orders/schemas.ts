@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES, ORDER_REMINDER_CODES } from '../../domain/orders';
+import { DELIVERY_STATUSES, ORDER_REMINDER_CODES } from '../../domain/order-status';
 import { MAX_PICKUP_POINTS, PICKUP_POINT_TYPES, WEEKDAYS } from '../../domain/pickup-points';
 import { labelSchema } from '../labels/schemas';
 

@@ -1,6 +1,6 @@
 import { CARRIERS } from '../../carriers/catalog';
 import type { LabelView } from '../../db/labels-query';
-import { deliveryStatus, orderReminders } from '../../domain/orders';
+import { deliveryStatus, orderReminders } from '../../domain/order-status';
 import { isPickupPointMethod, type AllowedNetwork } from '../../domain/pickup-points';
 import { isoSecondsOrNull, money } from '../../http/serialize';
 import type { FulfillmentOrderHolder } from '../../locks/holders';

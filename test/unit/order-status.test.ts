@@ -5,7 +5,7 @@ import {
   pickupPointChangeRefusal,
   type OrderFacts,
   type OrderLabelFacts,
-} from '../../src/domain/orders';
+} from '../../src/domain/order-status';
 
 function anOrder(overrides: Partial<OrderFacts> = {}): OrderFacts {
   return {
