@@ -211,6 +211,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/orders/{order_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An order's pickup point, reminders, delivery status, COD facts and labels
+     * @description The order is read from the store platform at request time; its labels come from this API. `cod` shows the facts the COD decision of `POST /labels` reads, not a decision.
+     */
+    get: operations['getOrder'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/orders/{order_id}/pickup-points': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Nearest pickup points for the order
+     * @description Searches every network the order's delivery method allows (the carriers of the store's rules for it and the store's custom providers) around the geocoded shipping address, and merges them nearest first. A network that does not answer is listed in `sources` as `unavailable`; when none answers: 503 `carrier_unavailable`.
+     */
+    get: operations['listOrderPickupPoints'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/orders/{order_id}/pickup-point': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set or change the order's pickup point
+     * @description Only on an order without labels, not fulfilled, with a pickup-point delivery method, while no label creation or export holds its fulfillment orders. The point must be one of the networks the delivery method allows and among the 50 nearest to the shipping address. It is written to the store platform's order, where the next label creation reads it. Repeating the same request is harmless.
+     */
+    put: operations['setOrderPickupPoint'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3546,6 +3606,836 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path: {
+        order_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The order */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Order GID */
+            id: string;
+            /** @description Numeric order ID */
+            legacy_id: string;
+            name: string;
+            currency: string;
+            cancelled_at: string | null;
+            delivery_method: {
+              /** @enum {string} */
+              type: 'shipping' | 'pickup' | 'local' | 'retail';
+              title: string | null;
+              /** @description Whether the order is delivered to a pickup point */
+              pickup_point_method: boolean;
+            };
+            /** @description The point the order is delivered to; null when none is set */
+            pickup_point: {
+              id: string;
+              carrier: {
+                code: string | null;
+                name: string | null;
+              };
+              name: string | null;
+              country: string;
+              /** @description Whether a `customer_id` is recorded (its value is never shown) */
+              customer_id_set: boolean;
+            } | null;
+            delivery: {
+              /** @enum {string} */
+              status: 'awaiting_label' | 'label_created' | 'partially_fulfilled' | 'fulfilled' | 'cancelled';
+              shipping_country: string | null;
+              fulfillment_orders: {
+                id: string;
+                legacy_id: string;
+                /** @description Store platform status: `open`, `in_progress`, `closed`, ... */
+                status: string;
+                delivery_method_type: string;
+                assigned_location_name: string;
+                /** @description Who holds it now: a running label creation or an admin/automation export */
+                held_by: ('creation' | 'export' | 'unknown') | null;
+                /** @description The holding creation (`lcr_...`) */
+                label_creation_id: string | null;
+              }[];
+            };
+            /** @description What still needs doing for the order, most pressing first */
+            reminders: {
+              /** @enum {string} */
+              code: 'pickup_point_missing' | 'label_missing' | 'label_pending' | 'ambiguous_current_set';
+              label_ids: string[];
+            }[];
+            /** @description The facts the COD decision of `POST /labels` reads; labels show what was collected */
+            cod: {
+              /** @description As the store platform reports them */
+              payment_gateways: string[];
+              /** @description `service/cod_value` exactly as stored; not interpreted */
+              cod_value_metafield: string | null;
+              /** @description `service/currency` exactly as stored */
+              currency_metafield: string | null;
+              order_currency: string;
+              total_price: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              };
+              /** @description What the customer still owes */
+              total_outstanding: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              };
+            };
+            /** @description Every label of the order, oldest first */
+            labels: {
+              /** @description `lbl_...` */
+              id: string;
+              order: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+                name: string;
+              };
+              /** @description Fulfillment orders the label covers; empty for whole-order labels */
+              fulfillment_orders: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+              }[];
+              /** @enum {string} */
+              direction: 'outbound' | 'return';
+              /** @enum {string} */
+              kind: 'shipment' | 'claim' | 'collection';
+              /** @enum {string} */
+              status: 'pending' | 'ready' | 'failed';
+              failure_reason: ('carrier_import_rejected' | 'not_finalized') | null;
+              current: boolean;
+              supersedes: string[];
+              /** @description Newer labels that replaced this one */
+              superseded_by: string[];
+              /**
+               * @description Same value on every label of the order and direction
+               * @enum {string}
+               */
+              current_set: 'ok' | 'ambiguous';
+              carrier: {
+                code: string;
+                name: string;
+                /** @description `ca_...` */
+                account_id: string | null;
+              };
+              /** @description Only on labels created through the API */
+              service: {
+                code: string;
+                name: string;
+              } | null;
+              source: ('admin' | 'flow' | 'api') | null;
+              cod: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+                /** @enum {string} */
+                source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+              } | null;
+              declared_value: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              } | null;
+              tracking_number: string | null;
+              tracking_url: string | null;
+              parcels: {
+                tracking_number: string | null;
+                tracking_url: string | null;
+                weight_grams: number | null;
+              }[];
+              batch_id: string | null;
+              /** @description Label document object */
+              document: {
+                /** @enum {string} */
+                availability:
+                  | 'available'
+                  | 'pending'
+                  | 'expired'
+                  | 'not_applicable'
+                  | 'not_isolated'
+                  | 'carrier_excluded'
+                  | 'not_reissuable';
+                /** @description Where the PDF comes from; null when there is none */
+                source: ('stored' | 'carrier') | null;
+                formats: ('label' | 'a4')[];
+                /** @description 60 days after label creation */
+                available_until: string;
+                /** @description The document endpoint of the label */
+                url: string;
+              };
+              /** @description Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers */
+              extras: {
+                [key: string]: unknown;
+              };
+              /** @description Insertion time; never changes */
+              created_at: string;
+              /** @description Last state change; null on labels from before the field existed */
+              updated_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized`, `invalid_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `shopify_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listOrderPickupPoints: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated network codes to search (`carrier_a,custom:shops`); default every network allowed */
+        carrier?: string;
+        /** @description 1 to 50, default 10 */
+        limit?: string;
+        /** @description Latitude to search around instead of the shipping address; send with the other coordinate */
+        latitude?: string;
+        /** @description Longitude to search around instead of the shipping address; send with the other coordinate */
+        longitude?: string;
+        /** @description Country to search in; default the shipping address's */
+        country_code?: string;
+      };
+      header?: {
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path: {
+        order_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The nearest pickup points */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Nearest first; each network keeps its own order */
+            data: {
+              /** @description The network's own ID of the point; send it with `carrier` to set the point */
+              id: string;
+              carrier: {
+                /** @description Carrier code (`carrier_a`, `carrier_c`, `carrier_d`) or `custom:<code>` for a custom provider */
+                code: string;
+                name: string;
+                /** @description `ca_...` the carrier is reached through; null for custom providers */
+                account_id: string | null;
+              };
+              /** @enum {string} */
+              type: 'pickup_point' | 'locker';
+              name: string;
+              /** @description General location or neighbourhood */
+              place: string | null;
+              street: string;
+              city: string;
+              zip: string;
+              /** @description ISO 3166-1 alpha-2 */
+              country: string;
+              latitude: number;
+              longitude: number;
+              /** @description Great-circle distance from the searched location */
+              distance_meters: number;
+              /** @description Map pin image, 50 x 75 pixels */
+              pin_url: string | null;
+              /** @description Every weekday; an empty list is a closed day */
+              opening_hours: {
+                monday: {
+                  /** @description HH:MM */
+                  opens: string;
+                  /** @description HH:MM; 24:00 ends the day */
+                  closes: string;
+                }[];
+                tuesday: {
+                  /** @description HH:MM */
+                  opens: string;
+                  /** @description HH:MM; 24:00 ends the day */
+                  closes: string;
+                }[];
+                wednesday: {
+                  /** @description HH:MM */
+                  opens: string;
+                  /** @description HH:MM; 24:00 ends the day */
+                  closes: string;
+                }[];
+                thursday: {
+                  /** @description HH:MM */
+                  opens: string;
+                  /** @description HH:MM; 24:00 ends the day */
+                  closes: string;
+                }[];
+                friday: {
+                  /** @description HH:MM */
+                  opens: string;
+                  /** @description HH:MM; 24:00 ends the day */
+                  closes: string;
+                }[];
+                saturday: {
+                  /** @description HH:MM */
+                  opens: string;
+                  /** @description HH:MM; 24:00 ends the day */
+                  closes: string;
+                }[];
+                sunday: {
+                  /** @description HH:MM */
+                  opens: string;
+                  /** @description HH:MM; 24:00 ends the day */
+                  closes: string;
+                }[];
+              };
+              /** @description The point hands parcels out only to registered recipients; setting it needs `customer_id` */
+              requires_customer_id: boolean;
+            }[];
+            search: {
+              latitude: number;
+              longitude: number;
+              country_code: string;
+              /**
+               * @description The geocoded shipping address, or `latitude`/`longitude` of the request
+               * @enum {string}
+               */
+              source: 'shipping_address' | 'request';
+            };
+            /** @description Every network searched, with how it answered */
+            sources: {
+              carrier: {
+                /** @description Carrier code (`carrier_a`, `carrier_c`, `carrier_d`) or `custom:<code>` for a custom provider */
+                code: string;
+                name: string;
+                account_id: string | null;
+              };
+              /**
+               * @description `stale`: a custom provider is down and its last answer (up to 24 hours old) stands in
+               * @enum {string}
+               */
+              status: 'ok' | 'stale' | 'unavailable';
+              /** @description Why a network is `unavailable` */
+              failure: ('timeout' | 'error') | null;
+              points_found: number;
+            }[];
+          };
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized`, `invalid_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version`, `order_not_eligible` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `shopify_unavailable`, `carrier_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  setOrderPickupPoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path: {
+        order_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "carrier": "carrier_a",
+         *       "pickup_point_id": "1001"
+         *     }
+         */
+        'application/json': {
+          /** @description Carrier code (`carrier_a`, `carrier_c`, `carrier_d`) or `custom:<code>` for a custom provider */
+          carrier: string;
+          /** @description `id` of a point from `GET /orders/{order_id}/pickup-points` */
+          pickup_point_id: string;
+          /**
+           * @description The recipient's registration at the network; required for points with `requires_customer_id`
+           * @default null
+           */
+          customer_id?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The order with its new pickup point */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Order GID */
+            id: string;
+            /** @description Numeric order ID */
+            legacy_id: string;
+            name: string;
+            currency: string;
+            cancelled_at: string | null;
+            delivery_method: {
+              /** @enum {string} */
+              type: 'shipping' | 'pickup' | 'local' | 'retail';
+              title: string | null;
+              /** @description Whether the order is delivered to a pickup point */
+              pickup_point_method: boolean;
+            };
+            /** @description The point the order is delivered to; null when none is set */
+            pickup_point: {
+              id: string;
+              carrier: {
+                code: string | null;
+                name: string | null;
+              };
+              name: string | null;
+              country: string;
+              /** @description Whether a `customer_id` is recorded (its value is never shown) */
+              customer_id_set: boolean;
+            } | null;
+            delivery: {
+              /** @enum {string} */
+              status: 'awaiting_label' | 'label_created' | 'partially_fulfilled' | 'fulfilled' | 'cancelled';
+              shipping_country: string | null;
+              fulfillment_orders: {
+                id: string;
+                legacy_id: string;
+                /** @description Store platform status: `open`, `in_progress`, `closed`, ... */
+                status: string;
+                delivery_method_type: string;
+                assigned_location_name: string;
+                /** @description Who holds it now: a running label creation or an admin/automation export */
+                held_by: ('creation' | 'export' | 'unknown') | null;
+                /** @description The holding creation (`lcr_...`) */
+                label_creation_id: string | null;
+              }[];
+            };
+            /** @description What still needs doing for the order, most pressing first */
+            reminders: {
+              /** @enum {string} */
+              code: 'pickup_point_missing' | 'label_missing' | 'label_pending' | 'ambiguous_current_set';
+              label_ids: string[];
+            }[];
+            /** @description The facts the COD decision of `POST /labels` reads; labels show what was collected */
+            cod: {
+              /** @description As the store platform reports them */
+              payment_gateways: string[];
+              /** @description `service/cod_value` exactly as stored; not interpreted */
+              cod_value_metafield: string | null;
+              /** @description `service/currency` exactly as stored */
+              currency_metafield: string | null;
+              order_currency: string;
+              total_price: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              };
+              /** @description What the customer still owes */
+              total_outstanding: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              };
+            };
+            /** @description Every label of the order, oldest first */
+            labels: {
+              /** @description `lbl_...` */
+              id: string;
+              order: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+                name: string;
+              };
+              /** @description Fulfillment orders the label covers; empty for whole-order labels */
+              fulfillment_orders: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+              }[];
+              /** @enum {string} */
+              direction: 'outbound' | 'return';
+              /** @enum {string} */
+              kind: 'shipment' | 'claim' | 'collection';
+              /** @enum {string} */
+              status: 'pending' | 'ready' | 'failed';
+              failure_reason: ('carrier_import_rejected' | 'not_finalized') | null;
+              current: boolean;
+              supersedes: string[];
+              /** @description Newer labels that replaced this one */
+              superseded_by: string[];
+              /**
+               * @description Same value on every label of the order and direction
+               * @enum {string}
+               */
+              current_set: 'ok' | 'ambiguous';
+              carrier: {
+                code: string;
+                name: string;
+                /** @description `ca_...` */
+                account_id: string | null;
+              };
+              /** @description Only on labels created through the API */
+              service: {
+                code: string;
+                name: string;
+              } | null;
+              source: ('admin' | 'flow' | 'api') | null;
+              cod: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+                /** @enum {string} */
+                source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+              } | null;
+              declared_value: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              } | null;
+              tracking_number: string | null;
+              tracking_url: string | null;
+              parcels: {
+                tracking_number: string | null;
+                tracking_url: string | null;
+                weight_grams: number | null;
+              }[];
+              batch_id: string | null;
+              /** @description Label document object */
+              document: {
+                /** @enum {string} */
+                availability:
+                  | 'available'
+                  | 'pending'
+                  | 'expired'
+                  | 'not_applicable'
+                  | 'not_isolated'
+                  | 'carrier_excluded'
+                  | 'not_reissuable';
+                /** @description Where the PDF comes from; null when there is none */
+                source: ('stored' | 'carrier') | null;
+                formats: ('label' | 'a4')[];
+                /** @description 60 days after label creation */
+                available_until: string;
+                /** @description The document endpoint of the label */
+                url: string;
+              };
+              /** @description Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers */
+              extras: {
+                [key: string]: unknown;
+              };
+              /** @description Insertion time; never changes */
+              created_at: string;
+              /** @description Last state change; null on labels from before the field existed */
+              updated_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized`, `invalid_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope`, `write_access_required` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `label_exists`, `creation_in_progress` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version`, `order_not_eligible`, `pickup_point_not_available` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `shopify_unavailable`, `carrier_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {

@@ -1,6 +1,9 @@
 import { sandboxCarrierAdapter } from './carriers/sandbox-adapter';
 import type { CarrierPort } from './carriers/port';
 import type { Config } from './config';
+import { createLogger, type Logger } from './logger';
+import type { PickupPointSources } from './pickup-points/search';
+import { createPickupPointSources } from './pickup-points/sources';
 import type { Orm } from './db/orm';
 import { carrierRenderer } from './documents/carrier-renderer';
 import type { LabelRenderer } from './documents/ports';
@@ -11,21 +14,26 @@ export interface Adapters {
   platform: StorePlatformPort;
   carrierFor: (carrierCode: string) => CarrierPort;
   renderer: LabelRenderer;
+  /** Carrier pickup networks and custom pickup point providers. */
+  pickupPoints: PickupPointSources;
 }
 
-const CARRIER_TIMEOUT_MS = 10_000;
 const PLATFORM_TIMEOUT_MS = 10_000;
 
 /**
  * The one place that picks adapters for the carrier and store-platform ports. Today these are the sandbox adapters
  * (test mode, the demo and the tests); production adapters plug in here behind the same interfaces.
  */
-export function composeAdapters(config: Pick<Config, 'sandboxUrl'>, orm: Orm): Adapters {
+export function composeAdapters(
+  config: Pick<Config, 'sandboxUrl' | 'env' | 'pickupPoints' | 'carrierTimeoutMs'>,
+  orm: Orm,
+  logger: Logger = createLogger('silent'),
+): Adapters {
   const carriers = new Map<string, CarrierPort>();
   const carrierFor = (carrierCode: string): CarrierPort => {
     let adapter = carriers.get(carrierCode);
     if (!adapter) {
-      adapter = sandboxCarrierAdapter(carrierCode, { baseUrl: config.sandboxUrl, timeoutMs: CARRIER_TIMEOUT_MS });
+      adapter = sandboxCarrierAdapter(carrierCode, { baseUrl: config.sandboxUrl, timeoutMs: config.carrierTimeoutMs });
       carriers.set(carrierCode, adapter);
     }
     return adapter;
@@ -34,5 +42,6 @@ export function composeAdapters(config: Pick<Config, 'sandboxUrl'>, orm: Orm): A
     platform: new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
     carrierFor,
     renderer: carrierRenderer({ orm, carrierFor }),
+    pickupPoints: createPickupPointSources(config, carrierFor, logger),
   };
 }

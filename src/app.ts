@@ -12,6 +12,8 @@ import { createPrintedRoutes } from './api/labels/printed';
 import { createLabelCreationRoutes } from './api/labels/create';
 import { unavailableLiveCreation, type LiveCreation } from './api/labels/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
+import { createOrderRoutes } from './api/orders/routes';
+import type { PickupPointSources } from './pickup-points/search';
 import type { LabelRenderer } from './documents/ports';
 import type { StorePlatformPort } from './platform/port';
 import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
@@ -39,6 +41,8 @@ export interface AppDeps {
   liveCreation?: LiveCreation;
   /** The API's Prometheus registry; one of its own when not given. */
   metrics?: ApiMetrics;
+  /** Carrier pickup networks and custom pickup point providers. */
+  pickupPoints: PickupPointSources;
   /** Extra routes (tests exercise the pipeline with them). */
   extraRoutes?: RouteDefinition[];
 }
@@ -71,6 +75,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     }),
   );
   routes.push(...createCarrierAccountRoutes({ orm: deps.orm }));
+  routes.push(
+    ...createOrderRoutes({
+      orm: deps.orm,
+      now: deps.now,
+      platform: deps.platform,
+      pickupPoints: deps.pickupPoints,
+      settingsKey: deps.config.settingsEncryptionKey,
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+  );
   routes.push(...(deps.extraRoutes ?? []));
 
   const metrics = deps.metrics ?? createApiMetrics();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseDuration } from './duration';
 
@@ -52,11 +53,30 @@ const envSchema = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
+  /** One HTTP call to a carrier; past it the outcome of a create is unclear. */
+  CARRIER_TIMEOUT: duration('10s'),
+  /** Encrypts secrets operators configure (custom pickup point provider headers): 32 bytes, base64. */
+  SETTINGS_ENCRYPTION_KEY: z
+    .string()
+    .transform((value, ctx) => {
+      const key = Buffer.from(value, 'base64');
+      if (key.length !== 32) {
+        ctx.addIssue({ code: 'custom', message: 'must be 32 bytes in base64 (openssl rand -base64 32)' });
+        return z.NEVER;
+      }
+      return key;
+    })
+    .optional(),
+  /** Custom pickup point providers (docs/decisions/0202): time box per call, answer cache, stale answers. */
+  PICKUP_PROVIDER_TIMEOUT: duration('3s'),
+  PICKUP_POINT_CACHE_TTL: duration('5m'),
+  PICKUP_POINT_STALE_TTL: duration('24h'),
 });
 
 const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
 /** Values shipped in examples: anyone can read them, so production refuses them. */
 const PLACEHOLDER_SECRETS = new Set([DEV_CURSOR_SECRET, 'change-me-to-a-long-random-value']);
+const DEV_SETTINGS_KEY = createHash('sha256').update('development-only-settings-encryption-key').digest();
 
 export type Config = Readonly<{
   env: 'development' | 'test' | 'production';
@@ -74,7 +94,10 @@ export type Config = Readonly<{
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
   sandboxUrl: string;
+  carrierTimeoutMs: number;
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
+  settingsEncryptionKey: Buffer;
+  pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -89,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(
       'invalid configuration:\n  CURSOR_SECRET: required in production (a long random value of your own)',
     );
+  if (e.NODE_ENV === 'production' && !e.SETTINGS_ENCRYPTION_KEY)
+    throw new Error('invalid configuration:\n  SETTINGS_ENCRYPTION_KEY: required in production');
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -113,6 +138,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
+    carrierTimeoutMs: e.CARRIER_TIMEOUT,
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
+    settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
+    pickupPoints: Object.freeze({
+      providerTimeoutMs: e.PICKUP_PROVIDER_TIMEOUT,
+      cacheTtlMs: e.PICKUP_POINT_CACHE_TTL,
+      staleTtlMs: e.PICKUP_POINT_STALE_TTL,
+    }),
   });
 }

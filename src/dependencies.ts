@@ -25,14 +25,14 @@ export async function openAppDeps(
     now?: () => Date;
     logger?: Logger;
     temporal?: Client;
-    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'extraRoutes'>>;
+    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'pickupPoints' | 'extraRoutes'>>;
   } = {},
 ): Promise<OpenedAppDeps> {
   const now = options.now ?? (() => new Date());
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
   const temporal = options.temporal ?? (await connectTemporal(config.temporal.address, config.temporal.namespace));
-  const adapters = composeAdapters(config, orm);
+  const adapters = composeAdapters(config, orm, logger);
   const requestLog = new RequestLogWriter(orm, logger);
   const deps: AppDeps = {
     config,
@@ -44,6 +44,7 @@ export async function openAppDeps(
     authorize: createAuthorizer({ orm, now, supportEmail: config.supportEmail }),
     renderer: options.overrides?.renderer ?? adapters.renderer,
     platform: options.overrides?.platform ?? adapters.platform,
+    pickupPoints: options.overrides?.pickupPoints ?? adapters.pickupPoints,
     ...(options.overrides?.extraRoutes ? { extraRoutes: options.overrides.extraRoutes } : {}),
   };
   return {

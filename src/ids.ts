@@ -8,6 +8,7 @@ export const ID_PREFIXES = {
   request: 'req_',
   store: 'st_',
   carrierRule: 'cr_',
+  pickupPointProvider: 'pp_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

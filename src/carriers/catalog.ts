@@ -44,6 +44,8 @@ export interface CarrierDefinition {
   codViaApi: boolean;
   /** Label IDs of this carrier's shipments in the carrier's portal, for the attention object. */
   referenceKind: string | null;
+  /** Carriers with a pickup-point network of their own: the format of its point IDs. */
+  pickupNetwork?: { idPattern: RegExp; idExample: string };
 }
 
 const whole: CodRounding = { mode: 'whole' };
@@ -59,6 +61,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     declaredValueSupported: true,
     codViaApi: true,
     referenceKind: 'packet_id',
+    pickupNetwork: { idPattern: /^\d{1,10}$/, idExample: '4410' },
   },
   carrier_b: {
     code: 'carrier_b',
@@ -81,6 +84,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     declaredValueSupported: false,
     codViaApi: true,
     referenceKind: 'parcel_id',
+    pickupNetwork: { idPattern: /^[A-Z]{2}\d{5}$/, idExample: 'CZ10001' },
   },
   carrier_d: {
     code: 'carrier_d',
@@ -92,6 +96,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     declaredValueSupported: false,
     codViaApi: true,
     referenceKind: 'parcel_number',
+    pickupNetwork: { idPattern: /^KM\d{8}$/, idExample: 'KM10000001' },
   },
   carrier_e: {
     code: 'carrier_e',
@@ -165,6 +170,12 @@ export function carrierDefinition(code: string): CarrierDefinition {
   const carrier = CARRIERS[code];
   if (!carrier) throw new Error(`unknown carrier ${code}`);
   return carrier;
+}
+
+/** Whether `id` has the format of the carrier's pickup-point IDs; carriers without a network of their own take digits. */
+export function isPickupPointIdOf(carrierCode: string, id: string): boolean {
+  const pattern = CARRIERS[carrierCode]?.pickupNetwork?.idPattern ?? /^\d{1,10}$/;
+  return pattern.test(id);
 }
 
 /** Carrier B prints its stored label in the account's printer type: A6 sheets or a 10x15 cm thermal roll. */

@@ -1,3 +1,4 @@
+import type { PickupPoint as NetworkPickupPoint } from '../domain/pickup-points';
 import type { PageSizeName } from './catalog';
 
 /**
@@ -118,6 +119,27 @@ export interface CarrierPort {
    * DocumentNotSupportedError (excluded carriers) or CarrierUnavailableError('render_error').
    */
   fetchLabel(account: CarrierAccountSettings, shipmentId: string): Promise<LabelDocument>;
+}
+
+export interface PickupPointSearch {
+  latitude: number;
+  longitude: number;
+  /** ISO 3166-1 alpha-2: points in this country only. */
+  countryCode: string;
+  limit: number;
+}
+
+/** Carriers with a pickup-point network of their own (catalogue `pickupNetwork`: A, C and D). */
+export interface PickupNetworkPort {
+  /** The nearest points, nearest first. Throws CarrierTimeoutError or CarrierUnavailableError. */
+  searchPickupPoints: (account: CarrierAccountSettings, search: PickupPointSearch) => Promise<NetworkPickupPoint[]>;
+  /** One point by the carrier's own ID; `null` when the network has none. */
+  findPickupPoint: (account: CarrierAccountSettings, pointId: string) => Promise<NetworkPickupPoint | null>;
+}
+
+export function hasPickupNetwork(port: CarrierPort): port is CarrierPort & PickupNetworkPort {
+  const candidate = port as Partial<PickupNetworkPort>;
+  return typeof candidate.searchPickupPoints === 'function' && typeof candidate.findPickupPoint === 'function';
 }
 
 /** Carrier A alone takes customer-return claims. */

@@ -23,6 +23,9 @@ import { loadFixture } from '../fixtures/load-fixture';
 import { FixtureError } from '../fixtures/schema';
 import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
 import { composeAdapters } from '../adapters';
+import { SealedHeadersError } from '../pickup-points/header-vault';
+import { ProviderConfigError } from '../pickup-points/provider-config';
+import { registerPickupPointCommands } from './pickup-points';
 
 /** A refusal the operator can act on: printed as one line, exit code 2. */
 class CliError extends Error {}
@@ -121,7 +124,9 @@ export function buildProgram(
   ormHandle: () => Promise<Orm>,
 ): Command {
   const program = new Command('labelctl')
-    .description('Operator CLI of the Shipping Label API: stores, gates, API keys, outbox and request log')
+    .description(
+      'Operator CLI of the Shipping Label API: stores, gates, API keys, outbox, request log and pickup point providers',
+    )
     .option('--json', 'machine-readable output (one JSON document per line)')
     .exitOverride()
     .showHelpAfterError();
@@ -367,6 +372,14 @@ export function buildProgram(
       );
     });
 
+  registerPickupPointCommands(program, {
+    withOrm,
+    config: () => loadConfig(),
+    print: (value, text) => print(out(), value, text),
+    table,
+    findStore,
+  });
+
   return program;
 }
 
@@ -384,7 +397,12 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`labelctl: ${error.message}\n`);
       return 2;
     }
-    const known = error instanceof CliError || error instanceof ApiKeyError || error instanceof ScopeError;
+    const known =
+      error instanceof CliError ||
+      error instanceof ApiKeyError ||
+      error instanceof ScopeError ||
+      error instanceof ProviderConfigError ||
+      error instanceof SealedHeadersError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);
     return 2;

@@ -12,6 +12,9 @@ export interface PlatformAddress {
   postcode: string;
   /** ISO 3166-1 alpha-2. */
   country: string;
+  /** Where the platform geocoded the address; absent or null when it did not. */
+  latitude?: number | null;
+  longitude?: number | null;
 }
 
 export interface PlatformPickupPoint {
@@ -19,6 +22,8 @@ export interface PlatformPickupPoint {
   carrierCode: string | null;
   name: string | null;
   country: string;
+  /** The recipient's registration at the network, for points that hand out only to registered recipients. */
+  customerId?: string | null;
 }
 
 export type DeliveryMethodType = 'shipping' | 'pickup' | 'local' | 'retail';
@@ -95,6 +100,8 @@ export interface StorePlatformPort {
   fulfill(storeDomain: string, request: FulfillRequest): Promise<Fulfillment>;
   /** Adds tags; tags already on the order stay once. Returns the order's tags. */
   addOrderTags(storeDomain: string, orderId: string, tags: string[]): Promise<string[]>;
+  /** Sets the pickup point of the order's delivery method; the next label creation reads it from the order. */
+  setOrderPickupPoint(storeDomain: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder>;
 }
 
 /** The platform throttled or refused the call, or did not answer in time (spec `shopify_unavailable`). */

@@ -7,6 +7,7 @@ import {
   type FulfillRequest,
   type PlatformFulfillmentOrder,
   type PlatformOrder,
+  type PlatformPickupPoint,
   type StorePlatformPort,
   type DeliveryMethodType,
   type FulfillmentOrderStatus,
@@ -29,13 +30,21 @@ interface WireOrder {
     city: string;
     postcode: string;
     country: string;
+    latitude?: number | null;
+    longitude?: number | null;
   } | null;
   phone: string | null;
   email: string | null;
   delivery_method: {
     type: DeliveryMethodType;
     title: string | null;
-    pickup_point: { id: string; carrier_code: string | null; name: string | null; country: string } | null;
+    pickup_point: {
+      id: string;
+      carrier_code: string | null;
+      name: string | null;
+      country: string;
+      customer_id?: string | null;
+    } | null;
   };
   tags: string[];
   cancelled_at: string | null;
@@ -78,7 +87,13 @@ function toOrder(o: WireOrder): PlatformOrder {
       type: o.delivery_method.type,
       title: o.delivery_method.title,
       pickupPoint: point
-        ? { id: point.id, carrierCode: point.carrier_code, name: point.name, country: point.country }
+        ? {
+            id: point.id,
+            carrierCode: point.carrier_code,
+            name: point.name,
+            country: point.country,
+            customerId: point.customer_id ?? null,
+          }
         : null,
     },
     tags: o.tags,
@@ -113,7 +128,7 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
   private async call<T>(
     what: string,
     domain: string,
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PUT',
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: T }> {
@@ -209,5 +224,25 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
     if (status === 404) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
     if (status !== 200) throw new PlatformRequestError('refused', `adding tags refused with HTTP ${status}`);
     return body.tags;
+  }
+
+  async setOrderPickupPoint(storeDomain: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder> {
+    const { status, body } = await this.call<{ order: WireOrder }>(
+      'order_pickup_point',
+      storeDomain,
+      'PUT',
+      `/orders/${encodeURIComponent(orderId)}/pickup-point`,
+      {
+        pickup_point: {
+          id: point.id,
+          carrier_code: point.carrierCode,
+          name: point.name,
+          country: point.country,
+          customer_id: point.customerId ?? null,
+        },
+      },
+    );
+    if (status === 404) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
+    return toOrder(body.order);
   }
 }

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** What a sandbox handler answers: JSON, a PDF, or a dropped connection (a simulated timeout). */
+/** What a sandbox handler answers: JSON, a PDF, raw text, or a dropped connection (a simulated timeout). */
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'pdf'; bytes: Uint8Array }
+  | { kind: 'raw'; status: number; contentType: string; body: string }
   | { kind: 'drop'; afterMs: number };
 
 export interface SandboxRequest {
@@ -90,6 +91,11 @@ function send(res: ServerResponse, reply: Reply): void {
   if (reply.kind === 'drop') {
     // Hold the request, then cut the connection without an answer: the caller sees a timeout or a reset.
     setTimeout(() => res.socket?.destroy(), reply.afterMs);
+    return;
+  }
+  if (reply.kind === 'raw') {
+    res.writeHead(reply.status, { 'content-type': reply.contentType });
+    res.end(reply.body);
     return;
   }
   if (reply.kind === 'pdf') {

@@ -12,6 +12,7 @@ import { registerPlatformSandbox } from '../platform/sandbox/routes';
 import { PlatformSandboxState } from '../platform/sandbox/state';
 import { createLogger } from '../logger';
 import { json, requestListener, Router } from './http';
+import { registerPickupProviderSandbox } from './pickup-provider/sandbox-routes';
 
 const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
@@ -33,6 +34,7 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
   registerLegacyBatchFiles(router, ctx);
   registerCarrierControl(router, ctx);
   registerPlatformSandbox(router, new PlatformSandboxState());
+  registerPickupProviderSandbox(router);
   return router;
 }
 

@@ -61,7 +61,9 @@ export interface TestApp {
  * an injectable clock. Tests talk to it over HTTP.
  */
 export async function startTestApp(
-  overrides: Partial<Pick<AppDeps, 'extraRoutes' | 'renderer' | 'platform'>> & { env?: Record<string, string> } = {},
+  overrides: Partial<Pick<AppDeps, 'extraRoutes' | 'renderer' | 'platform' | 'pickupPoints'>> & {
+    env?: Record<string, string>;
+  } = {},
 ): Promise<TestApp> {
   const { env, ...replaced } = overrides;
   const config = loadConfig({ ...process.env, ...env });

@@ -190,7 +190,11 @@ describe('fixtures', () => {
         child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
       });
     const run = (...args: string[]) => runWith({}, ...args);
-    const production = { NODE_ENV: 'production', CURSOR_SECRET: 'a-real-secret-of-this-deployment' };
+    const production = {
+      NODE_ENV: 'production',
+      CURSOR_SECRET: 'a-real-secret-of-this-deployment',
+      SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
     const guarded = await runWith(production, 'seed', good);
     expect(guarded.code).toBe(2);
     expect(guarded.stderr).toMatch(/refusing to seed with NODE_ENV=production/);

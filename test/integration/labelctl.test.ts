@@ -1,25 +1,6 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { randomToken } from '../../src/ids';
+import { labelctl, labelctlJson as json } from '../helpers/labelctl';
 import { startTestApp, type TestApp } from '../helpers/test-app';
-
-const bin = join(__dirname, '..', '..', 'bin', 'labelctl.js');
-
-function labelctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: process.env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-const json = async (...args: string[]) => {
-  const result = await labelctl('--json', ...args);
-  if (result.code !== 0) throw new Error(`labelctl ${args.join(' ')} failed: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-};
 
 let app: TestApp;
 beforeAll(async () => {

@@ -95,6 +95,7 @@ beforeAll(async () => {
     TEMPORAL_TASK_QUEUE: taskQueue,
     SANDBOX_URL: process.env.SANDBOX_URL,
     CURSOR_SECRET: 'compiled-build-test-cursor-secret',
+    SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     PORT: String(apiPort),
     METRICS_PORT: String(apiMetricsPort),
     WORKER_METRICS_PORT: String(workerMetricsPort),

@@ -196,7 +196,7 @@ describe('sandbox carrier C', () => {
   it('delivers c_pickup to a pickup point in 10x15 cm, needing the phone', async () => {
     const account = anAccount('carrier_c');
     const adapter = adapterFor(account);
-    const pickupPoint = { id: '4410', country: 'CZ' };
+    const pickupPoint = { id: 'CZ10001', country: 'CZ' };
     await expect(adapter.createShipment(account, aShipmentRequest({ serviceCode: 'c_pickup' }))).rejects.toMatchObject({
       reason: 'pickup_point_invalid',
     });
@@ -229,7 +229,7 @@ describe('sandbox carrier D', () => {
         account,
         aShipmentRequest({
           serviceCode: 'd_pickup',
-          pickupPoint: { id: '77', country: 'SK' },
+          pickupPoint: { id: 'KM10000075', country: 'SK' },
           cod: { amount: '10.00', currency: 'EUR' },
         }),
       ),

@@ -33,10 +33,13 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
   it("refuses production without a cursor secret of its own, the examples' placeholders included", () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/CURSOR_SECRET/);
+    const key = { SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(() => loadConfig({ NODE_ENV: 'production', ...key })).toThrow(/CURSOR_SECRET/);
     for (const placeholder of ['change-me-to-a-long-random-value', 'development-only-cursor-secret'])
-      expect(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: placeholder })).toThrow(/CURSOR_SECRET/);
-    expect(loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'a-secret-of-this-deployment' }).env).toBe('production');
+      expect(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: placeholder, ...key })).toThrow(/CURSOR_SECRET/);
+    expect(loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'a-secret-of-this-deployment', ...key }).env).toBe(
+      'production',
+    );
   });
   it('trusts a proxy only when told to, and keeps in-flight idempotency leases short', () => {
     expect(loadConfig({}).trustProxy).toBe(false);

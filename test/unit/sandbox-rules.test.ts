@@ -74,20 +74,40 @@ describe('naturalRefusal', () => {
     [
       'carrier C pickup point without phone',
       'carrier_c',
-      { service_code: 'c_pickup', phone: null, pickup_point: { id: '123', country: 'CZ' } },
+      { service_code: 'c_pickup', phone: null, pickup_point: { id: 'CZ10001', country: 'CZ' } },
       'address_invalid',
+    ],
+    [
+      "carrier C refuses a point ID outside its own format (another carrier's)",
+      'carrier_c',
+      { service_code: 'c_pickup', pickup_point: { id: '4410', country: 'CZ' } },
+      'pickup_point_invalid',
+    ],
+    [
+      'carrier C pickup point in its format',
+      'carrier_c',
+      { service_code: 'c_pickup', pickup_point: { id: 'CZ10001', country: 'CZ' } },
+      null,
     ],
     ['carrier D invalid e-mail', 'carrier_d', { service_code: 'd_home', email: 'jana@' }, 'address_invalid'],
     [
       'carrier D COD to a foreign pickup point',
       'carrier_d',
-      { service_code: 'd_pickup', pickup_point: { id: '9', country: 'SK' }, cod: { amount: '5.00', currency: 'EUR' } },
+      {
+        service_code: 'd_pickup',
+        pickup_point: { id: 'KM10000075', country: 'SK' },
+        cod: { amount: '5.00', currency: 'EUR' },
+      },
       'pickup_point_invalid',
     ],
     [
       'carrier D COD to a domestic pickup point',
       'carrier_d',
-      { service_code: 'd_pickup', pickup_point: { id: '9', country: 'CZ' }, cod: { amount: '5.00', currency: 'CZK' } },
+      {
+        service_code: 'd_pickup',
+        pickup_point: { id: 'KM10000001', country: 'CZ' },
+        cod: { amount: '5.00', currency: 'CZK' },
+      },
       null,
     ],
     ['carrier E standard service', 'carrier_e', { service_code: 'standard' }, null],

@@ -4,11 +4,13 @@ import type {
   ClaimRequest,
   ClaimResult,
   LabelDocument,
+  PickupNetworkPort,
   Money,
   ShipmentRequest,
   ShipmentResult,
 } from '../port';
 import type { CarrierHttpOptions } from './http-client';
+import { pickupNetworkCalls } from './pickup-network';
 import { accountPath, labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Packet {
@@ -37,12 +39,17 @@ function toResult(p: Packet): ShipmentResult {
 }
 
 /** Carrier A: packets; the stored A6 label is fetched separately, so `document` stays null on create. */
-export class CarrierAAdapter implements ClaimCapableCarrierPort {
+export class CarrierAAdapter implements ClaimCapableCarrierPort, PickupNetworkPort {
   private readonly code = 'carrier_a';
   private readonly call: ReturnType<typeof carrierCaller>;
+  readonly searchPickupPoints: PickupNetworkPort['searchPickupPoints'];
+  readonly findPickupPoint: PickupNetworkPort['findPickupPoint'];
 
   constructor(http: CarrierHttpOptions) {
     this.call = carrierCaller(http, this.code);
+    const network = pickupNetworkCalls(this.call, (account) => this.base(account), 'pickup-points');
+    this.searchPickupPoints = network.searchPickupPoints;
+    this.findPickupPoint = network.findPickupPoint;
   }
 
   private base(account: CarrierAccountSettings) {

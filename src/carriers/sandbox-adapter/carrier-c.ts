@@ -2,11 +2,13 @@ import type {
   CarrierAccountSettings,
   CarrierPort,
   LabelDocument,
+  PickupNetworkPort,
   Money,
   ShipmentRequest,
   ShipmentResult,
 } from '../port';
 import type { CarrierHttpOptions } from './http-client';
+import { pickupNetworkCalls } from './pickup-network';
 import { accountPath, labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Parcel {
@@ -33,12 +35,17 @@ async function toResult(p: Parcel): Promise<ShipmentResult> {
 }
 
 /** Carrier C: the PDF comes with the shipment, so `document` is set on create. */
-export class CarrierCAdapter implements CarrierPort {
+export class CarrierCAdapter implements CarrierPort, PickupNetworkPort {
   private readonly code = 'carrier_c';
   private readonly call: ReturnType<typeof carrierCaller>;
+  readonly searchPickupPoints: PickupNetworkPort['searchPickupPoints'];
+  readonly findPickupPoint: PickupNetworkPort['findPickupPoint'];
 
   constructor(http: CarrierHttpOptions) {
     this.call = carrierCaller(http, this.code);
+    const network = pickupNetworkCalls(this.call, (account) => this.base(account), 'parcelshops');
+    this.searchPickupPoints = network.searchPickupPoints;
+    this.findPickupPoint = network.findPickupPoint;
   }
 
   private base(account: CarrierAccountSettings) {

@@ -2,11 +2,13 @@ import type {
   CarrierAccountSettings,
   CarrierPort,
   LabelDocument,
+  PickupNetworkPort,
   Money,
   ShipmentRequest,
   ShipmentResult,
 } from '../port';
 import type { CarrierHttpOptions } from './http-client';
+import { pickupNetworkCalls } from './pickup-network';
 import { accountPath, labelDocument, toSimulatorBody, carrierCaller } from './shared';
 
 interface Parcel {
@@ -36,12 +38,17 @@ function toResult(p: Parcel, document: LabelDocument | null): ShipmentResult {
  * Carrier D: create makes a draft, print turns it into a shipment and returns the roll label. If the print call
  * fails the draft stays behind; `findShipmentByReference` then answers status `draft`.
  */
-export class CarrierDAdapter implements CarrierPort {
+export class CarrierDAdapter implements CarrierPort, PickupNetworkPort {
   private readonly code = 'carrier_d';
   private readonly call: ReturnType<typeof carrierCaller>;
+  readonly searchPickupPoints: PickupNetworkPort['searchPickupPoints'];
+  readonly findPickupPoint: PickupNetworkPort['findPickupPoint'];
 
   constructor(http: CarrierHttpOptions) {
     this.call = carrierCaller(http, this.code);
+    const network = pickupNetworkCalls(this.call, (account) => this.base(account), 'parcelshops');
+    this.searchPickupPoints = network.searchPickupPoints;
+    this.findPickupPoint = network.findPickupPoint;
   }
 
   private base(account: CarrierAccountSettings) {

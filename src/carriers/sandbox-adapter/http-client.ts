@@ -15,7 +15,7 @@ export interface CarrierCall {
   path: string;
   body?: unknown;
   /** Names the call in errors; `label` makes a server error a render error. */
-  operation: 'create' | 'status' | 'lookup' | 'label' | 'claim';
+  operation: 'create' | 'status' | 'lookup' | 'label' | 'claim' | 'pickup_points';
 }
 
 export interface CarrierHttpResponse {

@@ -11,6 +11,7 @@ import {
   type SimulatorContext,
   registerShipmentReads,
 } from './engine';
+import { registerPickupNetwork } from './pickup-networks';
 import type { SimulatedShipment } from './state';
 
 const CODE = 'carrier_a';
@@ -107,4 +108,5 @@ export function registerCarrierA(router: Router, ctx: SimulatorContext): void {
     });
     return json(201, { claim_id: claimId, tracking_number: claimId });
   });
+  registerPickupNetwork(router, ctx, { code: CODE, base: BASE, collection: 'pickup-points' });
 }

@@ -8,6 +8,7 @@ import {
   type SimulatorContext,
   registerShipmentReads,
 } from './engine';
+import { registerPickupNetwork } from './pickup-networks';
 import type { SimulatedShipment } from './state';
 
 const CODE = 'carrier_c';
@@ -62,4 +63,5 @@ export function registerCarrierC(router: Router, ctx: SimulatorContext): void {
     parcel.labelCalls += 1;
     return pdf(parcel.pdf);
   });
+  registerPickupNetwork(router, ctx, { code: CODE, base: BASE, collection: 'parcelshops' });
 }

@@ -8,6 +8,7 @@ import {
   type SimulatorContext,
   registerShipmentReads,
 } from './engine';
+import { registerPickupNetwork } from './pickup-networks';
 import type { SimulatedShipment } from './state';
 
 const CODE = 'carrier_d';
@@ -66,4 +67,5 @@ export function registerCarrierD(router: Router, ctx: SimulatorContext): void {
     item: 'parcel',
     toWire: parcelToWire,
   });
+  registerPickupNetwork(router, ctx, { code: CODE, base: BASE, collection: 'parcelshops' });
 }

@@ -15,15 +15,19 @@ export const FAULT_TYPES = [
 ] as const;
 export type FaultType = (typeof FAULT_TYPES)[number];
 
-/** The carrier call a fault applies to; render errors hit the label call, everything else the create call. */
-export type FaultOperation = 'create' | 'label' | 'status';
+/**
+ * The carrier call a fault applies to; render errors hit the label call, everything else the create call unless
+ * named. `pickup_points` is the pickup-point search and lookup of carriers with a network.
+ */
+export const FAULT_OPERATIONS = ['create', 'label', 'status', 'pickup_points'] as const;
+export type FaultOperation = (typeof FAULT_OPERATIONS)[number];
 
 export const faultSchema = z
   .object({
     type: z.enum(FAULT_TYPES),
     /** How many of the next matching calls it affects. */
     times: z.number().int().min(1).max(1000).default(1),
-    operation: z.enum(['create', 'label', 'status']).optional(),
+    operation: z.enum(FAULT_OPERATIONS).optional(),
     reason: z.enum(CARRIER_REJECTION_REASONS).optional(),
     /** The carrier's own refusal text (kept internally by the service, never shown to API clients). */
     message: z.string().max(500).optional(),

@@ -1,4 +1,5 @@
 import { toHundredths } from '../../domain/cod-rounding';
+import { isPickupPointIdOf } from '../catalog';
 import type { CarrierRejectionReason } from '../port';
 import { variableSymbolFromOrderName } from '../../domain/variable-symbol';
 import { COD_LIMITS, DEFAULT_COD_LIMIT, DEFAULT_MAX_WEIGHT_GRAMS, MAX_WEIGHT_GRAMS, sandboxService } from './services';
@@ -41,8 +42,8 @@ export function naturalRefusal(carrierCode: string, s: SimulatorShipment): Refus
         reason: 'postcode_invalid',
         text: `Postcode ${s.address.postcode} is not valid for ${s.address.country}`,
       };
-  } else if (!/^\d{1,10}$/.test(s.pickup_point.id)) {
-    // Sandbox pickup point IDs are numeric; anything else is a point the carrier does not know.
+  } else if (!isPickupPointIdOf(carrierCode, s.pickup_point.id)) {
+    // An ID outside the carrier's own format is a point the carrier does not know.
     return { reason: 'pickup_point_invalid', text: `Pickup point ${s.pickup_point.id} not found` };
   }
   if (s.cod) {

@@ -11,6 +11,8 @@ export interface CarrierAccountService {
   codSupported: boolean;
   /** Whether the service delivers only to a pickup point. */
   pickupPointRequired: boolean;
+  /** Kinds of pickup point the service delivers to (`pickup_point`, `locker`); absent: every kind. */
+  pickupPointTypes?: Array<'pickup_point' | 'locker'>;
 }
 
 /** A carrier-specific option the account declares (`carrier_options.<key>` on POST /labels), with its default. */

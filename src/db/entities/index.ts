@@ -4,6 +4,7 @@ import { CarrierAccountSchema } from './carrier-account';
 import { CarrierRuleSchema } from './carrier-rule';
 import { LabelDocumentSchema, LabelFulfillmentOrderSchema, LabelSchema } from './label';
 import { LabelCreationSchema } from './label-creation';
+import { PickupPointProviderSchema } from './pickup-point-provider';
 import { RequestLogEntrySchema } from './request-log-entry';
 import { StoreSchema } from './store';
 import { StoreSettingsSchema } from './store-settings';
@@ -20,4 +21,5 @@ export const entities = [
   LabelDocumentSchema,
   LabelCreationSchema,
   NotificationSchema,
+  PickupPointProviderSchema,
 ];

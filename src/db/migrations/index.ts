@@ -8,6 +8,7 @@ import { Migration20261122003000LabelShipmentId } from './20261122003000-label-s
 import { Migration20261123000100Ground } from './20261123000100-ground';
 import { Migration20261123000200LiveCreation } from './20261123000200-live-creation';
 import { Migration20261123010000AccountDefaultFulfillment } from './20261123010000-account-default-fulfillment';
+import { Migration20261123020000PickupPointProviders } from './20261123020000-pickup-point-providers';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -24,4 +25,5 @@ export const migrationsList = [
     name: 'Migration20261123010000AccountDefaultFulfillment',
     class: Migration20261123010000AccountDefaultFulfillment,
   },
+  { name: 'Migration20261123020000PickupPointProviders', class: Migration20261123020000PickupPointProviders },
 ];

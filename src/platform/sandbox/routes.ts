@@ -5,6 +5,7 @@ import {
   fulfillmentOrderSchema,
   orderEditSchema,
   orderSchema,
+  pickupPointSchema,
   platformFaultSchema,
   type OrderInput,
 } from './schemas';
@@ -128,6 +129,15 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     const { tags } = parse(z.object({ tags: z.array(z.string().min(1)).min(1) }).strict(), request.body, 'tags body');
     for (const tag of tags) if (!order.tags.includes(tag)) order.tags.push(tag);
     return json(200, { tags: order.tags });
+  });
+  router.add('PUT', `${api}/orders/:id/pickup-point`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const { order } = withOrder(request);
+    if (!order) return json(404, { errors: 'Not Found' });
+    const body = parse(z.object({ pickup_point: pickupPointSchema }).strict(), request.body, 'pickup point body');
+    order.delivery_method = { ...order.delivery_method, pickup_point: body.pickup_point };
+    return json(200, { order: orderToWire(order) });
   });
   router.add('POST', `${api}/fulfillments`, async (request) => {
     const f = await fault(request);

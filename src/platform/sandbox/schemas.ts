@@ -3,6 +3,16 @@ import { z } from 'zod';
 const money = z.object({ amount: z.string().regex(/^\d+(\.\d{1,2})?$/), currency: z.string().length(3) }).strict();
 const deliveryType = z.enum(['shipping', 'pickup', 'local', 'retail']);
 
+export const pickupPointSchema = z
+  .object({
+    id: z.string().min(1),
+    carrier_code: z.string().nullable().default(null),
+    name: z.string().nullable().default(null),
+    country: z.string().length(2),
+    customer_id: z.string().nullable().default(null),
+  })
+  .strict();
+
 export const fulfillmentOrderSchema = z
   .object({
     id: z.union([z.string(), z.number()]).transform(String),
@@ -49,6 +59,8 @@ export const orderSchema = z
         city: z.string(),
         postcode: z.string(),
         country: z.string().length(2),
+        latitude: z.number().min(-90).max(90).nullable().default(null),
+        longitude: z.number().min(-180).max(180).nullable().default(null),
       })
       .strict()
       .nullable()
@@ -59,16 +71,7 @@ export const orderSchema = z
       .object({
         type: deliveryType,
         title: z.string().nullable().default(null),
-        pickup_point: z
-          .object({
-            id: z.string(),
-            carrier_code: z.string().nullable().default(null),
-            name: z.string().nullable().default(null),
-            country: z.string().length(2),
-          })
-          .strict()
-          .nullable()
-          .default(null),
+        pickup_point: pickupPointSchema.nullable().default(null),
       })
       .strict()
       .default({ type: 'shipping', title: null, pickup_point: null }),

@@ -1,0 +1,92 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { Label } from '../db/entities/label';
+import { Store } from '../db/entities/store';
+import { DomainError } from '../domain/errors';
+import type { OrderFacts, OrderLabelFacts } from '../domain/order-status';
+import { parseOrderId } from '../domain/platform-ids';
+import {
+  PlatformUnavailableError,
+  type PlatformFulfillmentOrder,
+  type PlatformOrder,
+  type StorePlatformPort,
+} from '../platform/port';
+
+/** Spec `shopify_unavailable`: `Retry-After: 5`. */
+const PLATFORM_RETRY_AFTER_SECONDS = 5;
+
+/** A store-platform call whose unavailability is the spec's `shopify_unavailable` (`what` names the call). */
+export async function fromPlatform<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof PlatformUnavailableError)) throw error;
+    throw new DomainError('shopify_unavailable', {
+      details: { what, throttled: error.throttled },
+      retryAfterSeconds: PLATFORM_RETRY_AFTER_SECONDS,
+    });
+  }
+}
+
+export interface PlatformOrderRef {
+  store: Store;
+  order: PlatformOrder;
+}
+
+/** The order by numeric ID or GID; a malformed ID, another store's and a missing one all answer `not_found`. */
+export async function readPlatformOrder(
+  em: EntityManager,
+  platform: Pick<StorePlatformPort, 'getOrder'>,
+  storeId: string,
+  orderRef: string,
+): Promise<PlatformOrderRef> {
+  const id = parseOrderId(orderRef);
+  if (!id) throw new DomainError('not_found');
+  const store = await em.findOneOrFail(Store, { id: storeId });
+  const order = await fromPlatform('order', () => platform.getOrder(store.domain, id.gid));
+  if (!order) throw new DomainError('not_found');
+  return { store, order };
+}
+
+export interface OrderSnapshot extends PlatformOrderRef {
+  fulfillmentOrders: PlatformFulfillmentOrder[];
+  /** Every label of the order, oldest first. */
+  labels: Label[];
+}
+
+export async function readOrder(
+  em: EntityManager,
+  platform: Pick<StorePlatformPort, 'getOrder' | 'listFulfillmentOrders'>,
+  storeId: string,
+  orderRef: string,
+): Promise<OrderSnapshot> {
+  const { store, order } = await readPlatformOrder(em, platform, storeId, orderRef);
+  const [fulfillmentOrders, labels] = await Promise.all([
+    fromPlatform('fulfillment_orders', () => platform.listFulfillmentOrders(store.domain, order.id)),
+    em.find(Label, { storeId, orderGid: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+  ]);
+  return { store, order, fulfillmentOrders, labels };
+}
+
+export function orderFacts(snapshot: Pick<OrderSnapshot, 'order' | 'fulfillmentOrders'>): OrderFacts {
+  const { order } = snapshot;
+  return {
+    cancelled: order.cancelledAt !== null,
+    deliveryMethod: { type: order.deliveryMethod.type, title: order.deliveryMethod.title },
+    hasPickupPoint: order.deliveryMethod.pickupPoint !== null,
+    fulfillmentOrders: snapshot.fulfillmentOrders.map((fo) => ({
+      status: fo.status,
+      deliveryMethodType: fo.deliveryMethodType,
+    })),
+  };
+}
+
+export function labelFacts(labels: readonly Label[]): OrderLabelFacts[] {
+  return labels.map((l) => ({
+    id: l.id,
+    direction: l.direction,
+    kind: l.kind,
+    status: l.status,
+    current: l.current,
+    currentSet: l.currentSet,
+  }));
+}

@@ -1,0 +1,218 @@
+import http from 'node:http';
+import https from 'node:https';
+import { ORIGIN_SERVICE, type ProviderSearchRequest } from './provider-contract';
+import {
+  BlockedTargetError,
+  checkEndpointUrl,
+  guardedLookup,
+  needsGuard,
+  type Resolver,
+  type TargetPolicy,
+} from './target-guard';
+
+/**
+ * One search call to a custom pickup point provider over HTTP, with the limits of decision 0202: a time box per
+ * attempt, one retry for 5xx answers and network errors only (never for a timeout, a 4xx or a blocked target),
+ * a cap on the answer's size, no redirects followed, and the SSRF guard on the connection's DNS lookup.
+ */
+
+export interface ProviderHeader {
+  name: string;
+  value: string;
+}
+
+export interface ProviderEndpoint {
+  url: string;
+  /** The operator's custom headers, sent as configured. */
+  headers: readonly ProviderHeader[];
+}
+
+export interface ProviderClientOptions {
+  timeoutMs: number;
+  /** Attempts in total; 2 = one retry. */
+  maxAttempts: number;
+  retryDelayMs: number;
+  maxResponseBytes: number;
+  resolve: Resolver;
+  policy: TargetPolicy;
+}
+
+export const PROVIDER_CLIENT_DEFAULTS = {
+  maxAttempts: 2,
+  retryDelayMs: 200,
+  maxResponseBytes: 512 * 1024,
+} as const;
+
+export type ProviderFailureKind =
+  'blocked_target' | 'timeout' | 'network' | 'http_error' | 'too_large' | 'not_json' | 'invalid_answer';
+
+/**
+ * Why a provider call failed. `providerMessage` is the provider's own `{error}` text: for the operator (logs,
+ * `labelctl pickup-points verify`), never for API clients.
+ */
+export class ProviderCallError extends Error {
+  override readonly name = 'ProviderCallError';
+  constructor(
+    readonly kind: ProviderFailureKind,
+    message: string,
+    readonly details: { status: number | null; providerMessage: string | null; attempts: number },
+  ) {
+    super(message);
+  }
+}
+
+export interface ProviderHttpAnswer {
+  status: number;
+  body: unknown;
+  attempts: number;
+}
+
+/** Header names the service sets itself; an operator cannot configure them. */
+export const RESERVED_HEADER_NAMES = [
+  'content-type',
+  'content-length',
+  'x-origin-service',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'expect',
+  'upgrade',
+] as const;
+
+const printable = (text: string, max: number) =>
+  text
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim()
+    .slice(0, max);
+
+/** The provider's `{error: "..."}` message, cleaned for a log line. */
+function providerMessageOf(bytes: Buffer): string | null {
+  try {
+    const body = JSON.parse(bytes.toString('utf8')) as { error?: unknown };
+    return typeof body?.error === 'string' ? printable(body.error, 300) : null;
+  } catch {
+    return null;
+  }
+}
+
+interface RawAnswer {
+  status: number;
+  bytes: Buffer;
+}
+
+function attempt(url: URL, endpoint: ProviderEndpoint, payload: string, options: ProviderClientOptions) {
+  return new Promise<RawAnswer>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+    };
+    const fail = (kind: ProviderFailureKind, message: string, status: number | null = null) =>
+      settle(() => reject(new ProviderCallError(kind, message, { status, providerMessage: null, attempts: 1 })));
+    const headers: Record<string, string> = {};
+    for (const h of endpoint.headers) headers[h.name] = h.value;
+    Object.assign(headers, {
+      'Content-Type': 'application/json',
+      'X-Origin-Service': ORIGIN_SERVICE,
+      'Content-Length': String(Buffer.byteLength(payload)),
+    });
+    const request = (url.protocol === 'https:' ? https : http).request(
+      url,
+      {
+        method: 'POST',
+        headers,
+        agent: false,
+        ...(needsGuard(url, options.policy) ? { lookup: guardedLookup(options.resolve) } : {}),
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+          request.destroy();
+          fail('too_large', `the answer declares ${declared} bytes, over ${options.maxResponseBytes}`, status);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxResponseBytes) {
+            request.destroy();
+            fail('too_large', `the answer is over ${options.maxResponseBytes} bytes`, status);
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => settle(() => resolve({ status, bytes: Buffer.concat(chunks) })));
+        response.on('error', (error) => fail('network', `the answer broke off: ${error.message}`, status));
+        response.on('aborted', () => fail('network', 'the answer broke off', status));
+      },
+    );
+    const timer = setTimeout(() => {
+      fail('timeout', `no complete answer within ${options.timeoutMs} ms`);
+      request.destroy();
+    }, options.timeoutMs);
+    request.on('error', (error) => {
+      if (error instanceof BlockedTargetError) fail('blocked_target', error.message);
+      else fail('network', `cannot reach the provider: ${error.message}`);
+    });
+    request.end(payload);
+  });
+}
+
+const retriable = (error: ProviderCallError) =>
+  error.kind === 'network' || (error.kind === 'http_error' && (error.details.status ?? 0) >= 500);
+
+export type ProviderClient = (endpoint: ProviderEndpoint, search: ProviderSearchRequest) => Promise<ProviderHttpAnswer>;
+
+export function createProviderClient(options: ProviderClientOptions): ProviderClient {
+  return async (endpoint, search) => {
+    let url: URL;
+    try {
+      url = checkEndpointUrl(endpoint.url, options.policy);
+    } catch (error) {
+      if (!(error instanceof BlockedTargetError)) throw error;
+      throw new ProviderCallError('blocked_target', error.message, {
+        status: null,
+        providerMessage: null,
+        attempts: 0,
+      });
+    }
+    const payload = JSON.stringify({
+      latitude: search.latitude,
+      longitude: search.longitude,
+      countryCode: search.countryCode,
+      shop: search.shop,
+    });
+    for (let attempts = 1; ; attempts += 1) {
+      let failure: ProviderCallError;
+      try {
+        const answer = await attempt(url, endpoint, payload, options);
+        if (answer.status >= 200 && answer.status < 300) {
+          try {
+            return { status: answer.status, body: JSON.parse(answer.bytes.toString('utf8')) as unknown, attempts };
+          } catch {
+            throw new ProviderCallError('not_json', 'the answer is not JSON', {
+              status: answer.status,
+              providerMessage: null,
+              attempts,
+            });
+          }
+        }
+        const providerMessage = providerMessageOf(answer.bytes);
+        failure = new ProviderCallError(
+          'http_error',
+          `the provider answered HTTP ${answer.status}${providerMessage ? `: ${providerMessage}` : ''}`,
+          { status: answer.status, providerMessage, attempts },
+        );
+      } catch (error) {
+        if (!(error instanceof ProviderCallError)) throw error;
+        failure = new ProviderCallError(error.kind, error.message, { ...error.details, attempts });
+      }
+      if (attempts >= options.maxAttempts || !retriable(failure)) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, options.retryDelayMs));
+    }
+  };
+}

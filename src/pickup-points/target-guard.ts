@@ -1,0 +1,139 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+
+/**
+ * SSRF protection for operator-configured provider URLs (decision 0202). A URL must be HTTPS, and every address its
+ * host resolves to must be public: no loopback, private, link-local, carrier-grade NAT, multicast, documentation or
+ * IPv4-in-IPv6 ranges. The check runs inside the connection's own DNS lookup, so the address connected to is the
+ * address checked (no second resolution an attacker's DNS could answer differently). The sandbox's origin is the one
+ * exception, and only outside production.
+ */
+
+export type ResolvedAddress = { address: string; family: 4 | 6 };
+/** Resolves a host name to all its addresses; injectable so tests can point a name at 127.0.0.1. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
+
+export type BlockedTargetReason = 'invalid_url' | 'scheme_not_https' | 'credentials_in_url' | 'private_address';
+
+export class BlockedTargetError extends Error {
+  override readonly name = 'BlockedTargetError';
+  constructor(
+    readonly reason: BlockedTargetReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface TargetPolicy {
+  /** Origins (`http://127.0.0.1:4010`) allowed over plain HTTP and on private addresses: the sandbox outside production. */
+  trustedOrigins: readonly string[];
+}
+
+// Separate lists: a BlockList holding IPv6 rules also matches IPv4 addresses through their mapped form.
+const nonPublicV4 = new BlockList();
+const nonPublicV6 = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  nonPublicV4.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 96], // unspecified, loopback and IPv4-compatible
+  ['::ffff:0:0', 96], // IPv4-mapped: a public host never needs it, and it would smuggle 127.0.0.1 past the v4 rules
+  ['64:ff9b::', 96], // NAT64
+  ['64:ff9b:1::', 48],
+  ['100::', 64], // discard
+  ['2001::', 32], // Teredo
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4 embeds an IPv4 address
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const)
+  nonPublicV6.addSubnet(network, prefix, 'ipv6');
+
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return false;
+  return family === 4 ? !nonPublicV4.check(address, 'ipv4') : !nonPublicV6.check(address, 'ipv6');
+}
+
+function isTrusted(url: URL, policy: TargetPolicy): boolean {
+  return policy.trustedOrigins.includes(url.origin);
+}
+
+/**
+ * The checks that need no DNS: a parsable absolute URL, HTTPS (or a trusted origin), no credentials in it, and no
+ * literal non-public address. Used when the operator configures the URL and again before every call.
+ */
+export function checkEndpointUrl(raw: string, policy: TargetPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new BlockedTargetError('invalid_url', 'not an absolute URL');
+  }
+  if (url.username || url.password)
+    throw new BlockedTargetError('credentials_in_url', 'put credentials in a custom header, not in the URL');
+  if (isTrusted(url, policy)) return url;
+  if (url.protocol !== 'https:')
+    throw new BlockedTargetError('scheme_not_https', 'the provider must be reachable over HTTPS');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && !isPublicAddress(host))
+    throw new BlockedTargetError('private_address', `${host} is not a public address`);
+  return url;
+}
+
+/**
+ * A `lookup` for node's http(s).request that resolves through `resolve` and refuses the connection when any address
+ * of the host is not public (a name with one public and one private address is refused whole).
+ */
+export function guardedLookup(resolve: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const blocked = addresses.find((a) => !isPublicAddress(a.address));
+        if (addresses.length === 0 || blocked) {
+          const error = new BlockedTargetError(
+            'private_address',
+            blocked
+              ? `${hostname} resolves to ${blocked.address}, which is not a public address`
+              : `${hostname} does not resolve`,
+          );
+          callback(error, '', 4);
+          return;
+        }
+        const usable = options.family ? addresses.filter((a) => a.family === options.family) : addresses;
+        const chosen = usable.length > 0 ? usable : addresses;
+        if (options.all) (callback as (e: null, a: ResolvedAddress[]) => void)(null, chosen);
+        else callback(null, chosen[0]!.address, chosen[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 4),
+    );
+  };
+}
+
+/** Whether the call to `url` goes through `guardedLookup` (every origin but a trusted one). */
+export function needsGuard(url: URL, policy: TargetPolicy): boolean {
+  return !isTrusted(url, policy);
+}

@@ -1,0 +1,456 @@
+import { loadConfig } from '../../src/config';
+import pino from 'pino';
+import { createLogger } from '../../src/logger';
+import { maskHeaderValue, openHeaders, sealHeaders } from '../../src/pickup-points/header-vault';
+import { ProviderCallError, type ProviderClient } from '../../src/pickup-points/provider-client';
+import {
+  checkHeaders,
+  checkProviderCode,
+  checkProviderUrl,
+  parseHeaderArgument,
+  ProviderConfigError,
+  targetPolicy,
+} from '../../src/pickup-points/provider-config';
+import { InvalidProviderAnswerError, validateProviderAnswer } from '../../src/pickup-points/provider-contract';
+import { createProviderSearch, type ProviderRecord } from '../../src/pickup-points/provider-search';
+import {
+  BlockedTargetError,
+  checkEndpointUrl,
+  guardedLookup,
+  isPublicAddress,
+  type Resolver,
+} from '../../src/pickup-points/target-guard';
+
+const ORIGIN = { latitude: 50.0755, longitude: 14.4378 };
+
+function aPoint(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'shop-1',
+    latitude: 50.0819,
+    longitude: 14.4261,
+    name: 'Our shop',
+    street: 'Národní 25',
+    city: 'Praha',
+    zip: '110 00',
+    country: 'CZ',
+    ...overrides,
+  };
+}
+
+describe('validateProviderAnswer', () => {
+  it('maps a valid item to a pickup point with its distance', () => {
+    const answer = validateProviderAnswer(
+      {
+        data: [
+          aPoint({
+            place: 'Nové Město',
+            pin: 'https://pins.example.com/a.png',
+            openingHours: { monday: '08:00 - 12:00, 13:00 - 17:00', sunday: '' },
+          }),
+        ],
+      },
+      ORIGIN,
+    );
+    expect(answer.dropped).toEqual([]);
+    expect(answer.points).toHaveLength(1);
+    const { item, distanceMeters } = answer.points[0]!;
+    expect(distanceMeters).toBeGreaterThan(900);
+    expect(distanceMeters).toBeLessThan(1200);
+    expect(item).toMatchObject({ id: 'shop-1', type: 'pickup_point', place: 'Nové Město', requiresCustomerId: false });
+    expect(item.openingHours.monday).toEqual([
+      { opens: '08:00', closes: '12:00' },
+      { opens: '13:00', closes: '17:00' },
+    ]);
+    // Absent and empty days are closed.
+    expect(item.openingHours.tuesday).toEqual([]);
+    expect(item.openingHours.sunday).toEqual([]);
+  });
+
+  it('takes optional fields as absent when null and ignores fields the contract does not name', () => {
+    const answer = validateProviderAnswer(
+      { data: [aPoint({ place: null, pin: null, openingHours: null, rating: 5 })] },
+      ORIGIN,
+    );
+    expect(answer.points[0]!.item).toMatchObject({ place: null, pinUrl: null });
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    ['missing id', { id: undefined }, /^id: required/],
+    ['empty id', { id: '  ' }, /^id: must not be empty/],
+    ['numeric id', { id: 17 }, /^id: /],
+    ['missing latitude', { latitude: undefined }, /^latitude: required/],
+    ['latitude as text', { latitude: '50.1' }, /^latitude: .*got "50.1"/],
+    ['latitude out of range', { latitude: 91 }, /^latitude: /],
+    ['longitude out of range', { longitude: -181 }, /^longitude: /],
+    ['missing name', { name: undefined }, /^name: required/],
+    ['missing street', { street: undefined }, /^street: required/],
+    ['missing city', { city: undefined }, /^city: required/],
+    ['missing zip', { zip: undefined }, /^zip: required/],
+    ['missing country', { country: undefined }, /^country: required/],
+    ['country as a name', { country: 'Czechia' }, /^country: must be an ISO 3166-1 alpha-2 code/],
+    ['country in lower case', { country: 'cz' }, /^country: /],
+    ['country not assigned', { country: 'XK' }, /^country: /],
+    ['pin not a URL', { pin: 'pin.png' }, /^pin: /],
+    ['pin with a script scheme', { pin: 'javascript:alert(1)' }, /^pin: must be an http\(s\) URL/],
+    ['opening hours not a range', { openingHours: { monday: '8-17' } }, /^openingHours\.monday: "8-17" is not a range/],
+    ['opening hours backwards', { openingHours: { friday: '17:00 - 08:00' } }, /^openingHours\.friday: .*ends before/],
+    ['unknown weekday', { openingHours: { funday: '08:00 - 12:00' } }, /^openingHours: unknown key "funday"/],
+    ['capitalised weekday', { openingHours: { Monday: '08:00 - 12:00' } }, /^openingHours: unknown key "Monday"/],
+    ['opening hours not an object', { openingHours: 'always' }, /^openingHours: /],
+  ])('drops an item with %s and says why', (_name, overrides, problem) => {
+    const answer = validateProviderAnswer({ data: [aPoint(overrides), aPoint({ id: 'shop-2' })] }, ORIGIN);
+    expect(answer.points.map((p) => p.item.id)).toEqual(['shop-2']);
+    expect(answer.dropped).toHaveLength(1);
+    expect(answer.dropped[0]!.index).toBe(0);
+    expect(answer.dropped[0]!.problems[0]).toMatch(problem);
+  });
+
+  it('drops items that are not objects and a repeated id', () => {
+    const answer = validateProviderAnswer({ data: [aPoint(), 'shop', null, aPoint()] }, ORIGIN);
+    expect(answer.points).toHaveLength(1);
+    expect(answer.dropped.map((d) => [d.index, d.id])).toEqual([
+      [1, null],
+      [2, null],
+      [3, 'shop-1'],
+    ]);
+    expect(answer.dropped[2]!.problems).toEqual(['id: duplicate of item 0']);
+  });
+
+  it('processes only the first 50 items and counts the rest', () => {
+    const data = Array.from({ length: 80 }, (_, i) => aPoint({ id: `p${i}`, latitude: 50.08 + i * 0.001 }));
+    const answer = validateProviderAnswer({ data }, ORIGIN);
+    expect(answer.received).toBe(80);
+    expect(answer.points).toHaveLength(50);
+    expect(answer.points.at(-1)!.item.id).toBe('p49');
+    expect(answer.ignoredOverLimit).toBe(30);
+  });
+
+  it('keeps the order of the answer and reports where it is not nearest first', () => {
+    const data = [50.1, 50.09, 50.08].map((latitude, i) => aPoint({ id: `p${i}`, latitude }));
+    const answer = validateProviderAnswer({ data }, ORIGIN);
+    expect(answer.points.map((p) => p.item.id)).toEqual(['p0', 'p1', 'p2']);
+    expect(answer.outOfOrder.map((o) => o.index)).toEqual([1, 2]);
+  });
+
+  it.each([[[]], [{}], [{ data: {} }], [{ points: [] }], ['[]'], [null]])(
+    'refuses an answer that is not {data: [...]}: %j',
+    (body) => {
+      expect(() => validateProviderAnswer(body, ORIGIN)).toThrow(InvalidProviderAnswerError);
+    },
+  );
+
+  it('accepts an empty list', () => {
+    expect(validateProviderAnswer({ data: [] }, ORIGIN)).toMatchObject({ points: [], received: 0, dropped: [] });
+  });
+});
+
+describe('isPublicAddress', () => {
+  it.each([
+    ['127.0.0.1', false],
+    ['127.8.9.10', false],
+    ['10.1.2.3', false],
+    ['172.16.0.1', false],
+    ['172.31.255.255', false],
+    ['192.168.1.1', false],
+    ['169.254.169.254', false],
+    ['100.64.0.1', false],
+    ['0.0.0.0', false],
+    ['224.0.0.1', false],
+    ['255.255.255.255', false],
+    ['::1', false],
+    ['::', false],
+    ['::ffff:127.0.0.1', false],
+    ['::ffff:8.8.8.8', false],
+    ['fe80::1', false],
+    ['fd00::1', false],
+    ['ff02::1', false],
+    ['64:ff9b::7f00:1', false],
+    ['2002:7f00:1::', false],
+    ['not-an-ip', false],
+    ['8.8.8.8', true],
+    ['93.184.215.14', true],
+    ['172.32.0.1', true],
+    ['2606:4700:4700::1111', true],
+  ])('%s -> %s', (address, expected) => {
+    expect(isPublicAddress(address)).toBe(expected);
+  });
+});
+
+describe('checkEndpointUrl', () => {
+  const policy = { trustedOrigins: ['http://127.0.0.1:4010'] };
+  it.each([
+    ['https://pickup.example.com/search', null],
+    ['https://pickup.example.com:8443/v1/points?x=1', null],
+    ['http://127.0.0.1:4010/pickup-providers/ref', null],
+    ['http://pickup.example.com/search', 'scheme_not_https'],
+    ['ftp://pickup.example.com/', 'scheme_not_https'],
+    ['http://127.0.0.1:4011/other-port', 'scheme_not_https'],
+    ['https://127.0.0.1/', 'private_address'],
+    ['https://2130706433/', 'private_address'],
+    ['https://0x7f.1/', 'private_address'],
+    ['https://[::1]/', 'private_address'],
+    ['https://[::ffff:127.0.0.1]/', 'private_address'],
+    ['https://169.254.169.254/latest/meta-data', 'private_address'],
+    ['https://10.0.0.5/', 'private_address'],
+    ['https://user:secret@pickup.example.com/', 'credentials_in_url'],
+    ['not a url', 'invalid_url'],
+    ['/relative/path', 'invalid_url'],
+  ])('%s', (url, reason) => {
+    if (reason === null) expect(checkEndpointUrl(url, policy)).toBeInstanceOf(URL);
+    else expect(() => checkEndpointUrl(url, policy)).toThrow(expect.objectContaining({ reason }));
+  });
+  it('trusts no origin in production', () => {
+    expect(targetPolicy({ env: 'production', sandboxUrl: 'http://127.0.0.1:4010' }).trustedOrigins).toEqual([]);
+    expect(targetPolicy({ env: 'test', sandboxUrl: 'http://127.0.0.1:4010/' }).trustedOrigins).toEqual([
+      'http://127.0.0.1:4010',
+    ]);
+  });
+});
+
+describe('guardedLookup', () => {
+  const resolver =
+    (table: Record<string, string[]>): Resolver =>
+    async (hostname) =>
+      (table[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const lookUp = (resolve: Resolver, hostname: string, all: boolean) =>
+    new Promise<unknown>((resolveLookup, reject) => {
+      guardedLookup(resolve)(hostname, { all }, (error: Error | null, address: unknown, family?: unknown) => {
+        if (error) reject(error);
+        else resolveLookup(all ? address : { address, family });
+      });
+    });
+  const table = {
+    'pickup.localtest.me': ['127.0.0.1'],
+    'mixed.example.com': ['93.184.215.14', '10.0.0.7'],
+    'metadata.example.com': ['169.254.169.254'],
+    'public.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+  };
+
+  it.each(['pickup.localtest.me', 'mixed.example.com', 'metadata.example.com', 'nowhere.example.com'])(
+    'refuses %s',
+    async (hostname) => {
+      await expect(lookUp(resolver(table), hostname, true)).rejects.toBeInstanceOf(BlockedTargetError);
+    },
+  );
+
+  it('passes public addresses on, one or all', async () => {
+    expect(await lookUp(resolver(table), 'public.example.com', false)).toEqual({
+      address: '93.184.215.14',
+      family: 4,
+    });
+    expect(await lookUp(resolver(table), 'public.example.com', true)).toHaveLength(2);
+  });
+});
+
+describe('provider settings', () => {
+  it.each([
+    ['shops', true],
+    ['my_shops_2', true],
+    ['s', false],
+    ['Shops', false],
+    ['2shops', false],
+    ['custom:shops', false],
+    ['a'.repeat(33), false],
+  ])('code %s', (code, ok) => {
+    if (ok) expect(checkProviderCode(code)).toBe(code);
+    else expect(() => checkProviderCode(code)).toThrow(ProviderConfigError);
+  });
+
+  it('parses "Name: value" and keeps colons in the value', () => {
+    expect(parseHeaderArgument('Authorization: Bearer a:b')).toEqual({ name: 'Authorization', value: 'Bearer a:b' });
+    expect(() => parseHeaderArgument('no-colon')).toThrow(ProviderConfigError);
+  });
+
+  it.each([
+    [[{ name: 'X-Provider-Key', value: 'secret' }], null],
+    [[{ name: 'X-Origin-Service', value: 'spoof' }], /set by the service/],
+    [[{ name: 'content-type', value: 'text/plain' }], /set by the service/],
+    [[{ name: 'Bad Name', value: 'x' }], /not valid/],
+    [[{ name: 'X-A', value: 'line\r\nX-B: injected' }], /one line/],
+    [[{ name: 'X-A', value: '' }], /value/],
+    [
+      [
+        { name: 'X-A', value: '1' },
+        { name: 'x-a', value: '2' },
+      ],
+      /twice/,
+    ],
+  ])('headers %j', (headers, problem) => {
+    if (problem === null) expect(checkHeaders(headers)).toEqual(headers);
+    else expect(() => checkHeaders(headers)).toThrow(problem);
+  });
+
+  it('refuses URLs the guard refuses, with the reason', () => {
+    const policy = { trustedOrigins: [] };
+    expect(() => checkProviderUrl('http://pickup.example.com', policy)).toThrow(/HTTPS/);
+    expect(() => checkProviderUrl('https://192.168.0.10/points', policy)).toThrow(/not a public address/);
+    expect(checkProviderUrl('https://pickup.example.com/points', policy)).toBe('https://pickup.example.com/points');
+  });
+});
+
+describe('header vault', () => {
+  const key = Buffer.alloc(32, 7);
+  const headers = [{ name: 'X-Provider-Key', value: 'a-long-shared-secret-value' }];
+
+  it('round-trips, and the sealed text does not contain the value', () => {
+    const sealed = sealHeaders(key, 'pp_1', headers);
+    expect(sealed).not.toContain('a-long-shared-secret-value');
+    expect(sealed).not.toContain('X-Provider-Key');
+    expect(openHeaders(key, 'pp_1', sealed)).toEqual(headers);
+  });
+
+  it('does not open under another key or for another provider', () => {
+    const sealed = sealHeaders(key, 'pp_1', headers);
+    expect(() => openHeaders(Buffer.alloc(32, 8), 'pp_1', sealed)).toThrow();
+    expect(() => openHeaders(key, 'pp_2', sealed)).toThrow();
+  });
+
+  it.each([
+    ['a-long-shared-secret-value', '••••alue'],
+    ['short-secret', '••••'],
+  ])('masks %s as %s', (value, masked) => {
+    expect(maskHeaderValue(value)).toBe(masked);
+  });
+});
+
+describe('provider search: cache, single flight and stale answers', () => {
+  const provider: ProviderRecord = {
+    id: 'pp_1',
+    storeId: 'st_1',
+    code: 'shops',
+    name: 'Shops',
+    url: 'https://pickup.example.com',
+    headers: [],
+    updatedAt: new Date('2026-11-01T00:00:00Z'),
+  };
+  const input = { location: ORIGIN, countryCode: 'CZ', shop: 'shop.myshopify.com' };
+  const logger = createLogger('silent');
+
+  function setup(options: { cacheTtlMs?: number; staleTtlMs?: number } = {}) {
+    let now = new Date('2026-11-23T10:00:00Z').getTime();
+    const calls: Array<Parameters<ProviderClient>[1]> = [];
+    let next: () => Promise<unknown> = async () => ({ data: [aPoint()] });
+    const client: ProviderClient = async (_endpoint, search) => {
+      calls.push(search);
+      return { status: 200, body: await next(), attempts: 1 };
+    };
+    const search = createProviderSearch({
+      client,
+      cacheTtlMs: options.cacheTtlMs ?? 60_000,
+      staleTtlMs: options.staleTtlMs ?? 3_600_000,
+      now: () => new Date(now),
+      logger,
+    });
+    return {
+      search,
+      calls,
+      advance: (ms: number) => (now += ms),
+      answerWith: (fn: () => Promise<unknown>) => (next = fn),
+    };
+  }
+  const failing =
+    (kind: 'timeout' | 'http_error' | 'network', status: number | null = null) =>
+    async () => {
+      throw new ProviderCallError(kind, 'down', { status, providerMessage: 'db down', attempts: 2 });
+    };
+
+  it('sends the rounded location and serves the cache for nearby searches within the TTL', async () => {
+    const t = setup();
+    expect((await t.search(provider, input)).freshness).toBe('fresh');
+    expect(t.calls[0]).toEqual({ latitude: 50.076, longitude: 14.438, countryCode: 'CZ', shop: 'shop.myshopify.com' });
+    const nearby = { ...input, location: { latitude: 50.07569, longitude: 14.43801 } };
+    expect((await t.search(provider, nearby)).freshness).toBe('cached');
+    expect(t.calls).toHaveLength(1);
+    t.advance(60_001);
+    expect((await t.search(provider, input)).freshness).toBe('fresh');
+    expect(t.calls).toHaveLength(2);
+  });
+
+  it('keys the cache by country and by the provider configuration', async () => {
+    const t = setup();
+    await t.search(provider, input);
+    await t.search(provider, { ...input, countryCode: 'SK' });
+    await t.search({ ...provider, updatedAt: new Date('2026-11-02T00:00:00Z') }, input);
+    await t.search({ ...provider, id: 'pp_2' }, input);
+    expect(t.calls).toHaveLength(4);
+  });
+
+  it('shares one call between identical searches in flight', async () => {
+    const t = setup();
+    const results = await Promise.all([t.search(provider, input), t.search(provider, input)]);
+    expect(t.calls).toHaveLength(1);
+    expect(results.map((r) => r.answer.points.length)).toEqual([1, 1]);
+  });
+
+  it.each([
+    ['a timeout', failing('timeout')],
+    ['a server error', failing('http_error', 500)],
+    ['a network error', failing('network')],
+  ])('serves the last answer as stale on %s', async (_name, failure) => {
+    const t = setup({ cacheTtlMs: 1_000 });
+    await t.search(provider, input);
+    t.advance(5_000);
+    t.answerWith(failure);
+    const result = await t.search(provider, input);
+    expect(result.freshness).toBe('stale');
+    expect(result.answer.points.map((p) => p.item.id)).toEqual(['shop-1']);
+    expect(result.failure?.details.providerMessage).toBe('db down');
+  });
+
+  it('does not let a stale answer stand in for a 400, or after the stale TTL', async () => {
+    const t = setup({ cacheTtlMs: 1_000, staleTtlMs: 10_000 });
+    await t.search(provider, input);
+    t.advance(5_000);
+    t.answerWith(failing('http_error', 400));
+    await expect(t.search(provider, input)).rejects.toMatchObject({ kind: 'http_error' });
+    t.advance(10_000);
+    t.answerWith(failing('timeout'));
+    await expect(t.search(provider, input)).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
+  it("logs a failure with the provider's own message for the operator", async () => {
+    const lines: string[] = [];
+    const logged = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const search = createProviderSearch({
+      client: failing('http_error', 500),
+      cacheTtlMs: 0,
+      staleTtlMs: 0,
+      now: () => new Date(),
+      logger: logged,
+    });
+    await expect(search(provider, input)).rejects.toBeInstanceOf(ProviderCallError);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      pickup_provider_id: 'pp_1',
+      failure: 'http_error',
+      status: 500,
+      provider_message: 'db down',
+      served_stale: false,
+    });
+  });
+
+  it('fails without a cached answer, and turns a body that is not {data} into invalid_answer', async () => {
+    const t = setup();
+    t.answerWith(failing('timeout'));
+    await expect(t.search(provider, input)).rejects.toMatchObject({ kind: 'timeout' });
+    t.answerWith(async () => ({ points: [] }));
+    await expect(t.search(provider, input)).rejects.toMatchObject({ kind: 'invalid_answer' });
+  });
+});
+
+describe('configuration', () => {
+  const key = Buffer.alloc(32, 3).toString('base64');
+  it('reads the settings key and the provider durations', () => {
+    const config = loadConfig({ SETTINGS_ENCRYPTION_KEY: key, PICKUP_PROVIDER_TIMEOUT: '500ms' });
+    expect(config.settingsEncryptionKey.equals(Buffer.alloc(32, 3))).toBe(true);
+    expect(config.pickupPoints).toEqual({ providerTimeoutMs: 500, cacheTtlMs: 300_000, staleTtlMs: 86_400_000 });
+  });
+  it('refuses a key that is not 32 bytes, and production without a key', () => {
+    expect(() => loadConfig({ SETTINGS_ENCRYPTION_KEY: 'c2hvcnQ=' })).toThrow(/SETTINGS_ENCRYPTION_KEY/);
+    expect(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(20) })).toThrow(
+      /SETTINGS_ENCRYPTION_KEY: required in production/,
+    );
+    expect(
+      loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'x'.repeat(20), SETTINGS_ENCRYPTION_KEY: key }).env,
+    ).toBe('production');
+  });
+});
