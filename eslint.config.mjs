@@ -109,10 +109,19 @@ export default tseslint.config(
             .map((name) => ({ name, message: 'Workflows must not do I/O.' })),
           patterns: [
             {
-              group: ['../src/**', '!../src/domain', '!../src/domain/**', '../activities', '../activities/**'],
+              group: [
+                '../src/**',
+                '!../src/domain',
+                '!../src/domain/**',
+                '!../src/carriers',
+                '../src/carriers/*',
+                '!../src/carriers/catalog',
+                '../activities',
+                '../activities/**',
+              ],
               allowTypeImports: true,
               message:
-                'Workflows import pure decisions from src/domain/; activities and other code with `import type` only.',
+                'Workflows import pure decisions from src/domain/ and the carrier catalogue; other code with `import type` only.',
             },
           ],
         },

@@ -1,4 +1,6 @@
+import type { CarrierPort } from '../src/carriers/port';
 import type { Orm } from '../src/db/orm';
+import type { StorePlatformPort } from '../src/platform/port';
 import type { Logger } from '../src/logger';
 
 export interface ActivityDeps {
@@ -8,4 +10,8 @@ export interface ActivityDeps {
   /** SMTP transport URL (smtp://user:pass@host:port); unset keeps e-mails in the outbox. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Store-platform port (label creation reads orders and fulfils them). */
+  platform: StorePlatformPort;
+  /** The carrier port's adapter for a catalogue carrier code. */
+  carrierFor: (carrierCode: string) => CarrierPort;
 }

@@ -1,4 +1,5 @@
 import type { ActivityDeps } from './deps';
+import { createLabelCreationActivities } from './label-creation';
 import { createNotificationActivities } from './notifications';
 import { createRequestLogActivities } from './request-log';
 
@@ -8,6 +9,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createRequestLogActivities(deps),
     ...createNotificationActivities(deps),
+    ...createLabelCreationActivities(deps),
   };
 }
 

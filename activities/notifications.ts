@@ -21,7 +21,9 @@ interface OutboxRow {
   attempts: number;
 }
 
-export function createNotificationActivities(deps: ActivityDeps) {
+export function createNotificationActivities(
+  deps: Pick<ActivityDeps, 'orm' | 'logger' | 'now' | 'smtpUrl' | 'mailFrom'>,
+) {
   const transport = deps.smtpUrl ? nodemailer.createTransport(deps.smtpUrl) : null;
   return {
     /**

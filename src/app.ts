@@ -10,7 +10,7 @@ import { createShopRoutes } from './api/shop/routes';
 import { createDocumentRoutes } from './api/documents/routes';
 import { createPrintedRoutes } from './api/labels/printed';
 import { createLabelCreationRoutes } from './api/labels/create';
-import { unavailableLiveCreation, type LiveCreation } from './api/labels/live-creation';
+import type { LiveCreation } from './api/labels/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
 import { createOrderRoutes } from './api/orders/routes';
 import type { PickupPointSources } from './pickup-points/search';
@@ -37,8 +37,8 @@ export interface AppDeps {
   renderer: LabelRenderer;
   /** Store-platform port. */
   platform: StorePlatformPort;
-  /** Live `POST /labels` after request validation; defaults to a 503 `temporarily_unavailable` answer. */
-  liveCreation?: LiveCreation;
+  /** Live `POST /labels` after request validation: the creation workflow's API side. */
+  liveCreation: LiveCreation;
   /** The API's Prometheus registry; one of its own when not given. */
   metrics?: ApiMetrics;
   /** Carrier pickup networks and custom pickup point providers. */
@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       now: deps.now,
       platform: deps.platform,
       publicBaseUrl: deps.config.publicBaseUrl,
-      liveCreation: deps.liveCreation ?? unavailableLiveCreation,
+      liveCreation: deps.liveCreation,
     }),
   );
   routes.push(...createCarrierAccountRoutes({ orm: deps.orm }));

@@ -55,6 +55,15 @@ const envSchema = z.object({
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
   /** One HTTP call to a carrier; past it the outcome of a create is unclear. */
   CARRIER_TIMEOUT: duration('10s'),
+  // Label creation (spec "Label creation `status`" and "Limits"); tests shorten them.
+  CREATION_NOT_STARTED_AFTER: duration('5m'),
+  CREATION_KEY_TTL: duration('30d'),
+  CREATION_LOCK_RETRY: duration('3s'),
+  CREATION_LOCK_STALE_AFTER: duration('15m'),
+  CREATION_ADOPTION_POLL: duration('2s'),
+  CARRIER_PENDING_MAX: duration('10m'),
+  CARRIER_POLL: duration('1s'),
+  RESOLVE_ALLOWED_AFTER: duration('15m'),
   /** Encrypts secrets operators configure (custom pickup point provider headers): 32 bytes, base64. */
   SETTINGS_ENCRYPTION_KEY: z
     .string()
@@ -95,6 +104,16 @@ export type Config = Readonly<{
   cursorSecret: string;
   sandboxUrl: string;
   carrierTimeoutMs: number;
+  creation: Readonly<{
+    notStartedMs: number;
+    keyTtlMs: number;
+    lockRetryMs: number;
+    lockStaleMs: number;
+    adoptionPollMs: number;
+    carrierPendingMaxMs: number;
+    carrierPollMs: number;
+    resolveAllowedAfterMs: number;
+  }>;
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
   settingsEncryptionKey: Buffer;
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
@@ -139,6 +158,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
     carrierTimeoutMs: e.CARRIER_TIMEOUT,
+    creation: Object.freeze({
+      notStartedMs: e.CREATION_NOT_STARTED_AFTER,
+      keyTtlMs: e.CREATION_KEY_TTL,
+      lockRetryMs: e.CREATION_LOCK_RETRY,
+      lockStaleMs: e.CREATION_LOCK_STALE_AFTER,
+      adoptionPollMs: e.CREATION_ADOPTION_POLL,
+      carrierPendingMaxMs: e.CARRIER_PENDING_MAX,
+      carrierPollMs: e.CARRIER_POLL,
+      resolveAllowedAfterMs: e.RESOLVE_ALLOWED_AFTER,
+    }),
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
     pickupPoints: Object.freeze({

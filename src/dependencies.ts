@@ -4,6 +4,7 @@ import { composeAdapters } from './adapters';
 import type { AppDeps } from './app';
 import type { Config } from './config';
 import { openOrm } from './db/orm';
+import { temporalLiveCreation } from './creation/live-creation';
 import { RequestLogWriter } from './http/request-log';
 import { createLogger, type Logger } from './logger';
 import { connectTemporal } from './temporal/connection';
@@ -40,6 +41,7 @@ export async function openAppDeps(
     temporal,
     logger,
     requestLog,
+    liveCreation: temporalLiveCreation({ orm, logger, temporal, config, now }),
     now,
     authorize: createAuthorizer({ orm, now, supportEmail: config.supportEmail }),
     renderer: options.overrides?.renderer ?? adapters.renderer,

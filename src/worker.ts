@@ -1,5 +1,6 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { composeAdapters } from './adapters';
 import { loadConfig } from './config';
 import { openOrm } from './db/orm';
 import { createLogger } from './logger';
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
       now: () => new Date(),
       smtpUrl: config.mail.smtpUrl,
       mailFrom: config.mail.from,
+      ...composeAdapters(config, orm, logger),
     }),
   });
   await ensureSchedules(client, config);

@@ -24,6 +24,8 @@ export interface CreationError {
   code: ErrorCode | 'resolved_not_created';
   message: string;
   details?: Record<string, unknown>;
+  /** `Retry-After` of the error answer, where the spec names one. */
+  retryAfterSeconds?: number;
 }
 
 /** The attention object as stored: the view's fields with ISO timestamps. */

@@ -23,6 +23,7 @@ export interface NewCarrierAccount {
   /** Defaults to the carrier catalogue's rounding. */
   codRoundingByCurrency?: Record<string, CarrierCodRoundingSetting>;
   printTag?: string | null;
+  labelTag?: string | null;
   apiCreation?: 'enabled' | 'not_enabled';
   defaultFulfillment?: FulfillmentMode;
   sender?: SenderDetails;
@@ -44,6 +45,7 @@ export async function insertCarrierAccount(em: EntityManager, input: NewCarrierA
     declaredValueSupported: input.declaredValueSupported ?? carrier.declaredValueSupported,
     codRoundingByCurrency: input.codRoundingByCurrency ?? { ...carrier.codRounding },
     printTag: input.printTag ?? null,
+    labelTag: input.labelTag ?? null,
     apiCreation: input.apiCreation ?? 'enabled',
     defaultFulfillment: input.defaultFulfillment ?? 'none',
     sender: input.sender ?? { name: 'Sender' },

@@ -10,6 +10,8 @@ export interface FulfillmentOrderHolder {
   heldBy: HolderKind;
   /** The holding creation (`lcr_...`) when `heldBy` is `creation`. */
   labelCreationId: string | null;
+  /** Its workflow, which wakes creations waiting for the fulfillment order when it releases it. */
+  workflowId?: string | null;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function findHolders(
 ): Promise<FulfillmentOrderHolder[]> {
   const holders: FulfillmentOrderHolder[] = input.fulfillmentOrders
     .filter((fo) => fo.hold !== null)
-    .map((fo) => ({ fulfillmentOrderGid: fo.id, heldBy: 'export', labelCreationId: null }));
+    .map((fo) => ({ fulfillmentOrderGid: fo.id, heldBy: 'export', labelCreationId: null, workflowId: null }));
   const locks = await liveLocks(em, {
     storeId: input.storeId,
     fulfillmentOrderGids: input.fulfillmentOrders.map((fo) => fo.id),

@@ -88,6 +88,8 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     TEMPORAL_TASK_QUEUE: `shipping-label-test-${process.pid}`,
     REQUEST_LOG_PURGE_INTERVAL: '1h',
+    // A carrier that holds the connection is given up on after 2 s (the spec's behaviour, at test speed).
+    CARRIER_TIMEOUT: '2s',
   };
   const worker = await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker');
   children.push(worker);
@@ -99,6 +101,7 @@ export default async function globalSetup(): Promise<void> {
     NODE_ENV: 'test',
     LOG_LEVEL: env.LOG_LEVEL,
     SANDBOX_URL: sandboxUrl,
+    CARRIER_TIMEOUT: env.CARRIER_TIMEOUT,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
   process.stderr.write(

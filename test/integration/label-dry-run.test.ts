@@ -388,7 +388,7 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
 });
 
 describe('POST /v1/labels live requests', () => {
-  it('validates the request and its headers first, then reaches the live creation (503 until it lands)', async () => {
+  it('validates the request and its headers first, then hands it to the live creation', async () => {
     const { shop } = await aShopWithCarrierA();
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       app.request('POST', '/v1/labels', { headers: { ...shop.auth, ...headers }, body });
@@ -414,8 +414,12 @@ describe('POST /v1/labels live requests', () => {
       body: { order_id: '1', include: ['document'] },
     });
     expectError(withoutPrint, 403, 'insufficient_scope', { required_scope: 'labels:print' });
-    const reached = await post({ order_id: '1' }, { 'Idempotency-Key': 'key-12345', Prefer: 'wait=5' });
-    expectError(reached, 503, 'temporarily_unavailable', { retry: 'later' });
-    expect(reached.headers.get('retry-after')).toBe('30');
+    // Reached the creation: its record exists, so the error names it (the order is not on the platform).
+    const reached = await post({ order_id: '1' }, { 'Idempotency-Key': 'key-12345', Prefer: 'wait=30' });
+    expectError(reached, 422, 'order_not_eligible');
+    expect(reached.body.error.details).toMatchObject({
+      reason: 'order_not_found',
+      label_creation_id: expect.stringMatching(/^lcr_/),
+    });
   });
 });

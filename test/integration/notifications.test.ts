@@ -1,5 +1,5 @@
 import { SMTPServer } from 'smtp-server';
-import { createActivities } from '../../activities';
+import { createNotificationActivities } from '../../activities/notifications';
 import { revokeApiKey } from '../../src/access/api-keys';
 import { createLogger } from '../../src/logger';
 import { outboxRetryDelayMs } from '../../src/notifications/outbox-backoff';
@@ -54,7 +54,7 @@ describe('key notifications', () => {
     expect(queued.map((n) => n.kind)).toEqual(['api_key.created', 'api_key.revoked']);
     const to = queued[0]!.to_address;
 
-    const activities = createActivities({
+    const activities = createNotificationActivities({
       orm: app.orm,
       logger: createLogger('silent'),
       now: () => new Date(),
@@ -81,7 +81,7 @@ describe('key notifications', () => {
   });
 
   it('stay in the outbox without an SMTP transport', async () => {
-    const activities = createActivities({
+    const activities = createNotificationActivities({
       orm: app.orm,
       logger: createLogger('silent'),
       now: () => new Date(),
@@ -109,7 +109,7 @@ describe('key notifications', () => {
     smtpDelayMs = 300;
     try {
       const deliver = () =>
-        createActivities({
+        createNotificationActivities({
           orm: app.orm,
           logger: createLogger('silent'),
           now: () => new Date(),
@@ -135,7 +135,7 @@ describe('key notifications', () => {
     await em.execute('update notifications set attempts = 10 where id = ?', [row!.id]);
     let clock = new Date();
     const activities = (smtpUrl: string) =>
-      createActivities({
+      createNotificationActivities({
         orm: app.orm,
         logger: createLogger('silent'),
         now: () => clock,

@@ -171,6 +171,19 @@ export const labelCreationSchema = z
     url: z.string().nullable().describe('URL of the creation; null in a dry run'),
     created_at: timestamp.nullable(),
     updated_at: timestamp.nullable(),
+    documents: z
+      .array(
+        z.object({
+          label_id: z.string(),
+          format: z.enum(['label']),
+          content_type: z.enum(['application/pdf']),
+          data_base64: z.string().describe('The stored PDF, base64'),
+        }),
+      )
+      .optional()
+      .describe(
+        'Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`).',
+      ),
   })
   .describe('A label creation (`lcr_...`): the decision, progress and result of one POST /labels');
 

@@ -1,5 +1,4 @@
 import type { CreationRequest } from '../../domain/creation-request';
-import { ApiError } from '../../http/api-error';
 import type { AppContext } from '../../http/state';
 
 /** A live `POST /labels` after every request check passed: what the creation needs from the HTTP edge. */
@@ -23,19 +22,3 @@ export interface LiveCreationInput {
 export interface LiveCreation {
   create(ctx: AppContext, input: LiveCreationInput): Promise<void>;
 }
-
-/** Seconds the temporary answer asks clients to wait (spec `temporarily_unavailable`: creation queue full, 30). */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 30;
-
-/**
- * The live creation until the workflow lands: every live request, after all request checks, answers 503
- * `temporarily_unavailable` with `Retry-After: 30`, so nothing is created and no key is bound.
- */
-export const unavailableLiveCreation: LiveCreation = {
-  async create() {
-    throw new ApiError('temporarily_unavailable', {
-      message: 'Live label creation is not available yet; dry runs (dry_run: true) work. Retry later.',
-      headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
-    });
-  },
-};

@@ -51,6 +51,8 @@ export class CarrierAccount {
   codRoundingByCurrency!: Record<string, CarrierCodRoundingSetting>;
   /** Order tag added when a label of this account is marked printed; null: no tag. */
   printTag!: string | null;
+  /** Order tag added when a creation makes a new label with this account (side effect `order_tags`); null: none. */
+  labelTag!: string | null;
   apiCreation!: 'enabled' | 'not_enabled';
   /** What `fulfillment: account_default` on `POST /labels` does with this account's labels. */
   defaultFulfillment!: FulfillmentMode;
@@ -75,6 +77,7 @@ export const CarrierAccountSchema = new EntitySchema<CarrierAccount>({
     declaredValueSupported: { type: 'boolean', fieldName: 'declared_value_supported' },
     codRoundingByCurrency: { type: 'json', fieldName: 'cod_rounding_by_currency' },
     printTag: { type: 'string', nullable: true, fieldName: 'print_tag' },
+    labelTag: { type: 'string', nullable: true, fieldName: 'label_tag' },
     apiCreation: { type: 'string', fieldName: 'api_creation' },
     defaultFulfillment: { type: 'string', fieldName: 'default_fulfillment' },
     sender: { type: 'json' },

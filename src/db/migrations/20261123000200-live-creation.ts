@@ -29,6 +29,8 @@ export class Migration20261123000200LiveCreation extends Migration {
     this.addSql(
       'create index label_creations_store_client_ref_idx on label_creations (store_id, client_reference) where client_reference is not null;',
     );
+    // The order tag a creation adds after a new label (side effect `order_tags`); null: none.
+    this.addSql('alter table carrier_accounts add column label_tag text null;');
     this.addSql(`
       create table fulfillment_order_locks (
         store_id text not null references stores (id) on delete cascade,
@@ -43,6 +45,7 @@ export class Migration20261123000200LiveCreation extends Migration {
 
   override async down(): Promise<void> {
     this.addSql('drop table if exists fulfillment_order_locks;');
+    this.addSql('alter table carrier_accounts drop column label_tag;');
     this.addSql('drop index if exists label_creations_store_client_ref_idx;');
     this.addSql('drop index if exists label_creations_store_updated_idx;');
     this.addSql('drop index if exists label_creations_bound_key_idx;');

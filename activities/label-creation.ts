@@ -1,0 +1,400 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { accountSettings } from '../src/carriers/account-settings';
+import { carrierDefinition } from '../src/carriers/catalog';
+import { ImportRejectedError, type ShipmentRequest } from '../src/carriers/port';
+import { sendShipment } from '../src/creation/carrier-call';
+import { loadCreationContext } from '../src/creation/load-context';
+import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
+import {
+  beginAttempt,
+  enterNeedsAttention,
+  finalizeLabel,
+  finishFailed,
+  finishSucceeded,
+  markSent,
+  recordDecision,
+  recordShipment,
+  setPhase,
+  storeDocument,
+  takeLocks,
+} from '../src/creation/transitions';
+import { CarrierAccount } from '../src/db/entities/carrier-account';
+import { Store } from '../src/db/entities/store';
+import type { CarrierCall, OrderRef, ResolvedBlock } from '../src/domain/creation-decision';
+import type { CreationContext } from '../src/domain/creation-context';
+import type { CreationRequest } from '../src/domain/creation-request';
+import { DomainError } from '../src/domain/errors';
+import type { WaitFor } from '../src/domain/existing-labels';
+import type { CodSource, FulfillmentMode, LabelCreationPhase } from '../src/domain/labels';
+import type { CreationWarning } from '../src/domain/refusal';
+import { holdsLocks, orderLabelState, type AcquireResult } from '../src/locks/fulfillment-order-locks';
+import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
+import type { ActivityDeps } from './deps';
+
+/** The activities of the label-creation workflow (`workflows/label-creation.ts`): every side effect it has. */
+
+export interface PreparedCreation {
+  context: CreationContext;
+  /** The order's label state the decision saw (`orderLabelState`), checked again under the locks. */
+  orderState: string;
+}
+
+export type SentToCarrier =
+  | {
+      kind: 'accepted';
+      labelId: string;
+      shipmentId: string;
+      /** `pending` until the carrier assigns the shipment number (carrier B batch). */
+      shipmentStatus: 'pending' | 'ready';
+      trackingNumber: string | null;
+      trackingUrl: string | null;
+      carrierReference: string;
+      hasDocument: boolean;
+      sentAt: string;
+    }
+  | { kind: 'rejected'; reason: string; sentAt: string }
+  | {
+      kind: 'unclear';
+      reason: 'carrier_timeout' | 'carrier_error' | 'worker_lost';
+      /** Carrier D left an unprinted draft, found by the reference. */
+      draftReference: string | null;
+      sentAt: string;
+    }
+  /** The creation's locks were taken over (it stood still too long): nothing was sent. */
+  | { kind: 'lost_locks' };
+
+export interface SendToCarrierInput {
+  creationId: string;
+  storeId: string;
+  order: OrderRef;
+  fulfillmentOrderGids: string[];
+  carrierCall: CarrierCall;
+  serviceName: string;
+  codSource: CodSource;
+  codToCarrier: { amount: string; currency: string };
+}
+
+/** Activities report business outcomes as data; a refusal that is not retryable fails with its spec code as type. */
+function nonRetryable(error: DomainError): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(error.message, error.code, {
+    code: error.code,
+    message: error.message,
+    details: error.details,
+    retryAfterSeconds: error.retryAfterSeconds,
+  });
+}
+
+export function createLabelCreationActivities(deps: ActivityDeps) {
+  const em = () => deps.orm.em.fork();
+
+  async function accountOf(storeId: string, carrierAccountId: string) {
+    const account = await em().findOneOrFail(CarrierAccount, { id: carrierAccountId, storeId });
+    return { account, settings: accountSettings(account) };
+  }
+
+  return {
+    /** Whether this run carries the attempt on: its record must still be `processing` (a late duplicate run stops). */
+    async beginCreationAttempt(input: { creationId: string }): Promise<{ proceed: boolean; status: string | null }> {
+      const row = await beginAttempt(em(), input.creationId);
+      return { proceed: row?.status === 'processing', status: row?.status ?? null };
+    },
+
+    async setCreationPhase(input: {
+      creationId: string;
+      phase: LabelCreationPhase;
+      waitingFor?: WaitFor | null;
+    }): Promise<void> {
+      await setPhase(em(), { id: input.creationId, phase: input.phase, waitingFor: input.waitingFor, now: deps.now() });
+    },
+
+    /**
+     * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot. A
+     * platform that cannot answer is retried (transient); the creation's 5-minute deadline bounds the retries.
+     */
+    async prepareCreation(input: {
+      creationId: string;
+      storeId: string;
+      request: CreationRequest;
+    }): Promise<PreparedCreation> {
+      const manager = em();
+      await setPhase(manager, { id: input.creationId, phase: 'preparing', now: deps.now() });
+      try {
+        const context = await loadCreationContext(
+          { em: manager, platform: deps.platform },
+          { storeId: input.storeId, request: input.request, selfCreationId: input.creationId },
+        );
+        const orderState =
+          context.orderLookup.kind === 'found'
+            ? await orderLabelState(manager, {
+                storeId: input.storeId,
+                orderGid: context.orderLookup.order.id,
+                selfCreationId: input.creationId,
+              })
+            : '';
+        return { context, orderState };
+      } catch (error) {
+        // The platform throttled or failed: try again (plain errors are retried); anything else is a bug to retry too.
+        if (error instanceof DomainError && error.code !== 'shopify_unavailable') throw nonRetryable(error);
+        throw error;
+      }
+    },
+
+    async recordCreationDecision(input: {
+      creationId: string;
+      order: OrderRef;
+      fulfillmentOrderGids: string[];
+      resolved: ResolvedBlock | null;
+      warnings: CreationWarning[];
+    }): Promise<void> {
+      await recordDecision(em(), {
+        id: input.creationId,
+        order: input.order,
+        fulfillmentOrderGids: input.fulfillmentOrderGids,
+        resolved: input.resolved,
+        warnings: input.warnings,
+        now: deps.now(),
+      });
+    },
+
+    async takeFulfillmentOrderLocks(input: {
+      creationId: string;
+      storeId: string;
+      orderGid: string;
+      workflowId: string;
+      fulfillmentOrderGids: string[];
+      staleAfterMs: number;
+      expectedState: string;
+    }): Promise<AcquireResult> {
+      return takeLocks(deps.orm, {
+        id: input.creationId,
+        storeId: input.storeId,
+        orderGid: input.orderGid,
+        workflowId: input.workflowId,
+        fulfillmentOrderGids: input.fulfillmentOrderGids,
+        staleAfterMs: input.staleAfterMs,
+        expectedState: input.expectedState,
+        now: deps.now(),
+      });
+    },
+
+    /**
+     * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call; a
+     * retry of this activity (the worker was lost) that finds it only looks the shipment up by the creation's
+     * reference. An accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF
+     * ever travels through the workflow's history.
+     */
+    async sendToCarrier(input: SendToCarrierInput): Promise<SentToCarrier> {
+      const manager = em();
+      const row = await beginAttempt(manager, input.creationId);
+      const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
+      // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
+      if (!resumed && row?.status !== 'processing') return { kind: 'lost_locks' };
+      if (!resumed) {
+        const held = await holdsLocks(manager, {
+          storeId: input.storeId,
+          labelCreationId: input.creationId,
+          fulfillmentOrderGids: input.fulfillmentOrderGids,
+        });
+        if (!held) return { kind: 'lost_locks' };
+        await markSent(manager, { id: input.creationId, sentAt: deps.now() });
+      }
+      const sentAt = resumed ? new Date(row.sentAt!) : deps.now();
+      const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
+      try {
+        const { account, settings } = await accountOf(input.storeId, input.carrierCall.carrierAccountId);
+        const call = input.carrierCall;
+        const request: ShipmentRequest = {
+          // The stable reference: the creation's ID, the same for every retry and run of this attempt.
+          reference: input.creationId,
+          orderName: call.orderName,
+          serviceCode: call.serviceCode,
+          recipient: call.recipient,
+          address: call.address,
+          phone: call.phone,
+          email: call.email,
+          pickupPoint: call.pickupPoint,
+          weightGrams: call.weightGrams,
+          cod: call.cod,
+          declaredValue: call.declaredValue,
+          options: call.options,
+        };
+        const outcome = await sendShipment(deps.carrierFor(account.carrierCode), settings, request, { resumed });
+        const at = sentAt.toISOString();
+        if (outcome.kind === 'rejected') {
+          // The carrier's own words stay in the log; clients get the reason only.
+          deps.logger.warn(
+            { label_creation_id: input.creationId, reason: outcome.reason, carrier_text: outcome.carrierText },
+            'carrier refused the shipment',
+          );
+          return { kind: 'rejected', reason: outcome.reason, sentAt: at };
+        }
+        if (outcome.kind === 'unclear') {
+          return {
+            kind: 'unclear',
+            reason: outcome.reason,
+            draftReference: outcome.draft?.carrierReference ?? null,
+            sentAt: at,
+          };
+        }
+        const { labelId } = await recordShipment(deps.orm, {
+          creationId: input.creationId,
+          storeId: input.storeId,
+          order: input.order,
+          fulfillmentOrderGids: input.fulfillmentOrderGids,
+          carrierAccountId: account.id,
+          carrierCode: account.carrierCode,
+          service: { code: call.serviceCode, name: input.serviceName },
+          cod: { ...input.codToCarrier, source: input.codSource },
+          declaredValue: call.declaredValue,
+          weightGrams: call.weightGrams,
+          shipment: outcome.shipment,
+          now: deps.now(),
+        });
+        return {
+          kind: 'accepted',
+          labelId,
+          shipmentId: outcome.shipment.shipmentId,
+          shipmentStatus: outcome.shipment.status === 'pending' ? 'pending' : 'ready',
+          trackingNumber: outcome.shipment.trackingNumber,
+          trackingUrl: outcome.shipment.trackingUrl,
+          carrierReference: outcome.shipment.carrierReference,
+          hasDocument: outcome.shipment.document !== null,
+          sentAt: at,
+        };
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /** Carrier B: whether the batch completed (`ready` with its shipment number) or was refused at import. */
+    async checkShipment(input: {
+      storeId: string;
+      carrierAccountId: string;
+      shipmentId: string;
+    }): Promise<
+      | { status: 'pending' }
+      | { status: 'ready'; trackingNumber: string | null; trackingUrl: string | null }
+      | { status: 'import_rejected' }
+    > {
+      const { account, settings } = await accountOf(input.storeId, input.carrierAccountId);
+      try {
+        const shipment = await deps.carrierFor(account.carrierCode).getShipment(settings, input.shipmentId);
+        return shipment.status === 'pending'
+          ? { status: 'pending' }
+          : { status: 'ready', trackingNumber: shipment.trackingNumber, trackingUrl: shipment.trackingUrl };
+      } catch (error) {
+        if (error instanceof ImportRejectedError) return { status: 'import_rejected' };
+        throw error;
+      }
+    },
+
+    /** The label's PDF from the carrier, stored for the document endpoints; failures are retried by Temporal. */
+    async fetchLabelDocument(input: {
+      storeId: string;
+      carrierAccountId: string;
+      shipmentId: string;
+      labelId: string;
+    }): Promise<void> {
+      const { account, settings } = await accountOf(input.storeId, input.carrierAccountId);
+      const document = await deps.carrierFor(account.carrierCode).fetchLabel(settings, input.shipmentId);
+      await storeDocument(em(), {
+        labelId: input.labelId,
+        pdf: document.pdf,
+        pageSize: document.pageSize,
+        pages: document.pages,
+        now: deps.now(),
+      });
+    },
+
+    async finalizeCreationLabel(input: {
+      storeId: string;
+      labelId: string;
+      trackingNumber: string | null;
+      trackingUrl: string | null;
+      weightGrams: number;
+    }): Promise<void> {
+      await finalizeLabel(deps.orm, { ...input, now: deps.now() });
+    },
+
+    /**
+     * Fulfils the target on the store platform with the tracking number. The platform's own refusals (an export holds
+     * the fulfillment order, it is no longer open) are reported, never overridden; an unreachable platform is retried.
+     */
+    async fulfillOrder(input: {
+      storeId: string;
+      fulfillmentOrderGids: string[];
+      mode: Exclude<FulfillmentMode, 'none'>;
+      trackingNumber: string | null;
+      trackingUrl: string | null;
+      carrierCode: string;
+    }): Promise<'succeeded' | 'failed'> {
+      const store = await em().findOneOrFail(Store, { id: input.storeId });
+      try {
+        await deps.platform.fulfill(store.domain, {
+          fulfillmentOrderIds: input.fulfillmentOrderGids,
+          trackingNumber: input.trackingNumber,
+          trackingUrl: input.trackingUrl,
+          carrierName: carrierDefinition(input.carrierCode).name,
+          notifyCustomer: input.mode === 'fulfill_and_notify',
+        });
+        return 'succeeded';
+      } catch (error) {
+        if (error instanceof PlatformRequestError) {
+          deps.logger.warn({ store_id: input.storeId, code: error.code }, 'platform refused the fulfillment');
+          return 'failed';
+        }
+        if (error instanceof PlatformUnavailableError) throw new Error(error.message, { cause: error });
+        throw error;
+      }
+    },
+
+    /** Adds the carrier account's label tag to the order, when the account has one. */
+    async tagOrder(input: {
+      storeId: string;
+      orderGid: string;
+      carrierAccountId: string;
+    }): Promise<'succeeded' | 'skipped' | 'failed'> {
+      const { account } = await accountOf(input.storeId, input.carrierAccountId);
+      if (!account.labelTag) return 'skipped';
+      const store = await em().findOneOrFail(Store, { id: input.storeId });
+      try {
+        await deps.platform.addOrderTags(store.domain, input.orderGid, [account.labelTag]);
+        return 'succeeded';
+      } catch (error) {
+        if (error instanceof PlatformRequestError) return 'failed';
+        if (error instanceof PlatformUnavailableError) throw new Error(error.message, { cause: error });
+        throw error;
+      }
+    },
+
+    /** A covering label another process created, while this creation waits to adopt it. */
+    async labelState(input: { storeId: string; labelId: string }): Promise<{ status: string } | null> {
+      const [row] = await em().execute<Array<{ status: string }>>(
+        'select status from labels where store_id = ? and id = ?',
+        [input.storeId, input.labelId],
+      );
+      return row ?? null;
+    },
+
+    async succeedCreation(input: {
+      creationId: string;
+      labelIds: string[];
+      created: boolean;
+      sideEffects: SideEffects;
+      warnings?: CreationWarning[];
+    }): Promise<void> {
+      await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
+    },
+
+    async failCreation(input: { creationId: string; error: CreationError }): Promise<void> {
+      await finishFailed(deps.orm, { id: input.creationId, error: input.error, now: deps.now() });
+    },
+
+    async creationNeedsAttention(input: { creationId: string; attention: StoredAttention }): Promise<void> {
+      await enterNeedsAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
+    },
+  };
+}
+
+export type LabelCreationActivities = ReturnType<typeof createLabelCreationActivities>;

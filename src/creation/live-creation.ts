@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { LiveCreation, LiveCreationInput } from '../api/labels/live-creation';
+import type { Config } from '../config';
+import type { Orm } from '../db/orm';
+import type { Logger } from '../logger';
+import { idempotencyFingerprint, requestedWire } from '../domain/creation-request';
+import { parseOrderId } from '../domain/platform-ids';
+import { ApiError } from '../http/api-error';
+import type { AppContext } from '../http/state';
+import { newId } from '../ids';
+import type {
+  CreationDurations,
+  CreationSnapshot,
+  LabelCreationInput,
+  labelCreationWorkflow,
+} from '../../workflows/label-creation';
+import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
+import { answerCreation, type CreationAnswerOptions } from './answers';
+import { claimCreation, dropClaim, readCreationById, type CreationRow } from './records';
+
+export interface LiveCreationDeps {
+  orm: Orm;
+  logger: Logger;
+  temporal: Client;
+  config: Pick<Config, 'temporal' | 'creation' | 'carrierTimeoutMs'>;
+  now: () => Date;
+}
+
+/** `label-creation/<store>/<idempotency key>`: the business key, so a repeat finds the running creation. */
+export function creationWorkflowId(storeId: string, idempotencyKey: string): string {
+  return `label-creation/${storeId}/${idempotencyKey}`;
+}
+
+export function creationDurations(config: LiveCreationDeps['config']): CreationDurations {
+  const c = config.creation;
+  return {
+    notStartedMs: c.notStartedMs,
+    lockRetryMs: c.lockRetryMs,
+    lockStaleMs: c.lockStaleMs,
+    adoptionPollMs: c.adoptionPollMs,
+    carrierPendingMaxMs: c.carrierPendingMaxMs,
+    carrierPollMs: c.carrierPollMs,
+    resolveAllowedAfterMs: c.resolveAllowedAfterMs,
+    carrierTimeoutMs: config.carrierTimeoutMs,
+  };
+}
+
+/** How often a request retries joining while an earlier, failed attempt's run is still closing (milliseconds). */
+const JOIN_RETRY_MS = 150;
+const JOIN_ATTEMPTS = 40;
+/** Spec `temporarily_unavailable`: write path unavailable, `Retry-After: 5`. */
+const UNAVAILABLE_RETRY_AFTER = 5;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The API side of a live `POST /labels` (docs/decisions/0012-live-creation.md): claims the creation record (binding
+ * the idempotency key), then starts the creation's workflow or joins the running one with update-with-start, waiting
+ * in the workflow (not in a loop over PostgreSQL) until the creation leaves `processing` or `Prefer: wait` runs out,
+ * and answers from the record.
+ */
+export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
+  const durations = creationDurations(deps.config);
+
+  async function waitInWorkflow(row: CreationRow, input: LiveCreationInput): Promise<CreationSnapshot> {
+    const workflowInput: LabelCreationInput = {
+      creationId: row.id,
+      storeId: input.storeId,
+      idempotencyKey: input.idempotencyKey,
+      request: input.request,
+      createdAtMs: new Date(row.created_at).getTime(),
+      durations,
+    };
+    for (let attempt = 1; ; attempt += 1) {
+      const start = new WithStartWorkflowOperation<typeof labelCreationWorkflow>('labelCreationWorkflow', {
+        workflowId: row.workflow_id ?? creationWorkflowId(input.storeId, input.idempotencyKey),
+        taskQueue: deps.config.temporal.taskQueue,
+        args: [workflowInput],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        typedSearchAttributes: [
+          { key: STORE_ID, value: input.storeId },
+          { key: LABEL_CREATION_ID, value: row.id },
+          { key: CREATION_STATUS, value: 'processing' },
+          { key: IDEMPOTENCY_KEY, value: input.idempotencyKey },
+        ],
+      });
+      try {
+        return await deps.temporal.workflow.executeUpdateWithStart<
+          typeof labelCreationWorkflow,
+          CreationSnapshot,
+          [{ creationId: string; waitMs: number }]
+        >('awaitOutcome', {
+          args: [{ creationId: row.id, waitMs: input.waitSeconds * 1000 }],
+          startWorkflowOperation: start,
+        });
+      } catch (error) {
+        // The workflow ID still runs an earlier attempt that has just failed: it closes in a moment.
+        if (error instanceof WorkflowUpdateFailedError && attempt < JOIN_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, JOIN_RETRY_MS));
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  return {
+    async create(ctx: AppContext, input: LiveCreationInput): Promise<void> {
+      const em = deps.orm.em.fork();
+      const requestHash = sha256(idempotencyFingerprint(input.request));
+      const order = input.request.order.by === 'id' ? parseOrderId(input.request.order.id) : null;
+      const claim = await claimCreation(em, {
+        id: newId('labelCreation'),
+        storeId: input.storeId,
+        apiKeyId: input.apiKeyId,
+        idempotencyKey: input.idempotencyKey,
+        requestHash,
+        requested: requestedWire(input.request),
+        clientReference: input.request.clientReference,
+        workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
+        order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
+        now: deps.now(),
+        keyTtlMs: deps.config.creation.keyTtlMs,
+      });
+      const options: CreationAnswerOptions = {
+        baseUrl: input.baseUrl,
+        now: deps.now(),
+        waitSeconds: input.waitSeconds,
+        replayed: false,
+        includeDocuments: input.request.include.includes('document'),
+      };
+      let row = claim.row;
+      if (!claim.claimed) {
+        if (row.request_hash !== requestHash) {
+          throw new ApiError('idempotency_conflict', {
+            message: 'This Idempotency-Key is bound to a different request; a new request needs a new key.',
+            details: { idempotency_key: input.idempotencyKey, label_creation_id: row.id },
+          });
+        }
+        // Spec "Idempotency of POST /labels": only a running creation is joined; every other state answers at once.
+        if (row.status !== 'processing') {
+          return answerCreation(ctx, deps.orm, row, { ...options, replayed: row.status === 'succeeded' });
+        }
+      }
+      try {
+        await waitInWorkflow(row, input);
+      } catch (error) {
+        deps.logger.error({ err: error, label_creation_id: row.id }, 'label creation workflow unreachable');
+        const now = await readCreationById(deps.orm.em.fork(), row.id);
+        // A workflow that moved carries on: answer what the creation is. One that never moved binds nothing.
+        if (!now || (now.status === 'processing' && now.phase === 'queued')) {
+          if (claim.claimed) await dropClaim(em, row.id);
+          throw new ApiError('temporarily_unavailable', {
+            message: 'Label creation is unavailable right now; nothing was created. Send the same request again.',
+            headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) },
+          });
+        }
+      }
+      row = (await readCreationById(deps.orm.em.fork(), row.id)) ?? row;
+      await answerCreation(ctx, deps.orm, row, options);
+    },
+  };
+}

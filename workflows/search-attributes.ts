@@ -1,0 +1,12 @@
+import { defineSearchAttributeKey } from '@temporalio/common';
+
+/**
+ * The custom search attributes operators filter creations by (registered on the server: the dev server at start from
+ * `src/temporal/search-attributes.json`, elsewhere with `temporal operator search-attribute create`).
+ */
+export const STORE_ID = defineSearchAttributeKey('StoreId', 'KEYWORD');
+export const ORDER_ID = defineSearchAttributeKey('OrderId', 'KEYWORD');
+export const LABEL_CREATION_ID = defineSearchAttributeKey('LabelCreationId', 'KEYWORD');
+export const CREATION_STATUS = defineSearchAttributeKey('CreationStatus', 'KEYWORD');
+export const CARRIER_ACCOUNT_ID = defineSearchAttributeKey('CarrierAccountId', 'KEYWORD');
+export const IDEMPOTENCY_KEY = defineSearchAttributeKey('IdempotencyKey', 'KEYWORD');
