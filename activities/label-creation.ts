@@ -20,6 +20,7 @@ import {
   takeLocks,
 } from '../src/creation/transitions';
 import { CarrierAccount } from '../src/db/entities/carrier-account';
+import { updateLabelState } from '../src/db/labels-repository';
 import { Store } from '../src/db/entities/store';
 import type { CarrierCall, OrderRef, ResolvedBlock } from '../src/domain/creation-decision';
 import type { CreationContext } from '../src/domain/creation-context';
@@ -366,6 +367,20 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
         if (error instanceof PlatformUnavailableError) throw new Error(error.message, { cause: error });
         throw error;
       }
+    },
+
+    /** Spec "Label `status`": the creation's pending label failed (refused at import, or never finalized). */
+    async failCreationLabel(input: {
+      storeId: string;
+      labelId: string;
+      reason: 'carrier_import_rejected' | 'not_finalized';
+    }): Promise<void> {
+      await updateLabelState(em(), {
+        storeId: input.storeId,
+        labelId: input.labelId,
+        patch: { status: 'failed', failureReason: input.reason },
+        now: deps.now(),
+      });
     },
 
     /** A covering label another process created, while this creation waits to adopt it. */

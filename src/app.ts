@@ -12,6 +12,7 @@ import { createPrintedRoutes } from './api/labels/printed';
 import { createLabelCreationRoutes } from './api/labels/create';
 import type { LiveCreation } from './api/labels/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
+import { createLabelCreationReadRoutes } from './api/label-creations/routes';
 import { createOrderRoutes } from './api/orders/routes';
 import type { PickupPointSources } from './pickup-points/search';
 import type { LabelRenderer } from './documents/ports';
@@ -73,6 +74,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       publicBaseUrl: deps.config.publicBaseUrl,
       liveCreation: deps.liveCreation,
     }),
+  );
+  routes.push(
+    ...createLabelCreationReadRoutes({ orm: deps.orm, temporal: deps.temporal, now: deps.now, config: deps.config }),
   );
   routes.push(...createCarrierAccountRoutes({ orm: deps.orm }));
   routes.push(

@@ -189,7 +189,8 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
   }
 
   async function fail(error: CreationError) {
-    state.error = { ...error, details: { ...error.details, label_creation_id: creationId } };
+    // The record of this call is named, unless the code's own details name another creation (the one that blocks).
+    state.error = { ...error, details: { label_creation_id: creationId, ...error.details } };
     await local.failCreation({ creationId, error: state.error });
     setStatus('failed');
     await releasedLocks();
@@ -373,6 +374,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     if (sent.shipmentStatus === 'pending') {
       const completed = await awaitBatch(call.carrierAccountId, sent.shipmentId);
       if (completed.status === 'import_rejected') {
+        await local.failCreationLabel({ storeId, labelId: sent.labelId, reason: 'carrier_import_rejected' });
         return fail({
           code: 'carrier_rejected',
           message: 'The carrier refused the shipment at import after accepting its batch.',

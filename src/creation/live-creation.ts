@@ -121,7 +121,8 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
         clientReference: input.request.clientReference,
         workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
         order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
-        now: deps.now(),
+        // Second precision, like every timestamp on the wire and the list's keyset.
+        now: new Date(Math.floor(deps.now().getTime() / 1000) * 1000),
         keyTtlMs: deps.config.creation.keyTtlMs,
       });
       const options: CreationAnswerOptions = {

@@ -1,7 +1,8 @@
 import { PDFDocument } from 'pdf-lib';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
-import { control, ledger } from '../helpers/sandbox';
+import { aCarrierAccount } from '../helpers/labels';
+import { control, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -20,11 +21,27 @@ async function aShopWithCarrierA(overrides: Parameters<typeof aCarrierAAccount>[
   return { shop, account };
 }
 
+/** A store whose only account is of `carrierCode`, with one service the rules pick. */
+async function aShopWith(carrierCode: string, service: string, extra: Parameters<typeof aCarrierAccount>[2] = {}) {
+  const shop = await aStoreWithKey(app.orm);
+  const account = await aCarrierAccount(app.orm, shop.storeId, {
+    carrierCode,
+    services: [{ code: service, name: `${carrierCode} ${service}`, codSupported: true, pickupPointRequired: false }],
+    sender: { name: 'Shop s.r.o.', countryCode: 'CZ', iban: 'CZ6508000000192000145399' },
+    ...extra,
+  });
+  await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: service });
+  return { shop, account };
+}
+
 const create = (shop: Shop, key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   app.request('POST', '/v1/labels', {
     headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30', ...headers },
     body,
   });
+
+const getCreation = (shop: Shop, id: string, headers: Record<string, string> = {}) =>
+  app.request('GET', `/v1/label-creations/${id}`, { headers: { ...shop.auth, ...headers } });
 
 describe('POST /v1/labels: a new label', () => {
   it('answers 201 with the label (final tracking number, stored PDF), Location and Content-Location', async () => {
@@ -41,11 +58,13 @@ describe('POST /v1/labels: a new label', () => {
       next_action: 'fetch_document',
       order: { id: order.orderGid, legacy_id: order.orderId, name: order.name },
       client_reference: 'wms-1',
+      idempotency_key: `key-${order.orderId}`,
       error: null,
       attention: null,
       resolved: { carrier_account_id: account.id, service_code: 'a_home', cod: { to_carrier: { state: 'sent' } } },
       side_effects: { fulfillment: { mode: 'none', status: 'skipped' }, order_tags: { status: 'skipped' } },
     });
+    expect(res.body.documents).toBeUndefined();
     const [label] = res.body.labels;
     expect(label).toMatchObject({
       status: 'ready',
@@ -64,6 +83,322 @@ describe('POST /v1/labels: a new label', () => {
     expect((await PDFDocument.load(pdf.bytes)).getPageCount()).toBe(1);
     const shipments = await ledger(account.id);
     expect(shipments).toHaveLength(1);
+    // The stable reference the carrier received is the creation's own ID.
     expect(shipments[0]).toMatchObject({ reference: res.body.id, tracking_number: label.tracking_number });
+  });
+
+  it('applies the fulfillment and the account’s label tag, and returns the PDF with include: ["document"]', async () => {
+    const { shop } = await aShopWithCarrierA({ labelTag: 'label-created' });
+    const order = await anOrderOnPlatform(shop.domain, { tags: ['vip'] });
+    const res = await create(shop, `fulfil-${order.orderId}`, {
+      order_id: order.orderId,
+      fulfillment: 'fulfill_and_notify',
+      include: ['document'],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.side_effects).toEqual({
+      fulfillment: { mode: 'fulfill_and_notify', status: 'succeeded' },
+      order_tags: { status: 'succeeded' },
+    });
+    const label = res.body.labels[0];
+    expect(res.body.documents).toEqual([
+      { label_id: label.id, format: 'label', content_type: 'application/pdf', data_base64: expect.any(String) },
+    ]);
+    expect((await PDFDocument.load(Buffer.from(res.body.documents[0].data_base64, 'base64'))).getPageCount()).toBe(1);
+    const { fulfillments } = (await control('GET', `/_control/stores/${shop.domain}/fulfillments`)).body;
+    expect(fulfillments).toEqual([
+      expect.objectContaining({
+        fulfillment_order_ids: order.fulfillmentOrderGids,
+        tracking_number: label.tracking_number,
+        notify_customer: true,
+      }),
+    ]);
+    const tags = (await control('GET', `/platform/stores/${shop.domain}/orders/${order.orderId}`)).body.order.tags;
+    expect(tags.sort()).toEqual(['label-created', 'vip']);
+  });
+
+  it.each([
+    ['carrier B (batch: pending until the batch completes)', 'carrier_b', 'b_standard'],
+    ['carrier C (the PDF comes with the shipment)', 'carrier_c', 'c_home'],
+    ['carrier D (the print call makes the shipment)', 'carrier_d', 'd_home'],
+  ])('creates at %s', async (_name, carrierCode, service) => {
+    const { shop, account } = await aShopWith(carrierCode, service);
+    const order = await anOrderOnPlatform(shop.domain);
+    const res = await create(shop, `key-${order.orderId}`, { order_id: order.orderId });
+    expect(res.status).toBe(201);
+    const label = res.body.labels[0];
+    expect(label).toMatchObject({ status: 'ready', document: { availability: 'available' } });
+    expect(label.tracking_number).toEqual(expect.any(String));
+    expect(await ledger(account.id)).toEqual([expect.objectContaining({ reference: res.body.id, status: 'ready' })]);
+    expect((await app.request('GET', `/v1/labels/${label.id}/document`, { headers: shop.auth })).status).toBe(200);
+  });
+});
+
+describe('POST /v1/labels: idempotency', () => {
+  it('replays a succeeded creation with Idempotency-Replayed and refuses another body under the key', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `replay-${order.orderId}`;
+    const first = await create(shop, key, { order_id: order.orderId });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    // The same request in another spelling (GID instead of the numeric ID) is the same request.
+    const again = await create(shop, key, { order_id: order.orderGid });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body.labels.map((l: { id: string }) => l.id)).toEqual(
+      first.body.labels.map((l: { id: string }) => l.id),
+    );
+    const other = await create(shop, key, { order_id: order.orderId, client_reference: 'different' });
+    expectError(other, 409, 'idempotency_conflict', {
+      idempotency_key: key,
+      label_creation_id: first.body.id,
+      retry: 'no',
+      next_action: 'none',
+    });
+    expect(await ledger(account.id)).toHaveLength(1);
+  });
+
+  it('20 concurrent identical requests join one creation: exactly one shipment', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 800 }]);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => create(shop, `burst-${order.orderId}`, { order_id: order.orderId })),
+    );
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    for (const answer of answers) expect([201, 202]).toContain(answer.status);
+    const done = await getCreation(shop, answers[0]!.body.id, { Prefer: 'wait=30' });
+    expect(done.body.status).toBe('succeeded');
+    expect(await ledger(account.id)).toHaveLength(1);
+  });
+
+  it('after a failed attempt, the same key makes a new attempt with a new lcr_ ID', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [
+      { type: 'reject', reason: 'postcode_invalid', message: 'PSC 110 00 neexistuje (carrier text)' },
+    ]);
+    const key = `retry-${order.orderId}`;
+    const refused = await create(shop, key, { order_id: order.orderId });
+    expectError(refused, 422, 'carrier_rejected', {
+      reason: 'postcode_invalid',
+      label_creation_id: expect.stringMatching(/^lcr_/),
+      retry: 'after_fix',
+      next_action: 'fix_and_retry',
+    });
+    // The carrier's own words are kept out of every answer.
+    expect(refused.text).not.toContain('neexistuje');
+    const failedId = refused.body.error.details.label_creation_id;
+    const stored = await getCreation(shop, failedId);
+    expect(stored.status).toBe(200);
+    expect(stored.body).toMatchObject({
+      status: 'failed',
+      created: false,
+      next_action: 'fix_and_retry',
+      error: { code: 'carrier_rejected', details: { reason: 'postcode_invalid', label_creation_id: failedId } },
+    });
+    const retried = await create(shop, key, { order_id: order.orderId, client_reference: 'a new body is fine' });
+    expect(retried.status).toBe(201);
+    expect(retried.body.id).not.toBe(failedId);
+    expect(await ledger(account.id)).toHaveLength(1);
+  });
+});
+
+describe('POST /v1/labels: answers before the end, and GET /v1/label-creations', () => {
+  it('answers 202 processing at once with Prefer: wait=0; the creation is then read until it leaves processing', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 1500 }]);
+    const res = await create(shop, `early-${order.orderId}`, { order_id: order.orderGid }, { Prefer: 'wait=0' });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({
+      status: 'processing',
+      next_action: 'poll',
+      created: null,
+      labels: [],
+      requested: { order_id: order.orderGid },
+    });
+    expect(res.headers.get('location')).toBe(`${app.baseUrl}/v1/label-creations/${res.body.id}`);
+    expect(res.headers.get('retry-after')).toBe('2');
+    expect(res.headers.get('preference-applied')).toBe('wait=0');
+    const done = await getCreation(shop, res.body.id, { Prefer: 'wait=20' });
+    expect(done.status).toBe(200);
+    expect(done.headers.get('preference-applied')).toBe('wait=20');
+    expect(done.body).toMatchObject({ status: 'succeeded', created: true, next_action: 'fetch_document' });
+
+    const listed = await app.request('GET', `/v1/label-creations?order_id=${order.orderId}`, { headers: shop.auth });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect(listed.body.data.map((c: { id: string }) => c.id)).toEqual([res.body.id]);
+    for (const query of [
+      `idempotency_key=early-${order.orderId}`,
+      'status=succeeded',
+      `order_name=${encodeURIComponent(order.name)}`,
+    ]) {
+      const page = await app.request('GET', `/v1/label-creations?${query}`, { headers: shop.auth });
+      expect(page.body.data.map((c: { id: string }) => c.id)).toContain(res.body.id);
+    }
+    const none = await app.request('GET', '/v1/label-creations?status=failed', { headers: shop.auth });
+    expect(none.body.data).toEqual([]);
+  });
+
+  it('lists newest first with a cursor, and answers 404 for another store’s creation', async () => {
+    const { shop } = await aShopWithCarrierA();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const order = await anOrderOnPlatform(shop.domain);
+      ids.push((await create(shop, `page-${order.orderId}`, { order_id: order.orderId })).body.id);
+    }
+    const first = await app.request('GET', '/v1/label-creations?limit=2', { headers: shop.auth });
+    expect(first.body.has_more).toBe(true);
+    const second = await app.request(
+      'GET',
+      `/v1/label-creations?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+      { headers: shop.auth },
+    );
+    expect([...first.body.data, ...second.body.data].map((c: { id: string }) => c.id).sort()).toEqual(ids.sort());
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    const other = await aStoreWithKey(app.orm);
+    expectError(await getCreation(other, ids[0]!), 404, 'not_found');
+    expectError(await getCreation(shop, 'lcr_doesnotexist'), 404, 'not_found');
+    expectError(await getCreation(shop, 'lbl_wrongkind'), 404, 'not_found');
+  });
+});
+
+describe('POST /v1/labels: existing labels', () => {
+  it('return hands back the existing label (200, created false, never fulfils); reject refuses', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    const made = await create(shop, `made-${order.orderId}`, { order_id: order.orderId });
+    expect(made.status).toBe(201);
+    const label = made.body.labels[0];
+    const returned = await create(shop, `return-${order.orderId}`, {
+      order_id: order.orderId,
+      fulfillment: 'fulfill',
+    });
+    expect(returned.status).toBe(200);
+    expect(returned.body).toMatchObject({
+      status: 'succeeded',
+      created: false,
+      labels: [{ id: label.id }],
+      side_effects: { fulfillment: null, order_tags: null },
+      warnings: [expect.objectContaining({ code: 'request_parameters_not_applied' })],
+    });
+    expect(returned.headers.get('location')).toBeNull();
+    expect(returned.headers.get('content-location')).toBe(`${app.baseUrl}/v1/label-creations/${returned.body.id}`);
+    expect((await control('GET', `/_control/stores/${shop.domain}/fulfillments`)).body.fulfillments).toEqual([]);
+    const rejected = await create(shop, `reject-${order.orderId}`, { order_id: order.orderId, on_existing: 'reject' });
+    expectError(rejected, 409, 'label_exists', {
+      reason: 'existing_label_ready',
+      existing_label_ids: [label.id],
+      label_creation_id: expect.stringMatching(/^lcr_/),
+      retry: 'no',
+      next_action: 'none',
+    });
+    expect(await ledger(account.id)).toHaveLength(1);
+  });
+});
+
+describe('POST /v1/labels: unclear outcomes', () => {
+  it('a create that times out and was not made: 202 needs_attention with the attention object, kept on repeat', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
+    const key = `unclear-${order.orderId}`;
+    const res = await create(shop, key, { order_id: order.orderId });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('location')).toBe(`${app.baseUrl}/v1/label-creations/${res.body.id}`);
+    expect(res.headers.get('retry-after')).toBeNull();
+    expect(res.body).toMatchObject({
+      status: 'needs_attention',
+      next_action: 'manual_check',
+      created: null,
+      attention: {
+        reason: 'carrier_timeout',
+        shipment_at_carrier: 'unknown',
+        carrier: { code: 'carrier_a', account_id: account.id },
+        carrier_reference: null,
+        carrier_note: null,
+      },
+    });
+    const { sent_at: sentAt, resolve_allowed_at: allowedAt } = res.body.attention;
+    expect(new Date(allowedAt).getTime() - new Date(sentAt).getTime()).toBe(15 * 60_000);
+    const repeat = await create(shop, key, { order_id: order.orderId });
+    expect(repeat.status).toBe(202);
+    expect(repeat.body.id).toBe(res.body.id);
+    // Every mode of a new request for the fulfillment order is refused while it needs attention.
+    for (const mode of ['return', 'reject']) {
+      expectError(
+        await create(shop, `${mode}-${order.orderId}`, { order_id: order.orderId, on_existing: mode }),
+        409,
+        'unresolved_creation',
+        // The blocking creation is named (the code's own field), not the refused request's record.
+        {
+          label_creation_id: res.body.id,
+          label_creation_ids: [res.body.id],
+          retry: 'manual',
+          next_action: 'manual_check',
+        },
+      );
+    }
+    expect(await ledger(account.id)).toEqual([]);
+  });
+
+  it('a create that times out after the carrier made it: found by its reference, 201, one shipment', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'timeout_created', hold_ms: 5000 }]);
+    const res = await create(shop, `found-${order.orderId}`, { order_id: order.orderId });
+    expect(res.status).toBe(201);
+    expect(await ledger(account.id)).toHaveLength(1);
+  });
+
+  it('a carrier server error is unclear (carrier_error); carrier D notes its possible draft', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'server_error' }]);
+    const res = await create(shop, `error-${order.orderId}`, { order_id: order.orderId });
+    expect(res.status).toBe(202);
+    expect(res.body.attention).toMatchObject({ reason: 'carrier_error', shipment_at_carrier: 'unknown' });
+
+    const d = await aShopWith('carrier_d', 'd_home');
+    const dOrder = await anOrderOnPlatform(d.shop.domain);
+    await scriptFaults(d.account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
+    const dRes = await create(d.shop, `d-${dOrder.orderId}`, { order_id: dOrder.orderId });
+    expect(dRes.status).toBe(202);
+    expect(dRes.body.attention).toMatchObject({ carrier_note: 'draft_until_label_printed' });
+  });
+
+  it('carrier B refusing the batch at import fails the creation with carrier_rejected, reason other', async () => {
+    const { shop, account } = await aShopWith('carrier_b', 'b_standard');
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'import_rejected' }]);
+    const res = await create(shop, `import-${order.orderId}`, { order_id: order.orderId });
+    expectError(res, 422, 'carrier_rejected', {
+      reason: 'other',
+      label_creation_id: expect.stringMatching(/^lcr_/),
+      retry: 'after_fix',
+      next_action: 'fix_and_retry',
+    });
+    const labels = await app.request('GET', `/v1/labels?order_id=${order.orderId}`, { headers: shop.auth });
+    expect(labels.body.data).toEqual([
+      expect.objectContaining({ status: 'failed', failure_reason: 'carrier_import_rejected', current: false }),
+    ]);
+  });
+});
+
+describe('POST /v1/labels: who may', () => {
+  it('include: ["document"] needs labels:print; writes need write access', async () => {
+    const writer = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
+    expectError(
+      await create(writer, 'no-print-1', { order_id: '1', include: ['document'] }),
+      403,
+      'insufficient_scope',
+      { required_scope: 'labels:print', retry: 'no', next_action: 'none' },
+    );
+    const readOnly = await aStoreWithKey(app.orm, { gates: { writeAccess: false } });
+    expectError(await create(readOnly, 'no-write-1', { order_id: '1' }), 403, 'write_access_required');
   });
 });

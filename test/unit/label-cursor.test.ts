@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor, filterHash } from '../../src/api/labels/cursor';
+import { decodeCursor, encodeCursor, filterHash } from '../../src/http/cursor';
 
 const SECRET = 'unit-test-cursor-secret';
 const position = { createdAt: new Date('2026-10-01T12:00:00Z'), id: 'lbl_abc' };

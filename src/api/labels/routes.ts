@@ -5,7 +5,8 @@ import { hasPrefix } from '../../ids';
 import { ApiError } from '../../http/api-error';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
-import { decodeCursor, encodeCursor, filterHash } from './cursor';
+import { encodeCursor, filterHash } from '../../http/cursor';
+import { positionOfCursor } from '../../http/query-params';
 import {
   labelListSchema,
   labelParamsSchema,
@@ -82,23 +83,7 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
       handler: async (ctx, { query }) => {
         const storeId = ctx.state.auth!.storeId;
         const hash = filterHash(storeId, cursorBinding(query));
-        let after = null;
-        if (query.cursor !== undefined) {
-          const check = decodeCursor(deps.config.cursorSecret, query.cursor, hash);
-          if (!check.ok) {
-            throw new ApiError('validation_error', {
-              message:
-                check.reason === 'other_filters'
-                  ? 'The cursor belongs to other filters; send the same filters as on the first page, or start without a cursor.'
-                  : 'The cursor is not a next_cursor this API issued; pass it unchanged.',
-              details: {
-                parameter: 'cursor',
-                received: query.cursor.length > 100 ? `${query.cursor.slice(0, 100)}…` : query.cursor,
-              },
-            });
-          }
-          after = check.position;
-        }
+        const after = positionOfCursor(deps.config.cursorSecret, query.cursor, hash);
         const filters = filtersOf(storeId, query);
         const syncFeed = isSyncFeed(query);
         const now = deps.now();

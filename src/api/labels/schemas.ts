@@ -12,6 +12,7 @@ import {
   LABEL_STATUSES,
 } from '../../domain/labels';
 import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
+import { instantParam, limitParam } from '../../http/query-params';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
 const moneyAmount = z
@@ -90,26 +91,6 @@ export const LIST_LIMIT_MAX = 250;
 export const LIST_LIMIT_DEFAULT = 50;
 export const ORDER_ID_FILTER_MAX = 50;
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
-/** Inclusive bounds compare at second precision, so fractions are dropped. */
-const instant = (description: string) =>
-  z
-    .string()
-    .describe(description)
-    .transform((value, ctx) => {
-      const time = ISO_DATE_TIME.test(value) ? Date.parse(value) : Number.NaN;
-      if (Number.isNaN(time)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be an ISO 8601 date-time with an offset, e.g. 2026-10-01T12:00:00Z',
-          input: value,
-        });
-        return z.NEVER;
-      }
-      return new Date(Math.floor(time / 1000) * 1000);
-    });
-
 const text = (description: string) => z.string().min(1).max(255).describe(description);
 
 export const listLabelsQuerySchema = z
@@ -155,21 +136,15 @@ export const listLabelsQuerySchema = z
       .transform((v) => v === 'true')
       .optional(),
     status: z.enum(LABEL_STATUSES).optional(),
-    created_after: instant('Created at or after (inclusive, second precision)').optional(),
-    created_before: instant('Created at or before (inclusive, second precision)').optional(),
-    updated_after: instant('State changed at or after (inclusive, second precision)').optional(),
+    created_after: instantParam('Created at or after (inclusive, second precision)').optional(),
+    created_before: instantParam('Created at or before (inclusive, second precision)').optional(),
+    updated_after: instantParam('State changed at or after (inclusive, second precision)').optional(),
     sort: z
       .enum(['-created_at', 'created_at'])
       .default('-created_at')
       .describe('`-created_at` newest first; `created_at` the sync feed'),
     cursor: z.string().min(1).max(2000).describe('`next_cursor` of the previous page, unchanged').optional(),
-    limit: z
-      .string()
-      .regex(/^\d{1,6}$/, 'must be a whole number')
-      .transform(Number)
-      .pipe(z.number().int().min(1).max(LIST_LIMIT_MAX))
-      .default(LIST_LIMIT_DEFAULT)
-      .describe(`1 to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}`),
+    limit: limitParam(LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT),
   })
   .strict();
 

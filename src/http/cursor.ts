@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { KeysetPosition } from '../../db/labels-query';
+import type { KeysetPosition } from '../db/labels-query';
 
 interface CursorPayload {
   v: 1;

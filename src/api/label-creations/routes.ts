@@ -1,0 +1,172 @@
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import type { Config } from '../../config';
+import { creationWire } from '../../creation/answers';
+import { readCreation, readCreationPage, type CreationListFilters } from '../../creation/records';
+import type { Orm } from '../../db/orm';
+import { LABEL_CREATION_STATUSES } from '../../domain/labels';
+import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
+import { ApiError } from '../../http/api-error';
+import { encodeCursor, filterHash } from '../../http/cursor';
+import { baseUrl } from '../../http/middleware';
+import { instantParam, limitParam, positionOfCursor } from '../../http/query-params';
+import { defineRoute } from '../../http/route';
+import { hasPrefix } from '../../ids';
+import type { CreationSnapshot } from '../../../workflows/label-creation';
+import { preferWaitSeconds } from '../labels/create-headers';
+import { labelCreationSchema } from './schemas';
+
+export interface LabelCreationRoutesDeps {
+  orm: Orm;
+  temporal: Client;
+  now: () => Date;
+  config: Pick<Config, 'publicBaseUrl' | 'cursorSecret'>;
+}
+
+const LIMIT_MAX = 250;
+const LIMIT_DEFAULT = 50;
+
+const listQuerySchema = z
+  .object({
+    order_id: z
+      .string()
+      .describe('Numeric order ID or GID')
+      .transform((value, ctx) => {
+        const id = parseOrderId(value.trim());
+        if (id) return id.gid;
+        ctx.addIssue({ code: 'custom', message: 'must be a numeric order ID or an order GID', input: value });
+        return z.NEVER;
+      })
+      .optional(),
+    order_name: z
+      .string()
+      .min(1)
+      .max(255)
+      .describe('Exact order name; leading `#` optional')
+      .transform(orderNameKey)
+      .optional(),
+    status: z.enum(LABEL_CREATION_STATUSES).optional(),
+    idempotency_key: z.string().min(1).max(255).describe('The `Idempotency-Key` of the request').optional(),
+    client_reference: z.string().min(1).max(64).optional(),
+    created_after: instantParam('Created at or after (inclusive, second precision)').optional(),
+    updated_after: instantParam('Changed at or after (inclusive, second precision)').optional(),
+    cursor: z.string().min(1).max(2000).describe('`next_cursor` of the previous page, unchanged').optional(),
+    limit: limitParam(LIMIT_MAX, LIMIT_DEFAULT),
+  })
+  .strict();
+
+const listSchema = z.object({
+  data: z.array(labelCreationSchema),
+  next_cursor: z.string().nullable().describe('Pass unchanged as `cursor`; null on the last page'),
+  has_more: z.boolean(),
+});
+
+const paramsSchema = z.object({ label_creation_id: z.string().describe('`lcr_...`') });
+
+export function createLabelCreationReadRoutes(deps: LabelCreationRoutesDeps) {
+  /**
+   * `Prefer: wait` on a running creation waits in its workflow (the same update `POST /labels` uses), never in a loop
+   * over the database; a workflow that cannot be asked (it just ended) answers from the record.
+   */
+  async function waitWhileProcessing(workflowId: string, creationId: string, waitSeconds: number) {
+    try {
+      await deps.temporal.workflow
+        .getHandle(workflowId)
+        .executeUpdate<CreationSnapshot, [{ creationId: string; waitMs: number }]>('awaitOutcome', {
+          args: [{ creationId, waitMs: waitSeconds * 1000 }],
+        });
+    } catch {
+      // Ended or replaced meanwhile: the record has the answer.
+    }
+  }
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/label-creations',
+      operationId: 'listLabelCreations',
+      summary: 'List label creations, newest first',
+      tag: 'Label creations',
+      access: { kind: 'key', scope: 'labels:write' },
+      query: listQuerySchema,
+      responses: { 200: { description: 'A page of label creations', schema: listSchema } },
+      handler: async (ctx, { query }) => {
+        const storeId = ctx.state.auth!.storeId;
+        const { cursor, limit, ...filters } = query;
+        const hash = filterHash(storeId, {
+          ...filters,
+          created_after: filters.created_after?.toISOString(),
+          updated_after: filters.updated_after?.toISOString(),
+        });
+        const after = positionOfCursor(deps.config.cursorSecret, cursor, hash);
+        const listFilters: CreationListFilters = {
+          storeId,
+          orderGid: filters.order_id,
+          orderNameKey: filters.order_name,
+          status: filters.status,
+          idempotencyKey: filters.idempotency_key,
+          clientReference: filters.client_reference,
+          createdAfter: filters.created_after,
+          updatedAfter: filters.updated_after,
+        };
+        const page = await readCreationPage(deps.orm.em.fork(), listFilters, after, limit);
+        const base = baseUrl(ctx, deps.config.publicBaseUrl);
+        const now = deps.now();
+        const data = await Promise.all(page.rows.map((row) => creationWire(deps.orm, row, { baseUrl: base, now })));
+        const last = page.rows.at(-1);
+        ctx.body = {
+          data,
+          next_cursor:
+            page.hasMore && last
+              ? encodeCursor(deps.config.cursorSecret, { createdAt: new Date(last.created_at), id: last.id }, hash)
+              : null,
+          has_more: page.hasMore,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/label-creations/{label_creation_id}',
+      operationId: 'getLabelCreation',
+      summary: 'One label creation',
+      description:
+        'Answers 200 whatever the status (a failed creation has its code in `error.code`). With `Prefer: wait=N` a ' +
+        'creation still `processing` is held up to N seconds and answered as soon as it leaves `processing`.',
+      tag: 'Label creations',
+      access: { kind: 'key', scope: 'labels:write' },
+      params: paramsSchema,
+      headers: [
+        {
+          name: 'Prefer',
+          required: false,
+          description: '`wait=N`, N 0 to 60 seconds: hold the answer while the creation is `processing`',
+        },
+      ],
+      responses: {
+        200: {
+          description: 'The label creation',
+          schema: labelCreationSchema,
+          headers: { 'Preference-Applied': '`wait=N` when a wait was asked for' },
+        },
+      },
+      handler: async (ctx, { params }) => {
+        const storeId = ctx.state.auth!.storeId;
+        const prefer = ctx.get('Prefer') || undefined;
+        const asksToWait = prefer !== undefined && /(^|[,;]\s*)wait\s*=/i.test(prefer);
+        const waitSeconds = asksToWait ? preferWaitSeconds(prefer) : 0;
+        if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
+        let row = await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
+        if (!row) throw new ApiError('not_found');
+        if (row.status === 'processing' && waitSeconds > 0 && row.workflow_id) {
+          await waitWhileProcessing(row.workflow_id, row.id, waitSeconds);
+          row = (await readCreation(deps.orm.em.fork(), storeId, row.id)) ?? row;
+        }
+        if (asksToWait) ctx.set('Preference-Applied', `wait=${waitSeconds}`);
+        ctx.body = await creationWire(deps.orm, row, {
+          baseUrl: baseUrl(ctx, deps.config.publicBaseUrl),
+          now: deps.now(),
+        });
+      },
+    }),
+  ];
+}
