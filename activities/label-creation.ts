@@ -117,13 +117,19 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       creationId: string;
       storeId: string;
       request: CreationRequest;
+      lockStaleAfterMs: number;
     }): Promise<PreparedCreation> {
       const manager = em();
       await setPhase(manager, { id: input.creationId, phase: 'preparing', now: deps.now() });
       try {
         const context = await loadCreationContext(
           { em: manager, platform: deps.platform },
-          { storeId: input.storeId, request: input.request, selfCreationId: input.creationId },
+          {
+            storeId: input.storeId,
+            request: input.request,
+            selfCreationId: input.creationId,
+            lockStaleAfterMs: input.lockStaleAfterMs,
+          },
         );
         const orderState =
           context.orderLookup.kind === 'found'

@@ -190,7 +190,8 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
 
   async function fail(error: CreationError) {
     // The record of this call is named, unless the code's own details name another creation (the one that blocks).
-    state.error = { ...error, details: { label_creation_id: creationId, ...error.details } };
+    const named = (error.details?.label_creation_id as string | null | undefined) ?? creationId;
+    state.error = { ...error, details: { ...error.details, label_creation_id: named } };
     await local.failCreation({ creationId, error: state.error });
     setStatus('failed');
     await releasedLocks();
@@ -231,7 +232,12 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
   while (!create) {
     if (workflowNow() >= deadline) return finish(await notStarted());
     try {
-      prepared = await prepareActivity(deadline - workflowNow())({ creationId, storeId, request: input.request });
+      prepared = await prepareActivity(deadline - workflowNow())({
+        creationId,
+        storeId,
+        request: input.request,
+        lockStaleAfterMs: durations.lockStaleMs,
+      });
     } catch (error) {
       if (isTimeout(error)) return finish(await notStarted());
       const refusal = businessFailure(error);
@@ -266,8 +272,10 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       if (decision.waitFor.reason === 'label_pending') {
         await waitForPendingLabel(decision.waitFor.labelId);
       } else if (decision.waitFor.heldBy === 'creation') {
-        const holders = prepared.context.holders.filter((h) => h.heldBy === 'creation' && h.workflowId !== null);
-        await waitForHolder([...new Set(holders.map((h) => h.workflowId!))]);
+        const holders = prepared.context.holders.flatMap((h) =>
+          h.heldBy === 'creation' && h.workflowId ? [h.workflowId] : [],
+        );
+        await waitForHolder([...new Set(holders)]);
       } else {
         await condition(() => false, Math.max(1, Math.min(durations.lockRetryMs, deadline - workflowNow())));
       }

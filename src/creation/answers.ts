@@ -73,7 +73,7 @@ export async function answerCreation(
     const error = row.error!;
     throw new ApiError(error.code as ErrorCode, {
       message: error.message,
-      details: { label_creation_id: row.id, ...error.details },
+      details: { ...error.details, label_creation_id: error.details?.label_creation_id ?? row.id },
       ...(error.retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(error.retryAfterSeconds) } } : {}),
     });
   }

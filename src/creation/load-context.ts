@@ -38,6 +38,8 @@ export interface LoadContextInput {
   request: Pick<CreationRequest, 'order'>;
   /** The live creation loading its own context (its lock and record are not a reason to wait). */
   selfCreationId?: string | null;
+  /** A `processing` lock holder that has not moved this long is dead (`src/locks/holders.ts`). */
+  lockStaleAfterMs?: number;
 }
 
 async function fromPlatform<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -260,7 +262,11 @@ export async function loadCreationContext(deps: LoadContextDeps, input: LoadCont
   const gids = fulfillmentOrders.map((fo) => fo.id);
   const labels = await currentOutboundLabels(em, store.id, platformOrder.id);
   const creations = await openCreations(em, store.id, platformOrder.id, gids);
-  const holders = await findHolders(em, { storeId: store.id, fulfillmentOrders });
+  const holders = await findHolders(em, {
+    storeId: store.id,
+    fulfillmentOrders,
+    ...(input.lockStaleAfterMs !== undefined ? { staleAfterMs: input.lockStaleAfterMs } : {}),
+  });
   return {
     ...base,
     orderLookup: lookup,

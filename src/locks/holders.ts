@@ -11,7 +11,7 @@ export interface FulfillmentOrderHolder {
   /** The holding creation (`lcr_...`) when `heldBy` is `creation`. */
   labelCreationId: string | null;
   /** Its workflow, which wakes creations waiting for the fulfillment order when it releases it. */
-  workflowId?: string | null;
+  workflowId: string | null;
 }
 
 /**
@@ -42,6 +42,7 @@ export async function findHolders(
       fulfillmentOrderGid: lock.fulfillmentOrderGid,
       heldBy: 'creation',
       labelCreationId: lock.labelCreationId,
+      workflowId: lock.workflowId,
     });
   }
   return holders;

@@ -68,7 +68,10 @@ export function spawnTs(
       child.disconnect();
       // Keep draining the pipes so the child never blocks on a full buffer; show what it reports as errors.
       child.stdout?.off('data', collect);
-      child.stdout?.resume();
+      // TEST_CHILD_OUTPUT=1 shows what the sandbox and worker log (their stdout) while the tests run.
+      if (process.env.TEST_CHILD_OUTPUT)
+        child.stdout?.on('data', (c: Buffer) => process.stderr.write(`[${what}] ${c.toString()}`));
+      else child.stdout?.resume();
       child.stderr?.off('data', collect);
       child.stderr?.on('data', (c: Buffer) => process.stderr.write(`[${what}] ${c.toString()}`));
       resolve(child);

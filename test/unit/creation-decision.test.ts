@@ -207,20 +207,24 @@ describe('decideCreation', () => {
       warnings: [{ code: 'request_parameters_not_applied' }],
     });
     const waiting = decideCreation(
-      aContext({ holders: [{ fulfillmentOrderGid: foGid(1), heldBy: 'creation', labelCreationId: 'lcr_x' }] }),
+      aContext({
+        holders: [{ fulfillmentOrderGid: foGid(1), heldBy: 'creation', labelCreationId: 'lcr_x', workflowId: 'wf-x' }],
+      }),
       aRequest(),
       NOW,
     );
     expect(waiting).toMatchObject({
       kind: 'wait_for_existing',
-      waitFor: { heldBy: 'creation', labelCreationId: 'lcr_x' },
+      waitFor: { heldBy: 'creation', labelCreationId: 'lcr_x', workflowId: 'wf-x' },
     });
   });
 
   it('passes its own running creation inside the workflow', () => {
     const context = aContext({
       creations: [aCreation('lcr_self', 'processing')],
-      holders: [{ fulfillmentOrderGid: foGid(1), heldBy: 'creation', labelCreationId: 'lcr_self' }],
+      holders: [
+        { fulfillmentOrderGid: foGid(1), heldBy: 'creation', labelCreationId: 'lcr_self', workflowId: 'wf-self' },
+      ],
       selfCreationId: 'lcr_self',
     });
     expect(decideCreation(context, aRequest({ on_existing: 'reject' }), NOW).kind).toBe('create');

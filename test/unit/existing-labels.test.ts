@@ -57,11 +57,17 @@ function outcome(d: ExistingLabelsDecision): string {
 
 const ready = (id: string, fos = both, extra: Partial<ContextLabel> = {}) =>
   aContextLabel(id, { fulfillmentOrderIds: fos, ...extra });
-const exportHold: FulfillmentOrderHolder = { fulfillmentOrderGid: foGid(1), heldBy: 'export', labelCreationId: null };
+const exportHold: FulfillmentOrderHolder = {
+  fulfillmentOrderGid: foGid(1),
+  heldBy: 'export',
+  labelCreationId: null,
+  workflowId: null,
+};
 const creationHold: FulfillmentOrderHolder = {
   fulfillmentOrderGid: foGid(2),
   heldBy: 'creation',
   labelCreationId: 'lcr_run',
+  workflowId: 'wf-run',
 };
 
 // Spec `POST /labels` "Existing labels": each situation in `return` and `reject`.
