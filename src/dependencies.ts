@@ -4,6 +4,8 @@ import { composeAdapters } from './adapters';
 import type { AppDeps } from './app';
 import type { Config } from './config';
 import { openOrm } from './db/orm';
+import { postgresCounterStore } from './limits/counter-store';
+import { createRequestLimiter } from './limits/request-limiter';
 import { createLogger, type Logger } from './logger';
 import { connectTemporal } from './temporal/connection';
 
@@ -24,7 +26,7 @@ export async function openAppDeps(
     now?: () => Date;
     logger?: Logger;
     temporal?: Client;
-    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'extraRoutes'>>;
+    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'extraRoutes' | 'limiter'>>;
   } = {},
 ): Promise<OpenedAppDeps> {
   const now = options.now ?? (() => new Date());
@@ -39,6 +41,13 @@ export async function openAppDeps(
     logger,
     now,
     authorize: createAuthorizer({ orm, now, supportEmail: config.supportEmail }),
+    limiter:
+      options.overrides?.limiter ??
+      createRequestLimiter({
+        take: postgresCounterStore(orm, { lockTimeoutMs: config.rateLimitLockTimeoutMs }),
+        now,
+        logger,
+      }),
     renderer: options.overrides?.renderer ?? adapters.renderer,
     platform: options.overrides?.platform ?? adapters.platform,
     ...(options.overrides?.extraRoutes ? { extraRoutes: options.overrides.extraRoutes } : {}),

@@ -4,7 +4,7 @@ import { ApiError } from '../../http/api-error';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
 import { hasPrefix } from '../../ids';
-import { runIdempotent } from '../../idempotency/idempotency';
+import { isReplay, runIdempotent } from '../../idempotency/idempotency';
 import { IDEMPOTENCY_KEY_LENGTH, idempotencyKeyOf } from '../../idempotency/keys';
 import { markLabelPrinted, type MarkPrintedDeps } from '../../labels/mark-printed';
 import { labelParamsSchema, labelSchema } from './schemas';
@@ -24,6 +24,8 @@ const printedQuerySchema = z
   })
   .strict();
 
+const ENDPOINT = 'POST /labels/{label_id}/printed';
+
 export function createPrintedRoutes(
   deps: MarkPrintedDeps & { now: () => Date; publicBaseUrl: string | undefined; idempotencyLeaseMs: number },
 ) {
@@ -39,6 +41,24 @@ export function createPrintedRoutes(
         'Downloading a document is not a print.',
       tag: 'Labels',
       access: { kind: 'key', scope: 'labels:print', write: true },
+      // Spec "Limits": a repeat of a bound Idempotency-Key (answered by replay) counts as a read.
+      limits: {
+        classes: ['print', 'read'],
+        classify: async (ctx, { params, query }) => {
+          const key = ctx.get('Idempotency-Key') || query.idempotency_key;
+          if (!key) return 'print';
+          const request = { label_id: params.label_id };
+          const replay = await isReplay(deps.orm, {
+            storeId: ctx.state.auth!.storeId,
+            endpoint: ENDPOINT,
+            key,
+            request,
+            now: deps.now(),
+            ttlMs: PRINTED_KEY_TTL_MS,
+          });
+          return replay ? 'read' : 'print';
+        },
+      },
       params: labelParamsSchema,
       query: printedQuerySchema,
       headers: [
@@ -68,7 +88,7 @@ export function createPrintedRoutes(
           deps.orm,
           {
             storeId: auth.storeId,
-            endpoint: 'POST /labels/{label_id}/printed',
+            endpoint: ENDPOINT,
             key,
             request: { label_id: params.label_id },
             now,

@@ -7,6 +7,7 @@ import { Migration20261122002000Labels } from './20261122002000-labels';
 import { Migration20261122003000LabelShipmentId } from './20261122003000-label-shipment-id';
 import { Migration20261123000100Ground } from './20261123000100-ground';
 import { Migration20261123010000AccountDefaultFulfillment } from './20261123010000-account-default-fulfillment';
+import { Migration20261123040000RateLimits } from './20261123040000-rate-limits';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -22,4 +23,5 @@ export const migrationsList = [
     name: 'Migration20261123010000AccountDefaultFulfillment',
     class: Migration20261123010000AccountDefaultFulfillment,
   },
+  { name: 'Migration20261123040000RateLimits', class: Migration20261123040000RateLimits },
 ];
