@@ -11,7 +11,7 @@ import { connectTemporal } from './temporal/connection';
 
 export interface OpenedAppDeps {
   deps: AppDeps;
-  /** Releases what was opened (Temporal connection, database pool). */
+  /** Releases what was opened (Temporal connection, database pools). */
   close: () => Promise<void>;
 }
 
@@ -34,6 +34,7 @@ export async function openAppDeps(
   const orm = await openOrm(config.databaseUrl);
   const temporal = options.temporal ?? (await connectTemporal(config.temporal.address, config.temporal.namespace));
   const adapters = composeAdapters(config, orm);
+  const counters = postgresCounterStore(config.databaseUrl, { lockTimeoutMs: config.rateLimitLockTimeoutMs });
   const deps: AppDeps = {
     config,
     orm,
@@ -41,13 +42,7 @@ export async function openAppDeps(
     logger,
     now,
     authorize: createAuthorizer({ orm, now, supportEmail: config.supportEmail }),
-    limiter:
-      options.overrides?.limiter ??
-      createRequestLimiter({
-        take: postgresCounterStore(orm, { lockTimeoutMs: config.rateLimitLockTimeoutMs }),
-        now,
-        logger,
-      }),
+    limiter: options.overrides?.limiter ?? createRequestLimiter({ take: counters.take, now, logger }),
     renderer: options.overrides?.renderer ?? adapters.renderer,
     platform: options.overrides?.platform ?? adapters.platform,
     ...(options.overrides?.extraRoutes ? { extraRoutes: options.overrides.extraRoutes } : {}),
@@ -55,7 +50,7 @@ export async function openAppDeps(
   return {
     deps,
     close: async () => {
-      await Promise.allSettled([temporal.connection.close(), orm.close()]);
+      await Promise.allSettled([temporal.connection.close(), orm.close(), counters.close()]);
     },
   };
 }

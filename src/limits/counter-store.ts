@@ -1,4 +1,4 @@
-import type { Orm } from '../db/orm';
+import { Pool } from 'pg';
 import type { BucketCharge, WindowBucketName } from '../domain/rate-limits';
 
 /** One bucket as the counter store answered: `used` includes this request's units when it was allowed. */
@@ -21,43 +21,63 @@ export type TakeBuckets = (input: {
   charges: readonly BucketCharge[];
 }) => Promise<TakenBucket[]>;
 
-interface Row {
-  bucket: WindowBucketName;
-  lim: number;
-  used: number;
-  window_start: string;
-  allowed: boolean;
+export interface CounterStore {
+  take: TakeBuckets;
+  close: () => Promise<void>;
 }
+
+/** Connections of the counter store per API process: its statement is short, so few serve many requests. */
+const POOL_SIZE = 3;
+
+const TAKE = {
+  name: 'rate_limit_take',
+  text: 'select bucket, lim, used, window_start, allowed from rate_limit_take($1, $2, $3, $4, $5, $6, $7, $8)',
+  rowMode: 'array',
+} as const;
+
+type Row = [bucket: WindowBucketName, lim: number, used: number, windowStart: string, allowed: boolean];
 
 /**
  * The PostgreSQL counter store: ONE statement per request, `rate_limit_take` (migration 20261123040000), which takes
  * every bucket of the request atomically, reads support's overrides in the same statement and answers what the
  * `X-RateLimit-*` headers need. Every API process shares the rows, so a limit holds across processes exactly.
+ *
+ * It runs on a small pool of its own (docs/decisions/0400-rate-limit-counters.md): every request passes through it,
+ * so it must not wait for a connection behind slow ORM work, and a prepared statement on plain node-postgres keeps
+ * its cost per request to the round trip. `lock_timeout` is set per connection, so a stuck counter row fails the
+ * statement instead of holding requests.
  */
-export function postgresCounterStore(orm: Orm, options: { lockTimeoutMs: number }): TakeBuckets {
-  const lockTimeout = `${options.lockTimeoutMs}ms`;
-  return async ({ storeId, apiKeyId, nowMs, charges }) => {
-    const rows = await orm.em.fork().execute<Row[]>('select * from rate_limit_take(?, ?, ?, ?::jsonb, ?)', [
-      storeId,
-      apiKeyId,
-      nowMs,
-      JSON.stringify(
-        charges.map((c) => ({
-          bucket: c.bucket,
-          scope: c.scope,
-          window_seconds: c.windowSeconds,
-          lim: c.limit,
-          units: c.units,
-        })),
-      ),
-      lockTimeout,
-    ]);
-    return rows.map((r) => ({
-      bucket: r.bucket,
-      limit: r.lim,
-      used: r.used,
-      windowStartMs: Number(r.window_start),
-      allowed: r.allowed,
-    }));
+export function postgresCounterStore(databaseUrl: string, options: { lockTimeoutMs: number }): CounterStore {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: POOL_SIZE,
+    options: `-c lock_timeout=${Math.max(1, Math.round(options.lockTimeoutMs))}`,
+  });
+  // An idle connection that breaks is dropped by the pool; the next request opens another (or answers 503).
+  pool.on('error', () => undefined);
+  return {
+    take: async ({ storeId, apiKeyId, nowMs, charges }) => {
+      const { rows } = await pool.query<Row>({
+        ...TAKE,
+        values: [
+          storeId,
+          apiKeyId,
+          nowMs,
+          charges.map((c) => c.bucket),
+          charges.map((c) => c.scope === 'key'),
+          charges.map((c) => c.windowSeconds),
+          charges.map((c) => c.limit),
+          charges.map((c) => c.units),
+        ],
+      });
+      return rows.map(([bucket, limit, used, windowStart, allowed]) => ({
+        bucket,
+        limit,
+        used,
+        windowStartMs: Number(windowStart),
+        allowed,
+      }));
+    },
+    close: () => pool.end(),
   };
 }

@@ -5,9 +5,10 @@ import { Migration } from '@mikro-orm/migrations';
  * - `rate_limit_counters`: one row per bucket and subject (API key or store) holding the current fixed window. UNLOGGED:
  *   counters are seconds-to-hours state, so a commit need not wait for a WAL flush while requests queue on the row; a
  *   PostgreSQL crash empties it (every window starts afresh).
- * - `rate_limit_take(store, key, now_ms, charges)`: the one statement a request runs. It takes every bucket of the
+ * - `rate_limit_take(store, key, now_ms, buckets...)`: the one statement a request runs. It takes every bucket of the
  *   request in bucket-name order (no deadlocks), reads the store's overrides in the same statement, and gives back
- *   everything when one bucket refuses, so a refused request counts in no bucket.
+ *   everything when one bucket refuses, so a refused request counts in no bucket. A counter row held longer than the
+ *   connection's `lock_timeout` fails the statement (the caller answers 503).
  * - `rate_limit_overrides`: support's per-store limits (`labelctl limits`), read by every request, so a change applies
  *   at once in every process.
  * - `rate_limit_leases`: the write queue's tickets and the `Prefer: wait` holds, with expiries so a crashed process frees
@@ -33,20 +34,21 @@ export class Migration20261123040000RateLimits extends Migration {
         primary key (store_id, bucket)
       );`);
     this.addSql(`
-      create function rate_limit_take(p_store text, p_key text, p_now_ms bigint, p_charges jsonb, p_lock_timeout text)
+      create function rate_limit_take(
+        p_store text, p_key text, p_now_ms bigint,
+        p_buckets text[], p_key_scoped boolean[], p_windows integer[], p_limits integer[], p_units integer[])
       returns table (bucket text, lim integer, used integer, window_start bigint, allowed boolean)
       language plpgsql as $fn$
       declare
         c record;
         v_refused boolean := false;
       begin
-        perform set_config('lock_timeout', p_lock_timeout, true);
         for c in
-          select x.bucket, x.units, x.window_seconds,
-                 case x.scope when 'key' then p_key else p_store end as subject,
+          select x.bucket, x.units, case when x.key_scoped then p_key else p_store end as subject,
                  coalesce(o."limit", x.lim) as lim,
                  p_now_ms - p_now_ms % (x.window_seconds::bigint * 1000) as window_start
-          from jsonb_to_recordset(p_charges) as x(bucket text, scope text, window_seconds integer, lim integer, units integer)
+          from unnest(p_buckets, p_key_scoped, p_windows, p_limits, p_units)
+            as x(bucket, key_scoped, window_seconds, lim, units)
           left join rate_limit_overrides o on o.store_id = p_store and o.bucket = x.bucket
           order by x.bucket
         loop
@@ -65,8 +67,8 @@ export class Migration20261123040000RateLimits extends Migration {
         if v_refused then
           -- The rows are still locked by this statement: nobody saw the increments.
           update rate_limit_counters r set used = r.used - x.units
-          from jsonb_to_recordset(p_charges) as x(bucket text, scope text, units integer)
-          where r.bucket = x.bucket and r.subject = case x.scope when 'key' then p_key else p_store end;
+          from unnest(p_buckets, p_key_scoped, p_units) as x(bucket, key_scoped, units)
+          where r.bucket = x.bucket and r.subject = case when x.key_scoped then p_key else p_store end;
         end if;
       end
       $fn$;`);
@@ -96,7 +98,9 @@ export class Migration20261123040000RateLimits extends Migration {
   override async down(): Promise<void> {
     this.addSql('drop table if exists creation_units;');
     this.addSql('drop table if exists rate_limit_leases;');
-    this.addSql('drop function if exists rate_limit_take(text, text, bigint, jsonb, text);');
+    this.addSql(
+      'drop function if exists rate_limit_take(text, text, bigint, text[], boolean[], integer[], integer[], integer[]);',
+    );
     this.addSql('drop table if exists rate_limit_overrides;');
     this.addSql('drop table if exists rate_limit_counters;');
   }
