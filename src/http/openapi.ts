@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { LIMIT_CLASSES, WINDOW_BUCKETS } from '../domain/rate-limits';
-import { RATE_LIMIT_HEADER_DESCRIPTIONS } from '../limits/headers';
+import { documentRateLimits, rateLimitErrorCodes } from '../limits/openapi';
 import { ERROR_CATALOG, type ErrorCode } from './error-catalog';
-import { limitClassesOf, type RouteDefinition } from './route';
+import type { RouteDefinition } from './route';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
 
 export const errorBodySchema = z
@@ -89,47 +88,8 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
       codes.add(c);
     if (route.access.write) codes.add('write_access_required');
   }
-  if (route.limits) {
-    codes.add('rate_limited');
-    codes.add('temporarily_unavailable');
-    // A render whose metering fails answers `carrier_unavailable` without `reason` (spec "Errors").
-    if (limitClassesOf(route.limits).includes('render')) codes.add('carrier_unavailable');
-  }
-  for (const c of route.errors ?? []) codes.add(c);
+  for (const c of [...rateLimitErrorCodes(route), ...(route.errors ?? [])]) codes.add(c);
   return [...codes];
-}
-
-const RETRY_AFTER_OF_LIMITS: Partial<Record<number, string>> = {
-  429: 'Seconds until the refusing bucket allows the request',
-  503: 'Seconds to wait before sending the same request again',
-};
-
-/**
- * Headers of an error status. On a limited route every answer after authentication may carry the `X-RateLimit-*`
- * headers (errors included), a 429 and a 503 `Retry-After`; a 401 comes before the limits and carries none.
- */
-function errorHeadersOf(route: RouteDefinition, status: number): Record<string, string> | undefined {
-  const limited = route.limits && status !== 401;
-  const headers = {
-    ...(limited ? RATE_LIMIT_HEADER_DESCRIPTIONS : {}),
-    ...(route.limits && RETRY_AFTER_OF_LIMITS[status] ? { 'Retry-After': RETRY_AFTER_OF_LIMITS[status] } : {}),
-    ...route.errorHeaders?.[status],
-  };
-  return Object.keys(headers).length > 0 ? headers : undefined;
-}
-
-/** The buckets of every class the route can be charged to (`x-rate-limits`), from the limits table. */
-function rateLimitsOf(route: RouteDefinition): unknown[] | undefined {
-  if (!route.limits) return undefined;
-  return limitClassesOf(route.limits).map((limitClass) => ({
-    class: limitClass,
-    buckets: LIMIT_CLASSES[limitClass].map((bucket) => ({
-      bucket,
-      scope: WINDOW_BUCKETS[bucket].scope,
-      limit: WINDOW_BUCKETS[bucket].limit,
-      window_seconds: WINDOW_BUCKETS[bucket].windowSeconds,
-    })),
-  }));
 }
 
 function operation(route: RouteDefinition): JsonSchema {
@@ -139,7 +99,6 @@ function operation(route: RouteDefinition): JsonSchema {
       Object.entries({
         'X-Request-Id': 'Request ID, `req_...`',
         'Service-Version': 'Version rendered',
-        ...(route.limits ? RATE_LIMIT_HEADER_DESCRIPTIONS : {}),
         ...spec.headers,
       }).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
     );
@@ -159,7 +118,7 @@ function operation(route: RouteDefinition): JsonSchema {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of byStatus) {
-    const extra = errorHeadersOf(route, status);
+    const extra = route.errorHeaders?.[status];
     responses[String(status)] = {
       description: `Error: ${codes.map((c) => `\`${c}\``).join(', ')}`,
       ...(extra
@@ -185,7 +144,6 @@ function operation(route: RouteDefinition): JsonSchema {
     responses,
     security: route.access.kind === 'key' ? [{ bearerAuth: [route.access.scope] }] : [],
     ...(route.access.kind === 'key' ? { 'x-required-scope': route.access.scope } : {}),
-    ...(route.limits ? { 'x-rate-limits': rateLimitsOf(route) } : {}),
   };
 }
 
@@ -195,7 +153,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = operation(route);
+    paths[route.path]![route.method.toLowerCase()] = documentRateLimits(route, operation(route));
   }
   return {
     openapi: '3.1.0',

@@ -16,11 +16,3 @@ export function refusedBucketHeaders(details: Record<string, unknown>): Record<s
   if (typeof bucket !== 'string' || typeof limit !== 'number' || typeof retryAfter !== 'number') return {};
   return rateLimitHeaders({ bucket: bucket as BucketState['bucket'], limit, remaining: 0, resetSeconds: retryAfter });
 }
-
-/** What the OpenAPI document says of the headers, for every operation they appear on. */
-export const RATE_LIMIT_HEADER_DESCRIPTIONS = {
-  'X-RateLimit-Limit': 'Limit of the tightest rate-limit bucket of this request (on a 429: of the refusing bucket)',
-  'X-RateLimit-Remaining': 'What that bucket has left after this request (0 on a 429)',
-  'X-RateLimit-Reset': 'Seconds until that bucket’s window ends',
-  'X-RateLimit-Bucket': 'Name of that bucket, e.g. `read_key_per_second` (error reference: rate_limited)',
-} as const;
