@@ -412,6 +412,7 @@ describe('POST /labels with dry_run: 2 per second and 30 per minute per key, 60 
 
   it('dry_run_shop_per_minute, and dry runs never use the creation buckets', async () => {
     const shop = await aStoreWithKey(app.orm, {
+      scopes: ['labels:write'],
       limits: { dry_run_key_per_second: 1000, dry_run_key_per_minute: 1000 },
     });
     at(hourStart(), app);
@@ -425,27 +426,44 @@ describe('POST /labels with dry_run: 2 per second and 30 per minute per key, 60 
     });
     const live = await app.request('POST', '/v1/labels', {
       headers: { ...shop.auth, 'Idempotency-Key': 'live-0001' },
-      body: { order_id: aPlatformId() },
+      body: { order_id: aPlatformId(), include: ['document'] },
     });
-    expect(live.status).toBe(503);
+    expectError(live, 403, 'insufficient_scope');
     expectHeaders(live, { bucket: 'write_key_per_second', limit: 5, remaining: 4, reset: 1 });
   });
 });
 
 describe('POST /labels: 5 per second per key, 60 per minute per store', () => {
+  // A key without labels:print asking for `include: ["document"]`: the request passes validation and the limits, then
+  // answers 403 insufficient_scope before any creation starts.
   const create = (auth: Record<string, string>, i: number) =>
     app.request('POST', '/v1/labels', {
       headers: { ...auth, 'Idempotency-Key': `create-${String(i).padStart(4, '0')}` },
-      body: { order_id: aPlatformId() },
+      body: { order_id: aPlatformId(), include: ['document'] },
     });
+  const writer = (limits: Record<string, number> = {}) => aStoreWithKey(app.orm, { scopes: ['labels:write'], limits });
 
-  it('write_key_per_second: the answers that passed carry the headers (503 until the creation workflow lands)', async () => {
-    const shop = await aStoreWithKey(app.orm);
+  it('write_key_per_second: the answers that passed carry the headers, errors included', async () => {
+    const shop = await writer();
     at(hourStart(), app);
     for (let i = 0; i < 5; i += 1) {
       const res = await create(shop.auth, i);
-      expectError(res, 503, 'temporarily_unavailable');
+      expectError(res, 403, 'insufficient_scope');
       expectHeaders(res, { bucket: 'write_key_per_second', limit: 5, remaining: 4 - i, reset: 1 });
+    }
+    // Header validation comes before the limits: refused, uncounted, no headers.
+    const invalidHeaders: Array<Record<string, string>> = [
+      {},
+      { 'Idempotency-Key': 'auto' },
+      { 'Idempotency-Key': 'key-00000001', Prefer: 'wait=61' },
+    ];
+    for (const headers of invalidHeaders) {
+      const invalid = await app.request('POST', '/v1/labels', {
+        headers: { ...shop.auth, ...headers },
+        body: { order_id: aPlatformId() },
+      });
+      expectError(invalid, 422, 'validation_error');
+      expectNoRateLimitHeaders(invalid);
     }
     expectRefused(await create(shop.auth, 5), {
       bucket: 'write_key_per_second',
@@ -457,9 +475,9 @@ describe('POST /labels: 5 per second per key, 60 per minute per store', () => {
   });
 
   it('write_shop_per_minute', async () => {
-    const shop = await aStoreWithKey(app.orm, { limits: { write_key_per_second: 1000 } });
+    const shop = await writer({ write_key_per_second: 1000 });
     at(hourStart(), app);
-    expect(statuses(await repeat(60, (i) => create(shop.auth, i), 10))).toEqual([503]);
+    expect(statuses(await repeat(60, (i) => create(shop.auth, i), 10))).toEqual([403]);
     expectRefused(await create(shop.auth, 60), {
       bucket: 'write_shop_per_minute',
       scope: 'shop',
@@ -482,6 +500,9 @@ describe('POST /labels/{id}/printed: 5 per second per key, 300 per minute per st
       expectError(res, 404, 'not_found');
       expectHeaders(res, { bucket: 'print_key_per_second', limit: 5, remaining: 4 - i, reset: 1 });
     }
+    const noKey = await app.request('POST', '/v1/labels/lbl_doesnotexist/printed', { headers: shop.auth });
+    expectError(noKey, 422, 'validation_error');
+    expectNoRateLimitHeaders(noKey);
     expectRefused(await print(app, shop.auth, 'lbl_doesnotexist', 'print-key-5'), {
       bucket: 'print_key_per_second',
       scope: 'key',

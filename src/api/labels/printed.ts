@@ -25,6 +25,10 @@ const printedQuerySchema = z
   .strict();
 
 const ENDPOINT = 'POST /labels/{label_id}/printed';
+/** What a key binds to: the same key with another label is a conflict. */
+const printedRequest = (labelId: string) => ({ label_id: labelId });
+const printedKeyOf = (header: string, query: string | undefined) =>
+  idempotencyKeyOf({ header, query }, { allowQuery: true, allowAuto: true });
 
 export function createPrintedRoutes(
   deps: MarkPrintedDeps & { now: () => Date; publicBaseUrl: string | undefined; idempotencyLeaseMs: number },
@@ -41,18 +45,17 @@ export function createPrintedRoutes(
         'Downloading a document is not a print.',
       tag: 'Labels',
       access: { kind: 'key', scope: 'labels:print', write: true },
-      // Spec "Limits": a repeat of a bound Idempotency-Key (answered by replay) counts as a read.
+      // Spec "Limits": a repeat of a bound Idempotency-Key (answered by replay) counts as a read. The key is validated
+      // first, like the query: a request refused by validation is not counted.
       limits: {
         classes: ['print', 'read'],
         classify: async (ctx, { params, query }) => {
-          const key = ctx.get('Idempotency-Key') || query.idempotency_key;
-          if (!key) return 'print';
-          const request = { label_id: params.label_id };
+          const key = printedKeyOf(ctx.get('Idempotency-Key'), query.idempotency_key);
           const replay = await isReplay(deps.orm, {
             storeId: ctx.state.auth!.storeId,
             endpoint: ENDPOINT,
             key,
-            request,
+            request: printedRequest(params.label_id),
             now: deps.now(),
             ttlMs: PRINTED_KEY_TTL_MS,
           });
@@ -78,10 +81,7 @@ export function createPrintedRoutes(
       errors: ['idempotency_conflict', 'duplicate_request', 'document_expired', 'shopify_unavailable'],
       handler: async (ctx, { params, query }) => {
         const auth = ctx.state.auth!;
-        const key = idempotencyKeyOf(
-          { header: ctx.get('Idempotency-Key'), query: query.idempotency_key },
-          { allowQuery: true, allowAuto: true },
-        );
+        const key = printedKeyOf(ctx.get('Idempotency-Key'), query.idempotency_key);
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
         const now = deps.now();
         const outcome = await runIdempotent(
@@ -90,7 +90,7 @@ export function createPrintedRoutes(
             storeId: auth.storeId,
             endpoint: ENDPOINT,
             key,
-            request: { label_id: params.label_id },
+            request: printedRequest(params.label_id),
             now,
             ttlMs: PRINTED_KEY_TTL_MS,
             autoWindowMs: AUTO_KEY_WINDOW_MS,
