@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { z } from 'zod';
 import { createApiKey } from '../../src/access/api-keys';
 import type { LimitClass } from '../../src/domain/rate-limits';
 import { defineRoute } from '../../src/http/route';
@@ -20,7 +21,7 @@ const probe = (path: string, limits: LimitClass, scope: string) =>
     tag: 'Test',
     access: { kind: 'key', scope, write: true },
     limits,
-    responses: { 200: { description: 'ok' } },
+    responses: { 200: { description: 'ok', schema: z.object({ ok: z.literal(true) }) } },
     handler: async (ctx) => {
       ctx.body = { ok: true };
     },
