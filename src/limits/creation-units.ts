@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm';
-import { inTransaction, type Tx } from '../db/transaction';
+import { inLockedTransaction, type Tx } from '../db/transaction';
 import {
   WINDOW_BUCKETS,
   rateLimitedRefusal,
@@ -39,8 +39,7 @@ export function createCreationUnits(deps: { orm: Orm; now: () => Date; leaseMs: 
       const now = deps.now();
       const nowMs = now.getTime();
       const day = now.toISOString().slice(0, 10);
-      return inTransaction(deps.orm, async (tx) => {
-        await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`creation_units:${storeId}`]);
+      return inLockedTransaction(deps.orm, `creation_units:${storeId}`, async (tx) => {
         // Yesterday's rows stay for support questions; older ones go.
         await tx.execute('delete from creation_units where store_id = ? and day < ?::date - 1', [storeId, day]);
         const [counts] = await tx.execute<Array<{ total: number; create_new: number; mine: boolean }>>(

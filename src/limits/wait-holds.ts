@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '../db/orm';
-import { inTransaction } from '../db/transaction';
+import { inLockedTransaction } from '../db/transaction';
 import { PREFER_WAIT_HOLDS_PER_KEY } from '../domain/rate-limits';
 
 /** A request allowed to hold its answer for `Prefer: wait`; release it once the answer is sent. */
@@ -29,8 +29,7 @@ export function createWaitHolds(deps: { orm: Orm; now: () => Date }): WaitHolds 
     async hold(apiKeyId, waitSeconds) {
       const now = deps.now();
       const id = randomUUID();
-      const held = await inTransaction(deps.orm, async (tx) => {
-        await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`prefer_wait:${apiKeyId}`]);
+      const held = await inLockedTransaction(deps.orm, `prefer_wait:${apiKeyId}`, async (tx) => {
         await tx.execute(
           `delete from rate_limit_leases
             where kind = 'prefer_wait' and subject = ? and (released_at is not null or expires_at <= ?)`,

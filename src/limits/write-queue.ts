@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '../db/orm';
-import { inTransaction } from '../db/transaction';
+import { inLockedTransaction } from '../db/transaction';
 import {
   WRITE_QUEUE_DEPTH,
   rateLimitedRefusal,
@@ -52,8 +52,7 @@ export function createWriteQueue(deps: { orm: Orm; now: () => Date; leaseMs: num
   const enter = async (storeId: string): Promise<WriteQueueTicket> => {
     const now = deps.now();
     const id = randomUUID();
-    const state = await inTransaction(deps.orm, async (tx) => {
-      await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`write_queue:${storeId}`]);
+    const state = await inLockedTransaction(deps.orm, `write_queue:${storeId}`, async (tx) => {
       await tx.execute(
         `delete from rate_limit_leases
           where kind = 'write_queue' and subject = ? and coalesce(released_at, expires_at) < ?`,
