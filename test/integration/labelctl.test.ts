@@ -130,6 +130,7 @@ describe('labelctl (spawned as a process)', () => {
     for (const args of [
       ['limits', 'set', domain, 'reads_per_key_second', '5'],
       ['limits', 'set', domain, 'shopify_budget', '5'],
+      ['limits', 'reset', domain, 'render_concurrency'],
       ['limits', 'set', domain, 'read_key_per_second', '-1'],
       ['limits', 'set', domain, 'read_key_per_second', 'many'],
       ['limits', 'reset', 'no-such-store.myshopify.com', 'read_key_per_second'],
