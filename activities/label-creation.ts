@@ -30,6 +30,7 @@ import type { WaitFor } from '../src/domain/existing-labels';
 import type { CodSource, FulfillmentMode, LabelCreationPhase } from '../src/domain/labels';
 import type { CreationWarning } from '../src/domain/refusal';
 import { holdsLocks, orderLabelState, type AcquireResult } from '../src/locks/fulfillment-order-locks';
+import { createWriteLimits } from '../src/limits/write-limits';
 import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
 import type { ActivityDeps } from './deps';
 
@@ -88,6 +89,16 @@ function nonRetryable(error: DomainError): ApplicationFailure {
 
 export function createLabelCreationActivities(deps: ActivityDeps) {
   const em = () => deps.orm.em.fork();
+  const limits = createWriteLimits({ orm: deps.orm, now: deps.now });
+
+  /**
+   * Leaving `processing` frees the creation's write-queue place, and its daily unit comes back unless the carrier was
+   * called (a confirmed unit stays counted): spec "Limits", docs/decisions/0405-creation-limits-wiring.md.
+   */
+  async function leftProcessing(creationId: string, queueTicketId: string | null) {
+    if (queueTicketId) await limits.writeQueue.release(queueTicketId);
+    await limits.creationUnits.returnUnit(creationId);
+  }
 
   async function accountOf(storeId: string, carrierAccountId: string) {
     const account = await em().findOneOrFail(CarrierAccount, { id: carrierAccountId, storeId });
@@ -204,6 +215,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           fulfillmentOrderGids: input.fulfillmentOrderGids,
         });
         if (!held) return { kind: 'lost_locks' };
+        // Reaching the carrier is what a daily creation unit counts (spec "Limits"): it stays counted from here.
+        await limits.creationUnits.confirm(input.creationId);
         await markSent(manager, { id: input.creationId, sentAt: deps.now() });
       }
       const sentAt = resumed ? new Date(row.sentAt!) : deps.now();
@@ -400,20 +413,32 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
 
     async succeedCreation(input: {
       creationId: string;
+      queueTicketId: string | null;
       labelIds: string[];
       created: boolean;
       sideEffects: SideEffects;
       warnings?: CreationWarning[];
     }): Promise<void> {
       await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
+      await leftProcessing(input.creationId, input.queueTicketId);
     },
 
-    async failCreation(input: { creationId: string; error: CreationError }): Promise<void> {
+    async failCreation(input: {
+      creationId: string;
+      queueTicketId: string | null;
+      error: CreationError;
+    }): Promise<void> {
       await finishFailed(deps.orm, { id: input.creationId, error: input.error, now: deps.now() });
+      await leftProcessing(input.creationId, input.queueTicketId);
     },
 
-    async creationNeedsAttention(input: { creationId: string; attention: StoredAttention }): Promise<void> {
+    async creationNeedsAttention(input: {
+      creationId: string;
+      queueTicketId: string | null;
+      attention: StoredAttention;
+    }): Promise<void> {
       await enterNeedsAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
+      await leftProcessing(input.creationId, input.queueTicketId);
     },
   };
 }

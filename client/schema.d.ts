@@ -174,6 +174,43 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/label-creations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List label creations, newest first */
+    get: operations['listLabelCreations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/label-creations/{label_creation_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One label creation
+     * @description Answers 200 whatever the status (a failed creation has its code in `error.code`). With `Prefer: wait=N` a creation still `processing` is held up to N seconds and answered as soon as it leaves `processing`.
+     */
+    get: operations['getLabelCreation'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/carrier-accounts': {
     parameters: {
       query?: never;
@@ -534,6 +571,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -609,6 +673,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -620,6 +711,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -633,6 +751,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -644,6 +789,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -655,6 +866,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -704,6 +981,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -834,6 +1138,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -845,6 +1176,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -858,6 +1216,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -869,6 +1254,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -880,6 +1331,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -987,6 +1504,33 @@ export interface operations {
           'Preference-Applied'?: string;
           /** @description `true` on a repeat of a bound Idempotency-Key answered with the original answer */
           'Idempotency-Replayed'?: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -1400,6 +1944,16 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
+            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            documents?: {
+              label_id: string;
+              /** @enum {string} */
+              format: 'label';
+              /** @enum {string} */
+              content_type: 'application/pdf';
+              /** @description The stored PDF, base64 */
+              data_base64: string;
+            }[];
           };
         };
       };
@@ -1416,6 +1970,33 @@ export interface operations {
           'Preference-Applied'?: string;
           /** @description `true` on a repeat of a bound Idempotency-Key answered with the original answer */
           'Idempotency-Replayed'?: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -1829,6 +2410,16 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
+            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            documents?: {
+              label_id: string;
+              /** @enum {string} */
+              format: 'label';
+              /** @enum {string} */
+              content_type: 'application/pdf';
+              /** @description The stored PDF, base64 */
+              data_base64: string;
+            }[];
           };
         };
       };
@@ -1845,6 +2436,33 @@ export interface operations {
           'Preference-Applied'?: string;
           /** @description `true` on a repeat of a bound Idempotency-Key answered with the original answer */
           'Idempotency-Replayed'?: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2258,6 +2876,16 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
+            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            documents?: {
+              label_id: string;
+              /** @enum {string} */
+              format: 'label';
+              /** @enum {string} */
+              content_type: 'application/pdf';
+              /** @description The stored PDF, base64 */
+              data_base64: string;
+            }[];
           };
         };
       };
@@ -2288,6 +2916,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2299,6 +2954,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2312,6 +2994,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2324,6 +3033,33 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2335,6 +3071,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2347,6 +3110,33 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2358,18 +3148,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `carrier_unavailable`, `shopify_unavailable`, `temporarily_unavailable`, `not_started` */
+      /** @description Error: `temporarily_unavailable`, `carrier_unavailable`, `shopify_unavailable`, `not_started` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2397,6 +3241,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2522,6 +3393,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2533,6 +3431,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2546,6 +3471,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2557,6 +3509,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2568,6 +3586,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2602,6 +3686,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description `true` on a replayed answer */
           'Idempotency-Replayed'?: 'true';
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2727,6 +3838,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2738,6 +3876,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2751,6 +3916,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2763,6 +3955,33 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2774,6 +3993,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2785,6 +4031,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2796,18 +4108,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `shopify_unavailable` */
+      /** @description Error: `temporarily_unavailable`, `shopify_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2844,6 +4210,33 @@ export interface operations {
           'Service-Label-Source': 'stored' | 'carrier';
           /** @description Print format used: `label` or `a4` */
           'Service-Label-Format': 'label' | 'a4';
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2877,6 +4270,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2888,6 +4308,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2901,6 +4348,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2913,6 +4387,33 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2924,6 +4425,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2935,6 +4463,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2946,18 +4540,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `carrier_unavailable` */
+      /** @description Error: `temporarily_unavailable`, `carrier_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -2994,6 +4642,33 @@ export interface operations {
           'Service-Label-Source': 'stored' | 'carrier';
           /** @description Print format used: `label` or `a4` */
           'Service-Label-Format': 'label' | 'a4';
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3027,6 +4702,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3038,6 +4740,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3051,6 +4780,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3063,6 +4819,33 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3074,6 +4857,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3085,6 +4895,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3096,18 +4972,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `carrier_unavailable` */
+      /** @description Error: `temporarily_unavailable`, `carrier_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3144,6 +5074,33 @@ export interface operations {
           'Service-Label-Source': 'stored' | 'carrier';
           /** @description Print format used: `label` or `a4` */
           'Service-Label-Format': 'label' | 'a4';
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3177,6 +5134,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3188,6 +5172,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3201,6 +5212,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3213,6 +5251,33 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3224,6 +5289,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3235,6 +5327,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3246,18 +5404,1628 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `carrier_unavailable` */
+      /** @description Error: `temporarily_unavailable`, `carrier_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listLabelCreations: {
+    parameters: {
+      query?: {
+        /** @description Numeric order ID or GID */
+        order_id?: string;
+        /** @description Exact order name; leading `#` optional */
+        order_name?: string;
+        status?: 'processing' | 'succeeded' | 'failed' | 'needs_attention' | 'abandoned';
+        /** @description The `Idempotency-Key` of the request */
+        idempotency_key?: string;
+        client_reference?: string;
+        /** @description Created at or after (inclusive, second precision) */
+        created_after?: string;
+        /** @description Changed at or after (inclusive, second precision) */
+        updated_after?: string;
+        /** @description `next_cursor` of the previous page, unchanged */
+        cursor?: string;
+        /** @description 1 to 250, default 50 */
+        limit?: string;
+      };
+      header?: {
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of label creations */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: {
+              /** @description `lcr_...`; null in a dry run */
+              id: string | null;
+              /** @enum {string} */
+              status: 'processing' | 'succeeded' | 'failed' | 'needs_attention' | 'abandoned' | 'validated';
+              phase:
+                | (
+                    | 'queued'
+                    | 'preparing'
+                    | 'waiting_for_lock'
+                    | 'sending_to_carrier'
+                    | 'waiting_for_carrier'
+                    | 'finalizing'
+                  )
+                | null;
+              /** @enum {string} */
+              next_action:
+                | 'fetch_document'
+                | 'wait_for_document'
+                | 'poll'
+                | 'manual_check'
+                | 'fix_and_retry'
+                | 'retry_later'
+                | 'none';
+              created: boolean | null;
+              dry_run: boolean;
+              /** @description Dry runs only: what the live call would do */
+              would: ('create' | 'return_existing' | 'wait_for_existing') | null;
+              /** @description With `would: wait_for_existing`: what the live call would wait for */
+              waiting_for: {
+                /** @enum {string} */
+                reason: 'fulfillment_order_held' | 'label_pending';
+                held_by: ('creation' | 'export' | 'unknown') | null;
+                label_creation_id: string | null;
+                label_id: string | null;
+                fulfillment_order_ids: string[];
+              } | null;
+              /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+              order: {
+                id: string | null;
+                legacy_id: string | null;
+                name: string | null;
+              };
+              /** @description Echo of the request after normalization (IDs as GIDs, defaults filled, amounts with two decimals); null where the value is derived. Sending it again as a body makes the same request. */
+              requested: {
+                /** @description GID; null when the order was named by order_name */
+                order_id: string | null;
+                /** @description Lookup key: without `#`, lowercased */
+                order_name: string | null;
+                /** @description GIDs; null: every shippable fulfillment order */
+                fulfillment_order_ids: string[] | null;
+                all_locations: boolean;
+                carrier_account_id: string | null;
+                service_code: string | null;
+                /** @description null: derived */
+                parcels:
+                  | {
+                      weight_grams: number;
+                    }[]
+                  | null;
+                /** @description null: derived */
+                cod: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                } | null;
+                /** @description null: derived */
+                declared_value: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                } | null;
+                carrier_options: {
+                  [key: string]: string | number | boolean;
+                };
+                /** @enum {string} */
+                fulfillment: 'account_default' | 'none' | 'fulfill' | 'fulfill_and_notify';
+                /** @enum {string} */
+                on_existing: 'return' | 'reject' | 'create_new';
+                replaces: string[];
+                include: 'document'[];
+                client_reference: string | null;
+                dry_run: boolean;
+              };
+              /** @description The decision: filled in while running, complete from `sending_to_carrier`; null fields are not decided */
+              resolved: {
+                /** @description `auto`: rules chose; `requested_account`: account from the request; `requested`: account and service */
+                selection: ('auto' | 'requested_account' | 'requested') | null;
+                matched_rule: {
+                  id: string;
+                  priority: number;
+                } | null;
+                carrier_account_id: string | null;
+                service_code: string | null;
+                parcels:
+                  | {
+                      weight_grams: number;
+                      /** @enum {string} */
+                      source: 'request' | 'order';
+                    }[]
+                  | null;
+                fulfillment: {
+                  /** @enum {string} */
+                  mode: 'none' | 'fulfill' | 'fulfill_and_notify';
+                  /** @enum {string} */
+                  source: 'request' | 'account_default';
+                } | null;
+                cod: {
+                  decided: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                    /** @enum {string} */
+                    source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+                  };
+                  to_carrier: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                    adjustments: {
+                      /** @enum {string} */
+                      kind: 'carrier_rounding';
+                      /** @description `whole`: to whole units, half up; `up_to_multiple`: up to the next multiple */
+                      rule: {
+                        /** @enum {string} */
+                        mode: 'whole' | 'up_to_multiple';
+                        /** @description With `up_to_multiple`: rounds up to a multiple of this */
+                        multiple?: number;
+                      };
+                      /** @description Decimal string with two places */
+                      from: string;
+                      /** @description Decimal string with two places */
+                      to: string;
+                    }[];
+                    /**
+                     * @description `predicted` in a dry run
+                     * @enum {string}
+                     */
+                    state: 'predicted' | 'sent';
+                  };
+                  /** @description How an automatic COD came about; all null for an explicit `cod` */
+                  derivation: {
+                    /** @description Order-level amount before the label’s share */
+                    base: {
+                      /** @description Decimal string with two places */
+                      amount: string;
+                      /** @description ISO 4217 */
+                      currency: string;
+                    } | null;
+                    /** @description `service/cod_value` as read, when it decided */
+                    raw_metafield: string | null;
+                    /** @description The COD payment gateway that decided */
+                    matched_gateway: string | null;
+                    outstanding_balance: {
+                      /** @description Decimal string with two places */
+                      amount: string;
+                      /** @description ISO 4217 */
+                      currency: string;
+                    } | null;
+                    /** @description The label’s share of `base` */
+                    share: {
+                      /** @description Decimal string with two places */
+                      amount: string;
+                      /** @description ISO 4217 */
+                      currency: string;
+                    } | null;
+                    /** @description Set when an automatic amount was split across the order’s fulfillment orders by goods value */
+                    split: {
+                      label_goods_value: {
+                        /** @description Decimal string with two places */
+                        amount: string;
+                        /** @description ISO 4217 */
+                        currency: string;
+                      };
+                      order_goods_value: {
+                        /** @description Decimal string with two places */
+                        amount: string;
+                        /** @description ISO 4217 */
+                        currency: string;
+                      };
+                      fulfillment_order_ids: string[];
+                    } | null;
+                    /** @description Carrier A: `custom.converted_value` / `custom.converted_currency` when they replaced the amount */
+                    converted: {
+                      value: string;
+                      currency: string;
+                    } | null;
+                  };
+                } | null;
+                declared_value: {
+                  decided: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                    /** @enum {string} */
+                    source: 'request' | 'order';
+                  } | null;
+                  /** @description null where the carrier gets no declared value */
+                  to_carrier: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                  } | null;
+                } | null;
+              };
+              /** @description Labels of the creation (or the existing labels it returns) */
+              labels: {
+                /** @description `lbl_...` */
+                id: string;
+                order: {
+                  /** @description Global ID (GID) */
+                  id: string;
+                  /** @description Numeric platform ID */
+                  legacy_id: string;
+                  name: string;
+                };
+                /** @description Fulfillment orders the label covers; empty for whole-order labels */
+                fulfillment_orders: {
+                  /** @description Global ID (GID) */
+                  id: string;
+                  /** @description Numeric platform ID */
+                  legacy_id: string;
+                }[];
+                /** @enum {string} */
+                direction: 'outbound' | 'return';
+                /** @enum {string} */
+                kind: 'shipment' | 'claim' | 'collection';
+                /** @enum {string} */
+                status: 'pending' | 'ready' | 'failed';
+                failure_reason: ('carrier_import_rejected' | 'not_finalized') | null;
+                current: boolean;
+                supersedes: string[];
+                /** @description Newer labels that replaced this one */
+                superseded_by: string[];
+                /**
+                 * @description Same value on every label of the order and direction
+                 * @enum {string}
+                 */
+                current_set: 'ok' | 'ambiguous';
+                carrier: {
+                  code: string;
+                  name: string;
+                  /** @description `ca_...` */
+                  account_id: string | null;
+                };
+                /** @description Only on labels created through the API */
+                service: {
+                  code: string;
+                  name: string;
+                } | null;
+                source: ('admin' | 'flow' | 'api') | null;
+                cod: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  currency: string;
+                  /** @enum {string} */
+                  source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+                } | null;
+                declared_value: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  currency: string;
+                } | null;
+                tracking_number: string | null;
+                tracking_url: string | null;
+                parcels: {
+                  tracking_number: string | null;
+                  tracking_url: string | null;
+                  weight_grams: number | null;
+                }[];
+                batch_id: string | null;
+                /** @description Label document object */
+                document: {
+                  /** @enum {string} */
+                  availability:
+                    | 'available'
+                    | 'pending'
+                    | 'expired'
+                    | 'not_applicable'
+                    | 'not_isolated'
+                    | 'carrier_excluded'
+                    | 'not_reissuable';
+                  /** @description Where the PDF comes from; null when there is none */
+                  source: ('stored' | 'carrier') | null;
+                  formats: ('label' | 'a4')[];
+                  /** @description 60 days after label creation */
+                  available_until: string;
+                  /** @description The document endpoint of the label */
+                  url: string;
+                };
+                /** @description Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers */
+                extras: {
+                  [key: string]: unknown;
+                };
+                /** @description Insertion time; never changes */
+                created_at: string;
+                /** @description Last state change; null on labels from before the field existed */
+                updated_at: string | null;
+              }[];
+              side_effects: {
+                fulfillment: {
+                  /** @enum {string} */
+                  mode: 'none' | 'fulfill' | 'fulfill_and_notify';
+                  /** @enum {string} */
+                  status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+                } | null;
+                order_tags: {
+                  /** @enum {string} */
+                  status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+                } | null;
+              };
+              warnings: {
+                /** @enum {string} */
+                code:
+                  | 'cod_adjusted'
+                  | 'request_parameters_not_applied'
+                  | 'cod_conversion_metafield_ignored'
+                  | 'missing_phone'
+                  | 'pickup_point_not_used';
+                message: string;
+                details?: {
+                  [key: string]: unknown;
+                };
+              }[];
+              error: {
+                code:
+                  | (
+                      | 'unauthorized'
+                      | 'invalid_token'
+                      | 'access_required'
+                      | 'api_paused'
+                      | 'plan_required'
+                      | 'write_access_required'
+                      | 'insufficient_scope'
+                      | 'not_found'
+                      | 'method_not_allowed'
+                      | 'idempotency_conflict'
+                      | 'duplicate_request'
+                      | 'label_pending'
+                      | 'document_pending'
+                      | 'render_in_progress'
+                      | 'ambiguous_current_set'
+                      | 'label_exists'
+                      | 'unresolved_creation'
+                      | 'creation_in_progress'
+                      | 'precondition_failed'
+                      | 'already_resolved'
+                      | 'not_resolvable'
+                      | 'resolve_too_early'
+                      | 'document_expired'
+                      | 'label_not_reissuable'
+                      | 'validation_error'
+                      | 'unsupported_version'
+                      | 'format_not_supported'
+                      | 'document_unavailable'
+                      | 'carrier_rejected'
+                      | 'repeated_rejection'
+                      | 'label_validation_failed'
+                      | 'currency_mismatch'
+                      | 'order_not_eligible'
+                      | 'order_ambiguous'
+                      | 'pickup_point_not_available'
+                      | 'fulfillment_order_required'
+                      | 'carrier_selection_failed'
+                      | 'unsupported_parameter'
+                      | 'rate_limited'
+                      | 'internal_error'
+                      | 'carrier_unavailable'
+                      | 'shopify_unavailable'
+                      | 'temporarily_unavailable'
+                      | 'not_started'
+                    )
+                  | 'resolved_not_created';
+                message: string;
+                details?: {
+                  [key: string]: unknown;
+                };
+                doc_url: string;
+              } | null;
+              attention: {
+                /** @enum {string} */
+                reason:
+                  'carrier_timeout' | 'carrier_error' | 'worker_lost' | 'label_not_retrieved' | 'confirmation_missing';
+                /** @enum {string} */
+                shipment_at_carrier: 'unknown' | 'exists';
+                carrier: {
+                  code: string;
+                  name: string;
+                  account_id: string | null;
+                };
+                carrier_reference: string | null;
+                carrier_note: 'draft_until_label_printed' | null;
+                /** @description ISO 8601 UTC, second precision */
+                sent_at: string;
+                /** @description ISO 8601 UTC, second precision */
+                resolve_allowed_at: string;
+              } | null;
+              client_reference: string | null;
+              /** @description null in a dry run */
+              idempotency_key: string | null;
+              /** @description URL of the creation; null in a dry run */
+              url: string | null;
+              created_at: string | null;
+              updated_at: string | null;
+              /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+              documents?: {
+                label_id: string;
+                /** @enum {string} */
+                format: 'label';
+                /** @enum {string} */
+                content_type: 'application/pdf';
+                /** @description The stored PDF, base64 */
+                data_base64: string;
+              }[];
+            }[];
+            /** @description Pass unchanged as `cursor`; null on the last page */
+            next_cursor: string | null;
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized`, `invalid_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getLabelCreation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description `wait=N`, N 0 to 60 seconds: hold the answer while the creation is `processing` */
+        Prefer?: string;
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path: {
+        label_creation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The label creation */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description `wait=N` when a wait was asked for */
+          'Preference-Applied'?: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description `lcr_...`; null in a dry run */
+            id: string | null;
+            /** @enum {string} */
+            status: 'processing' | 'succeeded' | 'failed' | 'needs_attention' | 'abandoned' | 'validated';
+            phase:
+              | (
+                  | 'queued'
+                  | 'preparing'
+                  | 'waiting_for_lock'
+                  | 'sending_to_carrier'
+                  | 'waiting_for_carrier'
+                  | 'finalizing'
+                )
+              | null;
+            /** @enum {string} */
+            next_action:
+              | 'fetch_document'
+              | 'wait_for_document'
+              | 'poll'
+              | 'manual_check'
+              | 'fix_and_retry'
+              | 'retry_later'
+              | 'none';
+            created: boolean | null;
+            dry_run: boolean;
+            /** @description Dry runs only: what the live call would do */
+            would: ('create' | 'return_existing' | 'wait_for_existing') | null;
+            /** @description With `would: wait_for_existing`: what the live call would wait for */
+            waiting_for: {
+              /** @enum {string} */
+              reason: 'fulfillment_order_held' | 'label_pending';
+              held_by: ('creation' | 'export' | 'unknown') | null;
+              label_creation_id: string | null;
+              label_id: string | null;
+              fulfillment_order_ids: string[];
+            } | null;
+            /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+            order: {
+              id: string | null;
+              legacy_id: string | null;
+              name: string | null;
+            };
+            /** @description Echo of the request after normalization (IDs as GIDs, defaults filled, amounts with two decimals); null where the value is derived. Sending it again as a body makes the same request. */
+            requested: {
+              /** @description GID; null when the order was named by order_name */
+              order_id: string | null;
+              /** @description Lookup key: without `#`, lowercased */
+              order_name: string | null;
+              /** @description GIDs; null: every shippable fulfillment order */
+              fulfillment_order_ids: string[] | null;
+              all_locations: boolean;
+              carrier_account_id: string | null;
+              service_code: string | null;
+              /** @description null: derived */
+              parcels:
+                | {
+                    weight_grams: number;
+                  }[]
+                | null;
+              /** @description null: derived */
+              cod: {
+                /** @description Decimal string with two places */
+                amount: string;
+                /** @description ISO 4217 */
+                currency: string;
+              } | null;
+              /** @description null: derived */
+              declared_value: {
+                /** @description Decimal string with two places */
+                amount: string;
+                /** @description ISO 4217 */
+                currency: string;
+              } | null;
+              carrier_options: {
+                [key: string]: string | number | boolean;
+              };
+              /** @enum {string} */
+              fulfillment: 'account_default' | 'none' | 'fulfill' | 'fulfill_and_notify';
+              /** @enum {string} */
+              on_existing: 'return' | 'reject' | 'create_new';
+              replaces: string[];
+              include: 'document'[];
+              client_reference: string | null;
+              dry_run: boolean;
+            };
+            /** @description The decision: filled in while running, complete from `sending_to_carrier`; null fields are not decided */
+            resolved: {
+              /** @description `auto`: rules chose; `requested_account`: account from the request; `requested`: account and service */
+              selection: ('auto' | 'requested_account' | 'requested') | null;
+              matched_rule: {
+                id: string;
+                priority: number;
+              } | null;
+              carrier_account_id: string | null;
+              service_code: string | null;
+              parcels:
+                | {
+                    weight_grams: number;
+                    /** @enum {string} */
+                    source: 'request' | 'order';
+                  }[]
+                | null;
+              fulfillment: {
+                /** @enum {string} */
+                mode: 'none' | 'fulfill' | 'fulfill_and_notify';
+                /** @enum {string} */
+                source: 'request' | 'account_default';
+              } | null;
+              cod: {
+                decided: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                  /** @enum {string} */
+                  source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+                };
+                to_carrier: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                  adjustments: {
+                    /** @enum {string} */
+                    kind: 'carrier_rounding';
+                    /** @description `whole`: to whole units, half up; `up_to_multiple`: up to the next multiple */
+                    rule: {
+                      /** @enum {string} */
+                      mode: 'whole' | 'up_to_multiple';
+                      /** @description With `up_to_multiple`: rounds up to a multiple of this */
+                      multiple?: number;
+                    };
+                    /** @description Decimal string with two places */
+                    from: string;
+                    /** @description Decimal string with two places */
+                    to: string;
+                  }[];
+                  /**
+                   * @description `predicted` in a dry run
+                   * @enum {string}
+                   */
+                  state: 'predicted' | 'sent';
+                };
+                /** @description How an automatic COD came about; all null for an explicit `cod` */
+                derivation: {
+                  /** @description Order-level amount before the label’s share */
+                  base: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                  } | null;
+                  /** @description `service/cod_value` as read, when it decided */
+                  raw_metafield: string | null;
+                  /** @description The COD payment gateway that decided */
+                  matched_gateway: string | null;
+                  outstanding_balance: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                  } | null;
+                  /** @description The label’s share of `base` */
+                  share: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                  } | null;
+                  /** @description Set when an automatic amount was split across the order’s fulfillment orders by goods value */
+                  split: {
+                    label_goods_value: {
+                      /** @description Decimal string with two places */
+                      amount: string;
+                      /** @description ISO 4217 */
+                      currency: string;
+                    };
+                    order_goods_value: {
+                      /** @description Decimal string with two places */
+                      amount: string;
+                      /** @description ISO 4217 */
+                      currency: string;
+                    };
+                    fulfillment_order_ids: string[];
+                  } | null;
+                  /** @description Carrier A: `custom.converted_value` / `custom.converted_currency` when they replaced the amount */
+                  converted: {
+                    value: string;
+                    currency: string;
+                  } | null;
+                };
+              } | null;
+              declared_value: {
+                decided: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                  /** @enum {string} */
+                  source: 'request' | 'order';
+                } | null;
+                /** @description null where the carrier gets no declared value */
+                to_carrier: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                } | null;
+              } | null;
+            };
+            /** @description Labels of the creation (or the existing labels it returns) */
+            labels: {
+              /** @description `lbl_...` */
+              id: string;
+              order: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+                name: string;
+              };
+              /** @description Fulfillment orders the label covers; empty for whole-order labels */
+              fulfillment_orders: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+              }[];
+              /** @enum {string} */
+              direction: 'outbound' | 'return';
+              /** @enum {string} */
+              kind: 'shipment' | 'claim' | 'collection';
+              /** @enum {string} */
+              status: 'pending' | 'ready' | 'failed';
+              failure_reason: ('carrier_import_rejected' | 'not_finalized') | null;
+              current: boolean;
+              supersedes: string[];
+              /** @description Newer labels that replaced this one */
+              superseded_by: string[];
+              /**
+               * @description Same value on every label of the order and direction
+               * @enum {string}
+               */
+              current_set: 'ok' | 'ambiguous';
+              carrier: {
+                code: string;
+                name: string;
+                /** @description `ca_...` */
+                account_id: string | null;
+              };
+              /** @description Only on labels created through the API */
+              service: {
+                code: string;
+                name: string;
+              } | null;
+              source: ('admin' | 'flow' | 'api') | null;
+              cod: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+                /** @enum {string} */
+                source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+              } | null;
+              declared_value: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              } | null;
+              tracking_number: string | null;
+              tracking_url: string | null;
+              parcels: {
+                tracking_number: string | null;
+                tracking_url: string | null;
+                weight_grams: number | null;
+              }[];
+              batch_id: string | null;
+              /** @description Label document object */
+              document: {
+                /** @enum {string} */
+                availability:
+                  | 'available'
+                  | 'pending'
+                  | 'expired'
+                  | 'not_applicable'
+                  | 'not_isolated'
+                  | 'carrier_excluded'
+                  | 'not_reissuable';
+                /** @description Where the PDF comes from; null when there is none */
+                source: ('stored' | 'carrier') | null;
+                formats: ('label' | 'a4')[];
+                /** @description 60 days after label creation */
+                available_until: string;
+                /** @description The document endpoint of the label */
+                url: string;
+              };
+              /** @description Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers */
+              extras: {
+                [key: string]: unknown;
+              };
+              /** @description Insertion time; never changes */
+              created_at: string;
+              /** @description Last state change; null on labels from before the field existed */
+              updated_at: string | null;
+            }[];
+            side_effects: {
+              fulfillment: {
+                /** @enum {string} */
+                mode: 'none' | 'fulfill' | 'fulfill_and_notify';
+                /** @enum {string} */
+                status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+              } | null;
+              order_tags: {
+                /** @enum {string} */
+                status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+              } | null;
+            };
+            warnings: {
+              /** @enum {string} */
+              code:
+                | 'cod_adjusted'
+                | 'request_parameters_not_applied'
+                | 'cod_conversion_metafield_ignored'
+                | 'missing_phone'
+                | 'pickup_point_not_used';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            }[];
+            error: {
+              code:
+                | (
+                    | 'unauthorized'
+                    | 'invalid_token'
+                    | 'access_required'
+                    | 'api_paused'
+                    | 'plan_required'
+                    | 'write_access_required'
+                    | 'insufficient_scope'
+                    | 'not_found'
+                    | 'method_not_allowed'
+                    | 'idempotency_conflict'
+                    | 'duplicate_request'
+                    | 'label_pending'
+                    | 'document_pending'
+                    | 'render_in_progress'
+                    | 'ambiguous_current_set'
+                    | 'label_exists'
+                    | 'unresolved_creation'
+                    | 'creation_in_progress'
+                    | 'precondition_failed'
+                    | 'already_resolved'
+                    | 'not_resolvable'
+                    | 'resolve_too_early'
+                    | 'document_expired'
+                    | 'label_not_reissuable'
+                    | 'validation_error'
+                    | 'unsupported_version'
+                    | 'format_not_supported'
+                    | 'document_unavailable'
+                    | 'carrier_rejected'
+                    | 'repeated_rejection'
+                    | 'label_validation_failed'
+                    | 'currency_mismatch'
+                    | 'order_not_eligible'
+                    | 'order_ambiguous'
+                    | 'pickup_point_not_available'
+                    | 'fulfillment_order_required'
+                    | 'carrier_selection_failed'
+                    | 'unsupported_parameter'
+                    | 'rate_limited'
+                    | 'internal_error'
+                    | 'carrier_unavailable'
+                    | 'shopify_unavailable'
+                    | 'temporarily_unavailable'
+                    | 'not_started'
+                  )
+                | 'resolved_not_created';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+              doc_url: string;
+            } | null;
+            attention: {
+              /** @enum {string} */
+              reason:
+                'carrier_timeout' | 'carrier_error' | 'worker_lost' | 'label_not_retrieved' | 'confirmation_missing';
+              /** @enum {string} */
+              shipment_at_carrier: 'unknown' | 'exists';
+              carrier: {
+                code: string;
+                name: string;
+                account_id: string | null;
+              };
+              carrier_reference: string | null;
+              carrier_note: 'draft_until_label_printed' | null;
+              /** @description ISO 8601 UTC, second precision */
+              sent_at: string;
+              /** @description ISO 8601 UTC, second precision */
+              resolve_allowed_at: string;
+            } | null;
+            client_reference: string | null;
+            /** @description null in a dry run */
+            idempotency_key: string | null;
+            /** @description URL of the creation; null in a dry run */
+            url: string | null;
+            created_at: string | null;
+            updated_at: string | null;
+            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            documents?: {
+              label_id: string;
+              /** @enum {string} */
+              format: 'label';
+              /** @enum {string} */
+              content_type: 'application/pdf';
+              /** @description The stored PDF, base64 */
+              data_base64: string;
+            }[];
+          };
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized`, `invalid_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3288,6 +7056,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3389,6 +7184,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3400,6 +7222,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3413,6 +7262,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3424,6 +7300,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3435,6 +7377,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3462,6 +7470,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3560,6 +7595,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3571,6 +7633,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3584,6 +7673,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3595,6 +7711,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3606,6 +7788,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3633,6 +7881,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3831,6 +8106,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3842,6 +8144,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3855,6 +8184,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3866,6 +8222,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3877,18 +8299,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `shopify_unavailable` */
+      /** @description Error: `temporarily_unavailable`, `shopify_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -3927,6 +8403,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4063,6 +8566,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4074,6 +8604,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4087,6 +8644,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4098,6 +8682,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4109,18 +8759,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `shopify_unavailable`, `carrier_unavailable` */
+      /** @description Error: `temporarily_unavailable`, `shopify_unavailable`, `carrier_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4168,6 +8872,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4366,6 +9097,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4377,6 +9135,33 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4390,6 +9175,33 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4402,6 +9214,33 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4413,6 +9252,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
@@ -4424,18 +9329,72 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `shopify_unavailable`, `carrier_unavailable` */
+      /** @description Error: `temporarily_unavailable`, `shopify_unavailable`, `carrier_unavailable` */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
           'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
           [name: string]: unknown;
         };
         content: {

@@ -21,6 +21,7 @@ import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from '.
 import { requestLog, type RequestLogWriter } from './http/request-log';
 import type { RouteDefinition } from './http/route';
 import { buildRouter, type Authorizer } from './http/router';
+import type { RequestLimiter } from './limits/request-limiter';
 import type { AppState } from './http/state';
 import { createApiMetrics, metricsEndpoint, type ApiMetrics } from './metrics/api-metrics';
 
@@ -34,6 +35,8 @@ export interface AppDeps {
   /** Injectable clock: tests move time instead of sleeping. */
   now: () => Date;
   authorize: Authorizer;
+  /** Rate limits of every key route (src/limits/). */
+  limiter: RequestLimiter;
   /** Carrier port's side-effect-free print call, for labels rendered on demand. */
   renderer: LabelRenderer;
   /** Store-platform port. */
@@ -106,6 +109,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   if (deps.config.metrics.apiPort === undefined) app.use(metricsEndpoint(metrics.registry));
   app.use(versionSelection());
   app.use(bodyLimit(deps.config.maxBodyBytes));
-  app.use(buildRouter(routes, { authorize: deps.authorize, maxBodyBytes: deps.config.maxBodyBytes, prefix: '/v1' }));
+  app.use(
+    buildRouter(routes, {
+      authorize: deps.authorize,
+      limiter: deps.limiter,
+      maxBodyBytes: deps.config.maxBodyBytes,
+      prefix: '/v1',
+    }),
+  );
   return app;
 }

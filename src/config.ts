@@ -32,6 +32,11 @@ const envSchema = z.object({
   REQUEST_LOG_PURGE_INTERVAL: duration('1h'),
   /** In-flight idempotency claims: a request that dies mid-flight frees its key this long afterwards. */
   IDEMPOTENCY_LEASE: duration('30s'),
+  /**
+   * How long a request waits for a rate-limit counter row another request holds before the counters count as
+   * unavailable (503 `temporarily_unavailable`, never an unlimited pass).
+   */
+  RATE_LIMIT_LOCK_TIMEOUT: duration('2s'),
   /** Trust X-Forwarded-* from a reverse proxy (the request log then records the client address). */
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   MAX_BODY_BYTES: z.coerce
@@ -99,6 +104,7 @@ export type Config = Readonly<{
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
   idempotencyLeaseMs: number;
+  rateLimitLockTimeoutMs: number;
   trustProxy: boolean;
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
@@ -149,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),
     maxBodyBytes: e.MAX_BODY_BYTES,
     idempotencyLeaseMs: e.IDEMPOTENCY_LEASE,
+    rateLimitLockTimeoutMs: e.RATE_LIMIT_LOCK_TIMEOUT,
     trustProxy: e.TRUST_PROXY === 'true',
     mail: Object.freeze({
       smtpUrl: e.SMTP_URL,

@@ -6,12 +6,15 @@ import type { Config } from './config';
 import { openOrm } from './db/orm';
 import { temporalLiveCreation } from './creation/live-creation';
 import { RequestLogWriter } from './http/request-log';
+import { postgresCounterStore } from './limits/counter-store';
+import { createRequestLimiter } from './limits/request-limiter';
+import { createWriteLimits } from './limits/write-limits';
 import { createLogger, type Logger } from './logger';
 import { connectTemporal } from './temporal/connection';
 
 export interface OpenedAppDeps {
   deps: AppDeps;
-  /** Releases what was opened (Temporal connection, database pool). */
+  /** Releases what was opened (Temporal connection, database pools). */
   close: () => Promise<void>;
 }
 
@@ -26,7 +29,7 @@ export async function openAppDeps(
     now?: () => Date;
     logger?: Logger;
     temporal?: Client;
-    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'pickupPoints' | 'extraRoutes'>>;
+    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'pickupPoints' | 'extraRoutes' | 'limiter'>>;
   } = {},
 ): Promise<OpenedAppDeps> {
   const now = options.now ?? (() => new Date());
@@ -35,15 +38,17 @@ export async function openAppDeps(
   const temporal = options.temporal ?? (await connectTemporal(config.temporal.address, config.temporal.namespace));
   const adapters = composeAdapters(config, orm, logger);
   const requestLog = new RequestLogWriter(orm, logger);
+  const counters = postgresCounterStore(config.databaseUrl, { lockTimeoutMs: config.rateLimitLockTimeoutMs });
   const deps: AppDeps = {
     config,
     orm,
     temporal,
     logger,
     requestLog,
-    liveCreation: temporalLiveCreation({ orm, logger, temporal, config, now }),
+    liveCreation: temporalLiveCreation({ orm, logger, temporal, config, now, limits: createWriteLimits({ orm, now }) }),
     now,
     authorize: createAuthorizer({ orm, now, supportEmail: config.supportEmail }),
+    limiter: options.overrides?.limiter ?? createRequestLimiter({ take: counters.take, now, logger }),
     renderer: options.overrides?.renderer ?? adapters.renderer,
     platform: options.overrides?.platform ?? adapters.platform,
     pickupPoints: options.overrides?.pickupPoints ?? adapters.pickupPoints,
@@ -53,7 +58,7 @@ export async function openAppDeps(
     deps,
     close: async () => {
       await requestLog.close();
-      await Promise.allSettled([temporal.connection.close(), orm.close()]);
+      await Promise.allSettled([temporal.connection.close(), orm.close(), counters.close()]);
     },
   };
 }

@@ -57,6 +57,8 @@ export interface LabelCreationInput {
   request: CreationRequest;
   /** When the API claimed the record: the 5-minute deadline runs from here. */
   createdAtMs: number;
+  /** The creation's place in the store's write queue, freed when it leaves `processing`; null for none. */
+  queueTicketId: string | null;
   durations: CreationDurations;
 }
 
@@ -192,7 +194,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     // The record of this call is named, unless the code's own details name another creation (the one that blocks).
     const named = (error.details?.label_creation_id as string | null | undefined) ?? creationId;
     state.error = { ...error, details: { ...error.details, label_creation_id: named } };
-    await local.failCreation({ creationId, error: state.error });
+    await local.failCreation({ creationId, error: state.error, queueTicketId: input.queueTicketId });
     setStatus('failed');
     await releasedLocks();
   }
@@ -258,6 +260,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       // Existing labels are returned as they are: nothing is fulfilled or tagged for them.
       await local.succeedCreation({
         creationId,
+        queueTicketId: input.queueTicketId,
         labelIds: decision.labelIds,
         created: false,
         sideEffects: { fulfillment: null, orderTags: null },
@@ -429,7 +432,13 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       weightGrams: call.weightGrams,
     });
     const sideEffects = await applySideEffects(decision, tracking);
-    await local.succeedCreation({ creationId, labelIds: [sent.labelId], created: true, sideEffects });
+    await local.succeedCreation({
+      creationId,
+      queueTicketId: input.queueTicketId,
+      labelIds: [sent.labelId],
+      created: true,
+      sideEffects,
+    });
     setStatus('succeeded');
     await releasedLocks();
   }
@@ -487,7 +496,11 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       sentAt: a.sentAt,
       resolveAllowedAt: new Date(new Date(a.sentAt).getTime() + durations.resolveAllowedAfterMs).toISOString(),
     };
-    await local.creationNeedsAttention({ creationId, attention: state.attention });
+    await local.creationNeedsAttention({
+      creationId,
+      queueTicketId: input.queueTicketId,
+      attention: state.attention,
+    });
     setStatus('needs_attention');
   }
 

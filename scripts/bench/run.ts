@@ -18,14 +18,18 @@ import { mergePdfs } from '../../src/pdf/merge';
 import autocannon from 'autocannon';
 import { serializeLabel } from '../../src/api/labels/serializer';
 import { readLabelView } from '../../src/db/labels-query';
+import { setLimitOverride } from '../../src/limits/overrides';
+import { measureLatency } from './latency';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
 const RUNS = 30;
-/** Sections to run: `npm run bench -- read` runs one; none given runs all. */
+/** Sections to run: `npm run bench -- read` runs one (`read` includes `limiter`); none given runs all. */
 const SECTIONS = new Set(process.argv.slice(2));
 const wanted = (section: string) => SECTIONS.size === 0 || SECTIONS.has(section);
 const READ_CONNECTIONS = 20;
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 10);
+/** Alternating runs with and without the rate limiter, so machine noise hits both alike. */
+const LIMITER_ROUNDS = Number(process.env.BENCH_LIMITER_ROUNDS ?? 3);
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -70,7 +74,10 @@ function timeProcess(command: string, args: string[]): { seconds: number; kiloby
 }
 
 /** Starts scripts/bench/read-server.ts in its own process (the load generator must not share its event loop). */
-function startReadServer(mode: 'bare' | 'api', env: NodeJS.ProcessEnv): Promise<{ port: number; stop: () => void }> {
+function startReadServer(
+  mode: 'bare' | 'api' | 'api-unlimited' | 'api-round-trip',
+  env: NodeJS.ProcessEnv,
+): Promise<{ port: number; stop: () => void }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'read-server.ts'), mode], {
       env,
@@ -151,6 +158,66 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   );
 }
 
+/** Load profiles of the limiter section: below capacity (what a request costs) and at saturation (throughput). */
+const LIMITER_PROFILES = [
+  { name: 'steady 100 req/s', connections: 10, rate: 100 },
+  { name: `saturated, ${READ_CONNECTIONS} connections`, connections: READ_CONNECTIONS, rate: undefined },
+] as const;
+
+/**
+ * The rate limiter's cost on `GET /v1/labels`: the same app with and without it (both servers up, runs alternating,
+ * so machine noise hits both alike), at a steady rate below capacity and at saturation, where p50 is the connection
+ * count over the throughput. The bench store's read limits are raised (as support would) so that every request is
+ * counted and none refused.
+ */
+async function limiterCost(secret: string): Promise<void> {
+  const env = { ...process.env, LOG_LEVEL: 'info' };
+  const headers = { authorization: `Bearer ${secret}` };
+  console.log(`\nRate limiter on GET /v1/labels?limit=50: ${LIMITER_ROUNDS} alternating rounds of ${READ_SECONDS} s`);
+  const servers = {
+    without: await startReadServer('api-unlimited', env),
+    'round trip only': await startReadServer('api-round-trip', env),
+    with: await startReadServer('api', env),
+  };
+  const runs = new Map<string, LoadResult[]>();
+  for (let round = 0; round < LIMITER_ROUNDS; round += 1) {
+    for (const profile of LIMITER_PROFILES) {
+      for (const [mode, server] of Object.entries(servers)) {
+        const url = `http://127.0.0.1:${server.port}/v1/labels?limit=50`;
+        const load = { connections: profile.connections, ...(profile.rate ? { rate: profile.rate } : {}) };
+        await measureLatency(url, headers, { ...load, seconds: 2 });
+        const r = await measureLatency(url, headers, { ...load, seconds: READ_SECONDS });
+        const key = `${profile.name}|${mode}`;
+        runs.set(key, [...(runs.get(key) ?? []), r]);
+      }
+    }
+  }
+  for (const server of Object.values(servers)) server.stop();
+  const summary = (key: string): LoadResult => {
+    const r = runs.get(key)!;
+    return {
+      rps: median(r.map((x) => x.rps)),
+      p50: median(r.map((x) => x.p50)),
+      p99: median(r.map((x) => x.p99)),
+      non2xx: r.reduce((n, x) => n + x.non2xx, 0),
+    };
+  };
+  const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
+  for (const profile of LIMITER_PROFILES) {
+    const without = summary(`${profile.name}|without`);
+    const withLimiter = summary(`${profile.name}|with`);
+    for (const mode of Object.keys(servers)) {
+      const r = summary(`${profile.name}|${mode}`);
+      console.log(
+        `  ${profile.name.padEnd(26)} ${mode.padEnd(16)} ${r.rps.toFixed(0).padStart(5)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms${r.non2xx ? `  (${r.non2xx} non-2xx!)` : ''}`,
+      );
+    }
+    console.log(
+      `  ${profile.name.padEnd(26)} limiter cost: p50 ${change(without.p50, withLimiter.p50)} (goal under 10 %), p99 ${change(without.p99, withLimiter.p99)}, throughput ${change(without.rps, withLimiter.rps)}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const orm = await openOrm(config.databaseUrl);
@@ -169,6 +236,10 @@ async function main(): Promise<void> {
     now,
   );
   const { secret } = await createApiKey(em, { storeId: store.id, name: 'bench', scopes: ['labels:print'], now });
+  // Every section reads far faster than a client may (10/s per key): support's override keeps the limiter counting
+  // without refusing.
+  for (const bucket of ['read_key_per_second', 'read_key_per_minute'])
+    await setLimitOverride(em, { storeId: store.id, bucket, limit: 1_000_000_000, now });
   const revoked = await createApiKey(em, { storeId: store.id, name: 'revoked', scopes: [], now });
   await revokeApiKey(em, { storeId: store.id, keyId: revoked.key.id, now });
 
@@ -188,6 +259,7 @@ async function main(): Promise<void> {
 
   await seedLabels(orm, store.id, wanted('sync') ? LABELS : 2_000);
   if (wanted('read')) await readPath(orm, store.id, secret);
+  if (wanted('read') || wanted('limiter')) await limiterCost(secret);
   if (wanted('sync')) await syncFeed(get);
   if (wanted('auth')) await authentication(get, revoked.secret);
   if (wanted('merge')) await merge();

@@ -26,6 +26,7 @@ import { composeAdapters } from '../adapters';
 import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
 import { registerPickupPointCommands } from './pickup-points';
+import { LimitOverrideError, resetLimitOverride, setLimitOverride, storeLimits } from '../limits/overrides';
 
 /** A refusal the operator can act on: printed as one line, exit code 2. */
 class CliError extends Error {}
@@ -125,7 +126,7 @@ export function buildProgram(
 ): Command {
   const program = new Command('labelctl')
     .description(
-      'Operator CLI of the Shipping Label API: stores, gates, API keys, outbox, request log and pickup point providers',
+      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, outbox, request log and pickup point providers',
     )
     .option('--json', 'machine-readable output (one JSON document per line)')
     .exitOverride()
@@ -273,6 +274,51 @@ export function buildProgram(
       print(out(), keyRow(revoked, new Date()), () => `revoked ${revoked.id}`);
     });
 
+  const limits = program
+    .command('limits')
+    .description("a store's rate limits: the spec's, support's overrides, and the limits in force");
+  limits
+    .command('show <store>')
+    .description('every bucket of the store (ID or domain)')
+    .action(async (ref: string) => {
+      const rows = await withOrm(async (em) =>
+        (await storeLimits(em, (await findStore(em, ref)).id)).map((l) => ({
+          bucket: l.bucket,
+          scope: l.scope,
+          window_seconds: l.windowSeconds,
+          default: l.defaultLimit,
+          override: l.override,
+          limit: l.limit,
+        })),
+      );
+      print(out(), rows, () => table(rows, ['bucket', 'scope', 'window_seconds', 'default', 'override', 'limit']));
+    });
+  limits
+    .command('set <store> <bucket> <limit>')
+    .description('set the store’s limit of a bucket (a key bucket: for every key); applies at once in every process')
+    .action(async (ref: string, bucket: string, limit: string) => {
+      const row = await withOrm(async (em) => {
+        const storeId = (await findStore(em, ref)).id;
+        await setLimitOverride(em, { storeId, bucket, limit: Number(limit), now: new Date() });
+        return { store_id: storeId, bucket, limit: Number(limit) };
+      });
+      print(out(), row, () => `${row.store_id}: ${bucket} limit ${row.limit}`);
+    });
+  limits
+    .command('reset <store> <bucket>')
+    .description('back to the spec’s limit of the bucket')
+    .action(async (ref: string, bucket: string) => {
+      const row = await withOrm(async (em) => {
+        const storeId = (await findStore(em, ref)).id;
+        return { store_id: storeId, bucket, had_override: await resetLimitOverride(em, { storeId, bucket }) };
+      });
+      print(out(), row, () =>
+        row.had_override
+          ? `${row.store_id}: ${bucket} back to the spec's limit`
+          : `${row.store_id}: ${bucket} had no override`,
+      );
+    });
+
   program
     .command('outbox')
     .description('notification e-mails, newest first (in development nothing is sent without SMTP_URL)')
@@ -402,7 +448,8 @@ async function main(argv: string[]): Promise<number> {
       error instanceof ApiKeyError ||
       error instanceof ScopeError ||
       error instanceof ProviderConfigError ||
-      error instanceof SealedHeadersError;
+      error instanceof SealedHeadersError ||
+      error instanceof LimitOverrideError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);
     return 2;

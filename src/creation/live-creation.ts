@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ServiceError, WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { LiveCreation, LiveCreationInput } from '../api/labels/live-creation';
 import type { Config } from '../config';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
+import type { WriteLimits } from '../limits/write-limits';
+import type { WriteQueueTicket } from '../limits/write-queue';
 import { idempotencyFingerprint, requestedWire } from '../domain/creation-request';
 import { parseOrderId } from '../domain/platform-ids';
 import { ApiError } from '../http/api-error';
@@ -17,10 +19,12 @@ import type {
 } from '../../workflows/label-creation';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
 import { answerCreation, type CreationAnswerOptions } from './answers';
-import { claimCreation, dropClaim, readCreationById, type CreationRow } from './records';
+import { claimCreation, dropClaim, isKeyBound, readCreationById, type CreationRow } from './records';
 
 export interface LiveCreationDeps {
   orm: Orm;
+  /** The write queue, wait holds and daily creation units (docs/decisions/0405-creation-limits-wiring.md). */
+  limits: WriteLimits;
   logger: Logger;
   temporal: Client;
   config: Pick<Config, 'temporal' | 'creation' | 'carrierTimeoutMs'>;
@@ -55,21 +59,28 @@ const UNAVAILABLE_RETRY_AFTER = 5;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
- * The API side of a live `POST /labels` (docs/decisions/0012-live-creation.md): claims the creation record (binding
- * the idempotency key), then starts the creation's workflow or joins the running one with update-with-start, waiting
- * in the workflow (not in a loop over PostgreSQL) until the creation leaves `processing` or `Prefer: wait` runs out,
- * and answers from the record.
+ * The API side of a live `POST /labels` (docs/decisions/0012-live-creation.md): takes the creation's daily unit and
+ * write-queue place, claims the creation record (binding the idempotency key), then starts the creation's workflow or
+ * joins the running one with update-with-start, waiting in the workflow (not in a loop over PostgreSQL) until the
+ * creation leaves `processing` or `Prefer: wait` runs out, and answers from the record.
  */
 export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
   const durations = creationDurations(deps.config);
 
-  async function waitInWorkflow(row: CreationRow, input: LiveCreationInput): Promise<CreationSnapshot> {
+  /** Starts or joins the creation's run and waits in it; null when Temporal takes no more updates of it right now. */
+  async function waitInWorkflow(
+    row: CreationRow,
+    input: LiveCreationInput,
+    waitSeconds: number,
+    queueTicketId: string | null,
+  ): Promise<CreationSnapshot | null> {
     const workflowInput: LabelCreationInput = {
       creationId: row.id,
       storeId: input.storeId,
       idempotencyKey: input.idempotencyKey,
       request: input.request,
       createdAtMs: new Date(row.created_at).getTime(),
+      queueTicketId,
       durations,
     };
     for (let attempt = 1; ; attempt += 1) {
@@ -92,12 +103,17 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           CreationSnapshot,
           [{ creationId: string; waitMs: number }]
         >('awaitOutcome', {
-          args: [{ creationId: row.id, waitMs: input.waitSeconds * 1000 }],
+          args: [{ creationId: row.id, waitMs: waitSeconds * 1000 }],
           startWorkflowOperation: start,
         });
       } catch (error) {
-        // The workflow ID still runs an earlier attempt that has just failed: it closes in a moment.
-        if (error instanceof WorkflowUpdateFailedError && attempt < JOIN_ATTEMPTS) {
+        // The workflow ID still runs an earlier attempt that has just failed (it closes in a moment), or Temporal
+        // takes no more updates of this workflow right now (a burst of repeats): try again shortly.
+        const busy = error instanceof ServiceError && (error.cause as { code?: number } | undefined)?.code === 8;
+        if ((error instanceof WorkflowUpdateFailedError || busy) && attempt < JOIN_ATTEMPTS) {
+          const current = busy ? await readCreationById(deps.orm.em.fork(), row.id) : null;
+          // A repeat of a running creation need not wait in it: its record answers.
+          if (current && !(current.status === 'processing' && current.phase === 'queued')) return null;
           await new Promise((resolve) => setTimeout(resolve, JOIN_RETRY_MS));
           continue;
         }
@@ -106,13 +122,50 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
     }
   }
 
+  /** A new creation takes its daily unit and a place in the store's write queue before anything is bound. */
+  async function takeWriteLimits(ctx: AppContext, input: LiveCreationInput, creationId: string) {
+    const units = await deps.limits.creationUnits.reserve({
+      storeId: input.storeId,
+      unitId: creationId,
+      createNew: input.request.onExisting === 'create_new',
+    });
+    ctx.state.limits?.note(units);
+    try {
+      const ticket = await deps.limits.writeQueue.enter(input.storeId);
+      ctx.state.limits?.note([ticket.state]);
+      return ticket;
+    } catch (error) {
+      await deps.limits.creationUnits.returnUnit(creationId);
+      throw error;
+    }
+  }
+
+  async function giveBack(ticket: WriteQueueTicket | null, creationId: string) {
+    await ticket?.release();
+    await deps.limits.creationUnits.returnUnit(creationId);
+  }
+
   return {
+    isBound: (input) =>
+      isKeyBound(deps.orm.em.fork(), { ...input, now: deps.now(), keyTtlMs: deps.config.creation.keyTtlMs }),
+
     async create(ctx: AppContext, input: LiveCreationInput): Promise<void> {
       const em = deps.orm.em.fork();
       const requestHash = sha256(idempotencyFingerprint(input.request));
       const order = input.request.order.by === 'id' ? parseOrderId(input.request.order.id) : null;
+      const creationId = newId('labelCreation');
+      // Second precision, like every timestamp on the wire and the list's keyset.
+      const now = new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
+      // A repeat of a bound key joins its creation and takes nothing; a refusal of a new one binds nothing.
+      const repeat = await isKeyBound(em, {
+        storeId: input.storeId,
+        idempotencyKey: input.idempotencyKey,
+        now,
+        keyTtlMs: deps.config.creation.keyTtlMs,
+      });
+      let ticket = repeat ? null : await takeWriteLimits(ctx, input, creationId);
       const claim = await claimCreation(em, {
-        id: newId('labelCreation'),
+        id: creationId,
         storeId: input.storeId,
         apiKeyId: input.apiKeyId,
         idempotencyKey: input.idempotencyKey,
@@ -121,46 +174,59 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
         clientReference: input.request.clientReference,
         workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
         order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
-        // Second precision, like every timestamp on the wire and the list's keyset.
-        now: new Date(Math.floor(deps.now().getTime() / 1000) * 1000),
+        now,
         keyTtlMs: deps.config.creation.keyTtlMs,
       });
-      const options: CreationAnswerOptions = {
-        baseUrl: input.baseUrl,
-        now: deps.now(),
-        waitSeconds: input.waitSeconds,
-        replayed: false,
-        includeDocuments: input.request.include.includes('document'),
-      };
-      let row = claim.row;
-      if (!claim.claimed) {
-        if (row.request_hash !== requestHash) {
-          throw new ApiError('idempotency_conflict', {
-            message: 'This Idempotency-Key is bound to a different request; a new request needs a new key.',
-            details: { idempotency_key: input.idempotencyKey, label_creation_id: row.id },
-          });
-        }
-        // Spec "Idempotency of POST /labels": only a running creation is joined; every other state answers at once.
-        if (row.status !== 'processing') {
-          return answerCreation(ctx, deps.orm, row, { ...options, replayed: row.status === 'succeeded' });
-        }
+      if (!claim.claimed && !repeat) {
+        // Another request bound the key meanwhile: this one is a repeat after all.
+        await giveBack(ticket, creationId);
+        ticket = null;
       }
+      // At most 8 requests per key hold their answer open; the others answer at once, as with `wait=0`.
+      const hold = input.waitSeconds > 0 ? await deps.limits.waitHolds.hold(input.apiKeyId, input.waitSeconds) : null;
+      const waitSeconds = hold ? input.waitSeconds : 0;
       try {
-        await waitInWorkflow(row, input);
-      } catch (error) {
-        deps.logger.error({ err: error, label_creation_id: row.id }, 'label creation workflow unreachable');
-        const now = await readCreationById(deps.orm.em.fork(), row.id);
-        // A workflow that moved carries on: answer what the creation is. One that never moved binds nothing.
-        if (!now || (now.status === 'processing' && now.phase === 'queued')) {
-          if (claim.claimed) await dropClaim(em, row.id);
-          throw new ApiError('temporarily_unavailable', {
-            message: 'Label creation is unavailable right now; nothing was created. Send the same request again.',
-            headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) },
-          });
+        const options: CreationAnswerOptions = {
+          baseUrl: input.baseUrl,
+          now: deps.now(),
+          waitSeconds,
+          replayed: false,
+          includeDocuments: input.request.include.includes('document'),
+        };
+        const row = claim.row;
+        if (!claim.claimed) {
+          if (row.request_hash !== requestHash) {
+            throw new ApiError('idempotency_conflict', {
+              message: 'This Idempotency-Key is bound to a different request; a new request needs a new key.',
+              details: { idempotency_key: input.idempotencyKey, label_creation_id: row.id },
+            });
+          }
+          // Spec "Idempotency of POST /labels": only a running creation is joined; every other state answers at once.
+          if (row.status !== 'processing') {
+            return await answerCreation(ctx, deps.orm, row, { ...options, replayed: row.status === 'succeeded' });
+          }
         }
+        try {
+          await waitInWorkflow(row, input, waitSeconds, ticket?.id ?? null);
+        } catch (error) {
+          deps.logger.error({ err: error, label_creation_id: row.id }, 'label creation workflow unreachable');
+          const current = await readCreationById(deps.orm.em.fork(), row.id);
+          // A workflow that moved carries on: answer what the creation is. One that never moved binds nothing.
+          if (!current || (current.status === 'processing' && current.phase === 'queued')) {
+            if (claim.claimed) {
+              await dropClaim(em, row.id);
+              await giveBack(ticket, creationId);
+            }
+            throw new ApiError('temporarily_unavailable', {
+              message: 'Label creation is unavailable right now; nothing was created. Send the same request again.',
+              headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) },
+            });
+          }
+        }
+        await answerCreation(ctx, deps.orm, (await readCreationById(deps.orm.em.fork(), row.id)) ?? row, options);
+      } finally {
+        await hold?.release();
       }
-      row = (await readCreationById(deps.orm.em.fork(), row.id)) ?? row;
-      await answerCreation(ctx, deps.orm, row, options);
     },
   };
 }

@@ -127,6 +127,18 @@ export async function claimCreation(em: EntityManager, claim: NewClaim): Promise
   return bound ? { claimed: false, row: bound } : claimCreation(em, claim);
 }
 
+/** Whether the key is bound to a creation of the store (a repeat of it counts as a read, spec "Limits"). */
+export async function isKeyBound(
+  em: EntityManager,
+  input: { storeId: string; idempotencyKey: string; now: Date; keyTtlMs: number },
+): Promise<boolean> {
+  const rows = await em.execute(
+    'select 1 from label_creations where store_id = ? and idempotency_key = ? and key_bound and created_at >= ?',
+    [input.storeId, input.idempotencyKey, new Date(input.now.getTime() - input.keyTtlMs)],
+  );
+  return rows.length > 0;
+}
+
 /** Removes a claim whose workflow could not be started: nothing happened, so nothing stays bound. */
 export async function dropClaim(em: EntityManager, id: string): Promise<void> {
   await em.execute(`delete from label_creations where id = ? and status = 'processing' and phase = 'queued'`, [id]);

@@ -83,16 +83,25 @@ export function checkServable(
   return { source: derived.source ?? 'stored', format };
 }
 
+/** How many documents a request serves from storage and renders at the carrier: what the rate limits count. */
+export interface DocumentUsage {
+  stored: number;
+  rendered: number;
+}
+
 /**
  * Loads (or renders at the carrier) the PDFs of labels in the requested format, in the order given. Every label is
  * checked before anything is rendered, so a merged request fails with the first failing label's own error and renders
- * nothing; the stored copies come in one query. A stored copy that cannot be read or parsed is a storage error (503
- * `carrier_unavailable`, reason `storage_error`), never a 500.
+ * nothing; the stored copies come in one query. `meter` runs once every label is known servable and before anything is
+ * served or rendered: a merged PDF counts one document per label (spec "Limits"), and a refusal there serves nothing.
+ * A stored copy that cannot be read or parsed is a storage error (503 `carrier_unavailable`, reason
+ * `storage_error`), never a 500.
  */
 export async function loadDocuments(
   deps: DocumentDeps,
   labels: DocumentLabel[],
   format: RequestedDocumentFormat,
+  options: { meter: (usage: DocumentUsage) => Promise<void> },
 ): Promise<ServableDocument[]> {
   const now = deps.now();
   const copies = await deps.orm.em
@@ -107,6 +116,8 @@ export async function loadDocuments(
     stored: storedOf(label),
     ...checkServable(label, storedOf(label), format, now),
   }));
+  const rendered = checked.filter((c) => !c.stored).length;
+  await options.meter({ stored: checked.length - rendered, rendered });
   const documents: ServableDocument[] = [];
   for (const { label, stored, source, format: servedFormat } of checked) {
     if (stored && !looksLikePdf(stored.pdf)) throw unavailable(label, 'storage_error');

@@ -1,4 +1,5 @@
 import type { DomainError } from '../domain/errors';
+import { refusedBucketHeaders } from '../limits/headers';
 import { ERROR_CATALOG, RETRY_NEXT_ACTION, type ErrorCode, type Retry } from './error-catalog';
 
 export type ErrorDetails = Record<string, unknown>;
@@ -28,11 +29,16 @@ export class ApiError extends Error {
   }
 }
 
-/** The HTTP answer of a domain refusal: the catalog's status, `Retry-After` when the refusal names one. */
+/**
+ * The HTTP answer of a domain refusal: the catalog's status, `Retry-After` when the refusal names one, and on a 429
+ * the refusing bucket's `X-RateLimit-*` headers (spec "Errors": `rate_limited`).
+ */
 export function apiErrorFromDomain(error: DomainError): ApiError {
+  const headers: Record<string, string> = error.code === 'rate_limited' ? refusedBucketHeaders(error.details) : {};
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
   return new ApiError(error.code, {
     ...(error.hasMessage ? { message: error.message } : {}),
     details: error.details,
-    ...(error.retryAfterSeconds !== undefined ? { headers: { 'Retry-After': String(error.retryAfterSeconds) } } : {}),
+    headers,
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documentRateLimits, rateLimitErrorCodes } from '../limits/openapi';
 import { ERROR_CATALOG, type ErrorCode } from './error-catalog';
 import { ApiError } from './api-error';
 import { ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
@@ -89,7 +90,7 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
       codes.add(c);
     if (route.access.write) codes.add('write_access_required');
   }
-  for (const c of route.errors ?? []) codes.add(c);
+  for (const c of [...rateLimitErrorCodes(route), ...(route.errors ?? [])]) codes.add(c);
   return [...codes];
 }
 
@@ -225,7 +226,7 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
   const docBase = /^https?:\/\//.test(serverUrl) ? `${serverUrl}/v1` : 'https://api.example.com/v1';
   for (const route of routes) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = operation(route, docBase);
+    paths[route.path]![route.method.toLowerCase()] = documentRateLimits(route, operation(route, docBase));
   }
   return {
     openapi: '3.1.0',

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { LimitClass } from '../domain/rate-limits';
 import type { ErrorCode } from './error-catalog';
 import type { AppContext } from './state';
 
@@ -31,6 +32,25 @@ export interface RouteInput<P, Q, B> {
 }
 
 /**
+ * The rate-limit class of a route (spec "Limits"; the classes and their buckets: src/domain/rate-limits.ts). Every key
+ * route names one; the router charges it after authentication and validation, before the handler runs.
+ * - a class name: each request takes one unit of it;
+ * - `classify`: the class depends on the request (`POST /labels`: a dry run, a creation, or a repeat of a bound key,
+ *   which counts as a read); `classes` lists every class it can answer, for the OpenAPI document;
+ * - `chargedBy: 'handler'`: the cost is known only inside the handler (documents count one per label served, stored
+ *   and rendered ones in different buckets), which calls `ctx.state.limits.charge(...)` before doing the work.
+ */
+export type RouteLimits<I = RouteInput<unknown, unknown, unknown>> =
+  | LimitClass
+  | { classes: readonly LimitClass[]; classify: (ctx: AppContext, input: I) => LimitClass | Promise<LimitClass> }
+  | { classes: readonly LimitClass[]; chargedBy: 'handler' };
+
+/** Every class a route can be charged to. */
+export function limitClassesOf(limits: RouteLimits<never>): readonly LimitClass[] {
+  return typeof limits === 'string' ? [limits] : limits.classes;
+}
+
+/**
  * One row of the declarative route table: it drives routing, validation, access checks and /v1/openapi.json.
  * `path` is relative to /v1 and uses the spec's `{name}` placeholders.
  */
@@ -46,6 +66,8 @@ export interface RouteDefinition<
   description?: string;
   tag: string;
   access: RouteAccess;
+  /** Required on key routes (the router refuses to start without it); public routes are not limited. */
+  limits?: RouteLimits<RouteInput<z.output<P>, z.output<Q>, z.output<B>>>;
   params?: P;
   query?: Q;
   body?: B;

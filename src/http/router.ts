@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { ApiError } from './api-error';
 import { readJsonBody } from './body';
+import type { RequestLimiter } from '../limits/request-limiter';
 import { toRouterPath, type RouteDefinition } from './route';
 import type { AppContext, AppState } from './state';
 import { parseInput } from './validation';
@@ -12,15 +13,26 @@ export type Authorizer = (ctx: AppContext, route: RouteDefinition) => Promise<vo
 
 const noQuery = z.object({}).strict();
 
-function routeMiddleware(route: RouteDefinition, authorize: Authorizer, maxBodyBytes: number): Middleware<AppState> {
+interface RouterOptions {
+  authorize: Authorizer;
+  /** Charges the route's rate-limit class (spec "Limits"). */
+  limiter: RequestLimiter;
+  maxBodyBytes: number;
+  prefix: string;
+}
+
+function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middleware<AppState> {
   return async (ctx) => {
     ctx.state.route = route;
-    if (route.access.kind === 'key') await authorize(ctx, route);
+    if (route.access.kind === 'key') await options.authorize(ctx, route);
     const query = parseInput(route.query ?? noQuery, { ...ctx.query }, 'query');
     const params = (ctx as unknown as { params: Record<string, string> }).params;
     let body: unknown;
-    if (route.body) body = parseInput(route.body, await readJsonBody(ctx, maxBodyBytes), 'body');
-    await route.handler(ctx, { params, query, body });
+    if (route.body) body = parseInput(route.body, await readJsonBody(ctx, options.maxBodyBytes), 'body');
+    // Spec order of refusals: authentication, validation, rate limit (`POST /labels` idempotency).
+    const input = { params, query, body };
+    if (route.limits) await options.limiter.admit(ctx, route, input);
+    await route.handler(ctx, input);
     // Everything else gets the default from requestContext; errors never reach this line.
     if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);
   };
@@ -28,16 +40,19 @@ function routeMiddleware(route: RouteDefinition, authorize: Authorizer, maxBodyB
 
 /**
  * Builds the router from the route table. A path that exists with other methods answers 405 with `Allow`
- * and `details.allowed_methods`; anything else unmatched falls through to 404 `not_found`.
+ * and `details.allowed_methods`; anything else unmatched falls through to 404 `not_found`. A key route without a
+ * rate-limit class stops the app at start: every keyed request is limited (spec "Limits").
  */
-export function buildRouter(
-  routes: readonly RouteDefinition[],
-  options: { authorize: Authorizer; maxBodyBytes: number; prefix: string },
-): Middleware<AppState> {
+export function buildRouter(routes: readonly RouteDefinition[], options: RouterOptions): Middleware<AppState> {
   const router = new Router<AppState>();
   for (const route of routes) {
+    if (route.access.kind === 'key' && !route.limits) {
+      throw new Error(
+        `${route.method} ${route.path} has no rate-limit class: add \`limits: 'read'\` (or another class of src/domain/rate-limits.ts) to its defineRoute`,
+      );
+    }
     const path = `${options.prefix}${toRouterPath(route.path)}`;
-    router.register(path, [route.method], routeMiddleware(route, options.authorize, options.maxBodyBytes));
+    router.register(path, [route.method], routeMiddleware(route, options));
   }
   const dispatch = router.routes() as unknown as Middleware<AppState>;
   return async (ctx, next) => {

@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from 'koa';
+import type { RequestLimits } from '../limits/request-limiter';
 import type { RouteDefinition } from './route';
 
 export interface AuthContext {
@@ -16,6 +17,8 @@ export interface AppState {
   apiVersion: string;
   route?: RouteDefinition;
   auth?: AuthContext;
+  /** The rate limits this request took (set by the router's limit hook on limited routes). */
+  limits?: RequestLimits;
   /** Extra fields of this request's request-log row (document downloads). */
   logFields?: { labelCount?: number; byteSize?: number };
   errorCode?: string;

@@ -114,6 +114,24 @@ export async function runIdempotent(
   return { replayed: false, response };
 }
 
+/**
+ * Whether a request would replay a stored answer (the same request under a completed key within its TTL): such a repeat
+ * counts as a read, not as a write (spec "Limits"). `auto` keys never replay: an identical request inside their window
+ * is a `duplicate_request`, after it a new request.
+ */
+export async function isReplay(
+  orm: Orm,
+  input: Pick<IdempotentRequest, 'storeId' | 'endpoint' | 'key' | 'request' | 'now' | 'ttlMs'>,
+): Promise<boolean> {
+  if (input.key === 'auto') return false;
+  const [row] = await orm.em.fork().execute<Array<{ hit: boolean }>>(
+    `select true as hit from idempotency_keys
+        where store_id = ? and endpoint = ? and key = ? and request_hash = ? and state = 'completed' and created_at > ?`,
+    [input.storeId, input.endpoint, input.key, hash(input.request), new Date(input.now.getTime() - input.ttlMs)],
+  );
+  return row !== undefined;
+}
+
 type Claim = { storeId: string; endpoint: string; key: string; owner: string };
 
 /** Only the claim's owner completes or releases it: after a lost lease the key may belong to another request. */

@@ -3,6 +3,7 @@ import type { StoreGates } from '../../src/access/gates';
 import { createStore } from '../../src/access/stores';
 import type { Orm } from '../../src/db/orm';
 import { randomToken } from '../../src/ids';
+import { setLimitOverride } from '../../src/limits/overrides';
 
 export const OPEN_GATES: StoreGates = {
   appInstalled: true,
@@ -13,10 +14,18 @@ export const OPEN_GATES: StoreGates = {
   writeAccess: true,
 };
 
-/** A store of its own for each test (tests run in parallel), open gates unless overridden, and one key. */
+/**
+ * A store of its own for each test (tests run in parallel), open gates unless overridden, and one key. The spec's rate
+ * limits apply unless `limits` overrides some (as support would, `labelctl limits set`).
+ */
 export async function aStoreWithKey(
   orm: Orm,
-  options: { gates?: Partial<StoreGates>; scopes?: string[]; keyName?: string } = {},
+  options: {
+    gates?: Partial<StoreGates>;
+    scopes?: string[];
+    keyName?: string;
+    limits?: Record<string, number>;
+  } = {},
 ): Promise<{ storeId: string; domain: string; keyId: string; secret: string; auth: { authorization: string } }> {
   const em = orm.em.fork();
   const suffix = randomToken(8).toLowerCase();
@@ -37,6 +46,8 @@ export async function aStoreWithKey(
     scopes: options.scopes ?? ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'],
     now: new Date(),
   });
+  for (const [bucket, limit] of Object.entries(options.limits ?? {}))
+    await setLimitOverride(em, { storeId: store.id, bucket, limit, now: new Date() });
   return {
     storeId: store.id,
     domain: store.domain,

@@ -18,6 +18,7 @@ const probe = (path: string, scope: string, write = false) =>
     summary: 'test only',
     tag: 'Test',
     access: { kind: 'key', scope, write },
+    limits: 'read',
     responses: { 200: { description: 'ok', schema: z.object({ ok: z.literal(true) }) } },
     handler: async (ctx) => {
       ctx.body = { ok: true };

@@ -12,6 +12,13 @@ afterAll(async () => app.close());
 
 type Shop = Awaited<ReturnType<typeof aStoreWithKey>>;
 
+/**
+ * These tests send dry runs back to back, faster than the spec's 2 per second per key: their stores get room (the
+ * dry-run buckets at their spec limits are tested in rate-limits.test.ts).
+ */
+const ROOMY = { limits: { dry_run_key_per_second: 1000, dry_run_key_per_minute: 1000, dry_run_shop_per_minute: 1000 } };
+const aShop = (options: Parameters<typeof aStoreWithKey>[1] = {}) => aStoreWithKey(app.orm, { ...ROOMY, ...options });
+
 async function dryRun(shop: Shop, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   return app.request('POST', '/v1/labels', {
     headers: { ...shop.auth, ...headers },
@@ -26,7 +33,7 @@ function expectError(res: TestResponse, status: number, code: string, details: R
 
 /** A store whose rules send every order to a carrier A account's home service. */
 async function aShopWithCarrierA(overrides: Parameters<typeof aCarrierAAccount>[2] = {}) {
-  const shop = await aStoreWithKey(app.orm);
+  const shop = await aShop();
   const account = await aCarrierAAccount(app.orm, shop.storeId, overrides);
   await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
   return { shop, account };
@@ -287,7 +294,7 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
   });
 
   it('carrier selection, options, currency and pre-carrier checks', async () => {
-    const bare = await aStoreWithKey(app.orm);
+    const bare = await aShop();
     const order = await anOrderOnPlatform(bare.domain);
     expectError(await dryRun(bare, { order_id: order.orderId }), 422, 'carrier_selection_failed', {
       reason: 'no_carrier_accounts',
@@ -378,11 +385,11 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
   });
 
   it('needs labels:write and write access', async () => {
-    const readOnly = await aStoreWithKey(app.orm, { scopes: ['labels:print'] });
+    const readOnly = await aShop({ scopes: ['labels:print'] });
     expectError(await dryRun(readOnly, { order_id: '1' }), 403, 'insufficient_scope', {
       required_scope: 'labels:write',
     });
-    const noWrite = await aStoreWithKey(app.orm, { gates: { writeAccess: false } });
+    const noWrite = await aShop({ gates: { writeAccess: false } });
     expectError(await dryRun(noWrite, { order_id: '1' }), 403, 'write_access_required');
   });
 });
@@ -408,7 +415,7 @@ describe('POST /v1/labels live requests', () => {
       header: 'Idempotency-Key',
       min: 8,
     });
-    const writer = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
+    const writer = await aShop({ scopes: ['labels:write'] });
     const withoutPrint = await app.request('POST', '/v1/labels', {
       headers: { ...writer.auth, 'Idempotency-Key': 'key-12345' },
       body: { order_id: '1', include: ['document'] },

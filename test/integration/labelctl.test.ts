@@ -1,5 +1,6 @@
 import { randomToken } from '../../src/ids';
 import { labelctl, labelctlJson as json } from '../helpers/labelctl';
+import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 let app: TestApp;
@@ -66,8 +67,54 @@ describe('labelctl (spawned as a process)', () => {
     expect(log[0]).toMatchObject({ endpoint: '/v1/shop', error_code: 'access_required', api_key_id: key.id });
   });
 
+  it('limits: support sets, shows and resets a store’s limit, which the API applies at once', async () => {
+    const shop = await aStoreWithKey(app.orm);
+    const limitOf = async () => {
+      const res = await app.request('GET', '/v1/shop', { headers: shop.auth });
+      return [res.headers.get('x-ratelimit-bucket'), res.headers.get('x-ratelimit-limit')];
+    };
+    expect(await limitOf()).toEqual(['read_key_per_second', '10']);
+
+    expect(await json('limits', 'set', shop.domain, 'read_key_per_second', '25')).toEqual({
+      store_id: shop.storeId,
+      bucket: 'read_key_per_second',
+      limit: 25,
+    });
+    expect(await limitOf()).toEqual(['read_key_per_second', '25']);
+    const shown = await json('limits', 'show', shop.storeId);
+    expect(shown).toHaveLength(19);
+    expect(shown.find((l: { bucket: string }) => l.bucket === 'read_key_per_second')).toEqual({
+      bucket: 'read_key_per_second',
+      scope: 'key',
+      window_seconds: 1,
+      default: 10,
+      override: 25,
+      limit: 25,
+    });
+    expect(shown.find((l: { bucket: string }) => l.bucket === 'write_queue_depth')).toEqual({
+      bucket: 'write_queue_depth',
+      scope: 'shop',
+      window_seconds: null,
+      default: 100,
+      override: null,
+      limit: 100,
+    });
+
+    expect(await json('limits', 'reset', shop.domain, 'read_key_per_second')).toMatchObject({ had_override: true });
+    expect(await limitOf()).toEqual(['read_key_per_second', '10']);
+    const text = await labelctl('limits', 'show', shop.domain);
+    expect(text.stdout).toMatch(/^bucket\s+scope\s+window_seconds\s+default\s+override\s+limit$/m);
+    expect(text.stdout).toMatch(/^create_new_daily\s+shop\s+86400\s+50\s+50$/m);
+  });
+
   it('prints one clear line and exits 2 on errors', async () => {
     for (const args of [
+      ['limits', 'set', domain, 'reads_per_key_second', '5'],
+      ['limits', 'set', domain, 'shopify_budget', '5'],
+      ['limits', 'reset', domain, 'render_concurrency'],
+      ['limits', 'set', domain, 'read_key_per_second', '-1'],
+      ['limits', 'set', domain, 'read_key_per_second', 'many'],
+      ['limits', 'reset', 'no-such-store.myshopify.com', 'read_key_per_second'],
       ['key', 'create', 'no-such-store.myshopify.com', '--name', 'x'],
       ['key', 'create', domain, '--name', 'x', '--scope', 'label_creations:resolve'],
       ['store', 'gates', domain, '--api-enabled', 'maybe'],

@@ -66,6 +66,45 @@ describe('GET /v1/openapi.json', () => {
     expect(res.body.paths['/openapi.json'].get.security).toEqual([]);
   });
 
+  it('documents the rate limits of every key operation: classes, buckets, headers, 429 and 503', async () => {
+    const res = await app.request('GET', '/v1/openapi.json');
+    const rateHeaders = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Bucket'];
+    let keyOperations = 0;
+    for (const [path, item] of Object.entries<Record<string, any>>(res.body.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        if (operation.security.length === 0) {
+          expect({ path, method, limits: operation['x-rate-limits'] }).toEqual({ path, method, limits: undefined });
+          continue;
+        }
+        keyOperations += 1;
+        expect(operation['x-rate-limits'].length).toBeGreaterThan(0);
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          const names = Object.keys(response.headers ?? {});
+          // Refused before the limits: a key in the query string (400) and authentication (401).
+          if (status === '400' || status === '401') expect(names).not.toContain('X-RateLimit-Bucket');
+          else
+            expect({ path, method, status, names }).toEqual(
+              expect.objectContaining({ names: expect.arrayContaining(rateHeaders) }),
+            );
+        }
+        expect(Object.keys(operation.responses['429'].headers)).toEqual(expect.arrayContaining(['Retry-After']));
+        expect(operation.responses['429'].description).toContain('rate_limited');
+        expect(operation.responses['503'].description).toContain('temporarily_unavailable');
+      }
+    }
+    expect(keyOperations).toBeGreaterThanOrEqual(10);
+    const documents = res.body.paths['/labels/{label_id}/document'].get;
+    expect(documents['x-rate-limits'].map((c: { class: string }) => c.class)).toEqual(['document', 'render']);
+    expect(documents['x-rate-limits'][1].buckets).toEqual([
+      { bucket: 'render_shop_per_minute', scope: 'shop', limit: 60, window_seconds: 60 },
+    ]);
+    expect(res.body.paths['/labels'].post['x-rate-limits'].map((c: { class: string }) => c.class)).toEqual([
+      'dry_run',
+      'write',
+      'read',
+    ]);
+  });
+
   it('generates response schemas from the zod schemas', async () => {
     const res = await app.request('GET', '/v1/openapi.json');
     const schema = res.body.paths['/shop'].get.responses['200'].content['application/json'].schema;

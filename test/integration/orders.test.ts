@@ -200,6 +200,8 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       const store = await pickupStore(['carrier_a', 'carrier_d']);
       const order = await aPlatformOrder(store.domain);
       for (const carrier of ['carrier_c', 'carrier_b', 'custom:nope']) {
+        // One second apart: the key may change pickup points twice a second (spec "Limits").
+        app.clock.set(new Date(app.clock.now().getTime() + 1000));
         expectRefusal(
           await put(order.id, store.auth, { carrier, pickup_point_id: networkPoints('carrier_c')[0]!.id }),
           422,
@@ -207,6 +209,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
           { reason: 'carrier_not_offered', carriers: ['carrier_a', 'carrier_d'] },
         );
       }
+      app.clock.reset();
     });
 
     it('not_found: an ID the carrier does not know', async () => {

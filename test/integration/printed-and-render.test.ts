@@ -69,7 +69,8 @@ describe('labels rendered at the carrier on demand', () => {
 
   it('answers 409 render_in_progress while the same label and format renders', async () => {
     const { auth, label, account } = await renderedLabel();
-    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 3000, times: 1 }]);
+    // Slow, but within the carrier timeout (2 s in tests).
+    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 1500, times: 1 }]);
     const first = app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
     // Wait until the first request holds its render lease, however loaded the machine is.
     await eventually(async () => {

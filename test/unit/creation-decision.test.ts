@@ -215,7 +215,7 @@ describe('decideCreation', () => {
     );
     expect(waiting).toMatchObject({
       kind: 'wait_for_existing',
-      waitFor: { heldBy: 'creation', labelCreationId: 'lcr_x', workflowId: 'wf-x' },
+      waitFor: { heldBy: 'creation', labelCreationId: 'lcr_x' },
     });
   });
 

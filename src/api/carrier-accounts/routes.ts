@@ -22,6 +22,7 @@ export function createCarrierAccountRoutes(deps: { orm: Orm }) {
         'Every carrier account of the store, oldest first, in one answer (a store has a handful; the list is not paged).',
       tag: 'Carrier accounts',
       access: { kind: 'key', scope: 'carriers:read' },
+      limits: 'read',
       query: listCarrierAccountsQuerySchema,
       responses: { 200: { description: 'The carrier accounts', schema: carrierAccountListSchema } },
       handler: async (ctx, { query }) => {
@@ -44,6 +45,7 @@ export function createCarrierAccountRoutes(deps: { orm: Orm }) {
       summary: 'One carrier account',
       tag: 'Carrier accounts',
       access: { kind: 'key', scope: 'carriers:read' },
+      limits: 'read',
       params: carrierAccountParamsSchema,
       responses: { 200: { description: 'The carrier account', schema: carrierAccountSchema } },
       handler: async (ctx, { params }) => {

@@ -3,6 +3,7 @@ import {
   combineDocuments,
   loadDocuments,
   type DocumentDeps,
+  type DocumentUsage,
   type ServableDocument,
 } from '../../documents/document-service';
 import { contentDisposition, documentFileName } from '../../documents/refusals';
@@ -27,6 +28,20 @@ const DOCUMENT_ERRORS = [
   'carrier_unavailable',
 ] as const;
 
+/**
+ * Documents are charged once the service knows what it serves (spec "Limits"): stored copies one `document` unit per
+ * label, renders at the carrier one `render` unit each. Refusals before that (404, pending, expired) serve nothing.
+ */
+const DOCUMENT_LIMITS = { classes: ['document', 'render'], chargedBy: 'handler' } as const;
+
+function meterOf(ctx: AppContext) {
+  return async ({ stored, rendered }: DocumentUsage) =>
+    ctx.state.limits!.charge([
+      { limitClass: 'document', units: stored },
+      { limitClass: 'render', units: rendered },
+    ]);
+}
+
 function sendPdf(ctx: AppContext, pdf: Uint8Array, documents: ServableDocument[], fileName: string): void {
   const sources = new Set(documents.map((d) => d.source));
   ctx.status = 200;
@@ -48,7 +63,7 @@ async function sendLabels(
   orderName: string | null,
 ) {
   const labels = views.map((v) => v.label);
-  const documents = await loadDocuments(deps, labels, format);
+  const documents = await loadDocuments(deps, labels, format, { meter: meterOf(ctx) });
   const pdf = await combineDocuments(documents);
   const name = documentFileName('labels', orderName, labels.length === 1 ? labels[0]!.id : `${labels.length}-labels`);
   sendPdf(ctx, pdf, documents, name);
@@ -64,6 +79,7 @@ export function createDocumentRoutes(deps: DocumentDeps) {
       description: 'Success is `application/pdf`; errors are the JSON error body, so check the status first.',
       tag: 'Documents',
       access: { kind: 'key', scope: 'labels:print' },
+      limits: DOCUMENT_LIMITS,
       params: labelParamsSchema,
       query: documentQuerySchema,
       responses: { 200: pdfResponse },
@@ -73,7 +89,7 @@ export function createDocumentRoutes(deps: DocumentDeps) {
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
         const view = await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
         if (!view) throw new ApiError('not_found');
-        const [document] = await loadDocuments(deps, [view.label], query.format);
+        const [document] = await loadDocuments(deps, [view.label], query.format, { meter: meterOf(ctx) });
         sendPdf(ctx, document!.pdf, [document!], documentFileName('label', view.label.orderName, view.label.id));
       },
     }),
@@ -86,6 +102,7 @@ export function createDocumentRoutes(deps: DocumentDeps) {
         'Return labels are never included. Two current labels sharing a fulfillment order: 409 `ambiguous_current_set`.',
       tag: 'Documents',
       access: { kind: 'key', scope: 'labels:print' },
+      limits: DOCUMENT_LIMITS,
       params: orderParamsSchema,
       query: documentQuerySchema,
       responses: { 200: pdfResponse },
@@ -128,6 +145,7 @@ export function createDocumentRoutes(deps: DocumentDeps) {
         'All-or-nothing: one expired, pending or unavailable label fails the request with that label’s error. Any unknown ID: 404.',
       tag: 'Documents',
       access: { kind: 'key', scope: 'labels:print' },
+      limits: DOCUMENT_LIMITS,
       query: mergedDocumentQuerySchema,
       responses: { 200: pdfResponse },
       errors: [...DOCUMENT_ERRORS],

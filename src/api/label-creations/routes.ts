@@ -88,6 +88,7 @@ export function createLabelCreationReadRoutes(deps: LabelCreationRoutesDeps) {
       summary: 'List label creations, newest first',
       tag: 'Label creations',
       access: { kind: 'key', scope: 'labels:write' },
+      limits: 'read',
       query: listQuerySchema,
       responses: { 200: { description: 'A page of label creations', schema: listSchema } },
       handler: async (ctx, { query }) => {
@@ -134,6 +135,7 @@ export function createLabelCreationReadRoutes(deps: LabelCreationRoutesDeps) {
         'creation still `processing` is held up to N seconds and answered as soon as it leaves `processing`.',
       tag: 'Label creations',
       access: { kind: 'key', scope: 'labels:write' },
+      limits: 'read',
       params: paramsSchema,
       headers: [
         {

@@ -47,6 +47,18 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
         '`next_action`, not on the HTTP status.',
       tag: 'Label creations',
       access: { kind: 'key', scope: 'labels:write', write: true },
+      // Spec "Limits": dry runs have their own buckets; a repeat of a bound Idempotency-Key counts as a read. The
+      // headers are validated first, like the body: a request refused by validation is not counted.
+      limits: {
+        classes: ['dry_run', 'write', 'read'],
+        classify: async (ctx, { body }) => {
+          preferWaitSeconds(ctx.get('Prefer') || undefined);
+          if (body.dry_run) return 'dry_run';
+          const idempotencyKey = creationIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+          const bound = await deps.liveCreation.isBound?.({ storeId: ctx.state.auth!.storeId, idempotencyKey });
+          return bound ? 'read' : 'write';
+        },
+      },
       body: createLabelBodySchema,
       requestExample: {
         order_id: '1001',

@@ -21,4 +21,9 @@ export interface LiveCreationInput {
  */
 export interface LiveCreation {
   create(ctx: AppContext, input: LiveCreationInput): Promise<void>;
+  /**
+   * Whether `Idempotency-Key` is bound to a creation of the store: a repeat of a bound key counts as a read, not a
+   * creation (spec "Limits"). Absent while nothing binds keys.
+   */
+  isBound?(input: { storeId: string; idempotencyKey: string }): Promise<boolean>;
 }

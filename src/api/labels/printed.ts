@@ -4,7 +4,7 @@ import { ApiError } from '../../http/api-error';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
 import { hasPrefix } from '../../ids';
-import { runIdempotent } from '../../idempotency/idempotency';
+import { isReplay, runIdempotent } from '../../idempotency/idempotency';
 import { IDEMPOTENCY_KEY_LENGTH, idempotencyKeyOf } from '../../idempotency/keys';
 import { markLabelPrinted, type MarkPrintedDeps } from '../../labels/mark-printed';
 import { labelParamsSchema, labelSchema } from './schemas';
@@ -24,6 +24,12 @@ const printedQuerySchema = z
   })
   .strict();
 
+const ENDPOINT = 'POST /labels/{label_id}/printed';
+/** What a key binds to: the same key with another label is a conflict. */
+const printedRequest = (labelId: string) => ({ label_id: labelId });
+const printedKeyOf = (header: string, query: string | undefined) =>
+  idempotencyKeyOf({ header, query }, { allowQuery: true, allowAuto: true });
+
 export function createPrintedRoutes(
   deps: MarkPrintedDeps & { now: () => Date; publicBaseUrl: string | undefined; idempotencyLeaseMs: number },
 ) {
@@ -39,6 +45,23 @@ export function createPrintedRoutes(
         'Downloading a document is not a print.',
       tag: 'Labels',
       access: { kind: 'key', scope: 'labels:print', write: true },
+      // Spec "Limits": a repeat of a bound Idempotency-Key (answered by replay) counts as a read. The key is validated
+      // first, like the query: a request refused by validation is not counted.
+      limits: {
+        classes: ['print', 'read'],
+        classify: async (ctx, { params, query }) => {
+          const key = printedKeyOf(ctx.get('Idempotency-Key'), query.idempotency_key);
+          const replay = await isReplay(deps.orm, {
+            storeId: ctx.state.auth!.storeId,
+            endpoint: ENDPOINT,
+            key,
+            request: printedRequest(params.label_id),
+            now: deps.now(),
+            ttlMs: PRINTED_KEY_TTL_MS,
+          });
+          return replay ? 'read' : 'print';
+        },
+      },
       params: labelParamsSchema,
       query: printedQuerySchema,
       headers: [
@@ -60,19 +83,16 @@ export function createPrintedRoutes(
       errors: ['idempotency_conflict', 'duplicate_request', 'document_expired', 'shopify_unavailable'],
       handler: async (ctx, { params, query }) => {
         const auth = ctx.state.auth!;
-        const key = idempotencyKeyOf(
-          { header: ctx.get('Idempotency-Key'), query: query.idempotency_key },
-          { allowQuery: true, allowAuto: true },
-        );
+        const key = printedKeyOf(ctx.get('Idempotency-Key'), query.idempotency_key);
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
         const now = deps.now();
         const outcome = await runIdempotent(
           deps.orm,
           {
             storeId: auth.storeId,
-            endpoint: 'POST /labels/{label_id}/printed',
+            endpoint: ENDPOINT,
             key,
-            request: { label_id: params.label_id },
+            request: printedRequest(params.label_id),
             now,
             ttlMs: PRINTED_KEY_TTL_MS,
             autoWindowMs: AUTO_KEY_WINDOW_MS,

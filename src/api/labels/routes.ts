@@ -78,6 +78,7 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         '`tracking_number` is the sync feed: oldest first, labels younger than 15 seconds held back, `next_cursor` always set.',
       tag: 'Labels',
       access: { kind: 'key', scope: 'labels:read' },
+      limits: 'read',
       query: listLabelsQuerySchema,
       responses: { 200: { description: 'A page of labels', schema: labelListSchema } },
       handler: async (ctx, { query }) => {
@@ -108,6 +109,7 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
       summary: 'One label',
       tag: 'Labels',
       access: { kind: 'key', scope: 'labels:read' },
+      limits: 'read',
       params: labelParamsSchema,
       responses: { 200: { description: 'The label', schema: labelSchema } },
       handler: async (ctx, { params }) => {

@@ -17,6 +17,7 @@ export function createShopRoutes(deps: { orm: Orm; requestLogRetentionMs: number
       summary: 'The store, the calling key’s scopes and pinned version, and the store’s access gates',
       tag: 'Shop',
       access: { kind: 'key', scope: 'shop:read' },
+      limits: 'read',
       responses: { 200: { description: 'The store', schema: shopSchema } },
       handler: async (ctx) => {
         const auth = ctx.state.auth!;

@@ -9,6 +9,7 @@ import { Migration20261123000100Ground } from './20261123000100-ground';
 import { Migration20261123000200LiveCreation } from './20261123000200-live-creation';
 import { Migration20261123010000AccountDefaultFulfillment } from './20261123010000-account-default-fulfillment';
 import { Migration20261123020000PickupPointProviders } from './20261123020000-pickup-point-providers';
+import { Migration20261123040000RateLimits } from './20261123040000-rate-limits';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -26,4 +27,5 @@ export const migrationsList = [
     class: Migration20261123010000AccountDefaultFulfillment,
   },
   { name: 'Migration20261123020000PickupPointProviders', class: Migration20261123020000PickupPointProviders },
+  { name: 'Migration20261123040000RateLimits', class: Migration20261123040000RateLimits },
 ];

@@ -1,0 +1,83 @@
+import { Pool } from 'pg';
+import type { BucketCharge, WindowBucketName } from '../domain/rate-limits';
+
+/** One bucket as the counter store answered: `used` includes this request's units when it was allowed. */
+export interface TakenBucket {
+  bucket: WindowBucketName;
+  limit: number;
+  used: number;
+  windowStartMs: number;
+  allowed: boolean;
+}
+
+/**
+ * Takes a request's units from every bucket at once, or from none when one bucket refuses. Rejects when the counters
+ * cannot be reached (or a counter row stays locked longer than the lock timeout): the caller refuses the request then.
+ */
+export type TakeBuckets = (input: {
+  storeId: string;
+  apiKeyId: string;
+  nowMs: number;
+  charges: readonly BucketCharge[];
+}) => Promise<TakenBucket[]>;
+
+export interface CounterStore {
+  take: TakeBuckets;
+  close: () => Promise<void>;
+}
+
+/** Connections of the counter store per API process: its statement is short, so few serve many requests. */
+const POOL_SIZE = 3;
+
+const TAKE = {
+  name: 'rate_limit_take',
+  text: 'select bucket, lim, used, window_start, allowed from rate_limit_take($1, $2, $3, $4, $5, $6, $7, $8)',
+  rowMode: 'array',
+} as const;
+
+type Row = [bucket: WindowBucketName, lim: number, used: number, windowStart: string, allowed: boolean];
+
+/**
+ * The PostgreSQL counter store: ONE statement per request, `rate_limit_take` (migration 20261123040000), which takes
+ * every bucket of the request atomically, reads support's overrides in the same statement and answers what the
+ * `X-RateLimit-*` headers need. Every API process shares the rows, so a limit holds across processes exactly.
+ *
+ * It runs on a small pool of its own (docs/decisions/0400-rate-limit-counters.md): every request passes through it,
+ * so it must not wait for a connection behind slow ORM work, and a prepared statement on plain node-postgres keeps
+ * its cost per request to the round trip. `lock_timeout` is set per connection, so a stuck counter row fails the
+ * statement instead of holding requests.
+ */
+export function postgresCounterStore(databaseUrl: string, options: { lockTimeoutMs: number }): CounterStore {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: POOL_SIZE,
+    options: `-c lock_timeout=${Math.max(1, Math.round(options.lockTimeoutMs))}`,
+  });
+  // An idle connection that breaks is dropped by the pool; the next request opens another (or answers 503).
+  pool.on('error', () => undefined);
+  return {
+    take: async ({ storeId, apiKeyId, nowMs, charges }) => {
+      const { rows } = await pool.query<Row>({
+        ...TAKE,
+        values: [
+          storeId,
+          apiKeyId,
+          nowMs,
+          charges.map((c) => c.bucket),
+          charges.map((c) => c.scope === 'key'),
+          charges.map((c) => c.windowSeconds),
+          charges.map((c) => c.limit),
+          charges.map((c) => c.units),
+        ],
+      });
+      return rows.map(([bucket, limit, used, windowStart, allowed]) => ({
+        bucket,
+        limit,
+        used,
+        windowStartMs: Number(windowStart),
+        allowed,
+      }));
+    },
+    close: () => pool.end(),
+  };
+}

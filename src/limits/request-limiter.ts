@@ -1,0 +1,93 @@
+import { DomainError } from '../domain/errors';
+import {
+  bucketCharges,
+  rateLimitedRefusal,
+  refusingBucket,
+  tightestBucket,
+  windowBucketState,
+  type BucketState,
+  type LimitCharge,
+} from '../domain/rate-limits';
+import { refusalError } from '../domain/refusal';
+import type { RouteDefinition, RouteInput } from '../http/route';
+import type { AppContext } from '../http/state';
+import type { Logger } from '../logger';
+import type { TakeBuckets, TakenBucket } from './counter-store';
+import { rateLimitHeaders } from './headers';
+
+/** A request's rate limits, on `ctx.state.limits` of every limited route. */
+export interface RequestLimits {
+  /** Takes the units from every bucket of their classes, or throws 429 `rate_limited` (nothing taken). */
+  charge(charges: readonly LimitCharge[]): Promise<void>;
+  /** Adds buckets taken elsewhere (the daily creation units, the write queue) to the ones the headers choose from. */
+  note(states: readonly BucketState[]): void;
+}
+
+/** The router's hook: runs after authentication and validation, before the handler (src/http/router.ts). */
+export interface RequestLimiter {
+  admit(ctx: AppContext, route: RouteDefinition, input: RouteInput<unknown, unknown, unknown>): Promise<void>;
+}
+
+const COUNTERS_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Counters that cannot be read refuse the request, never let it through unlimited: 503 `temporarily_unavailable`
+ * (`Retry-After: 5`); a render's metering failing is 503 `carrier_unavailable` without `reason` (spec "Errors").
+ */
+function countersUnavailable(rendering: boolean): DomainError {
+  return rendering
+    ? new DomainError('carrier_unavailable', {
+        message: 'Renders at the carrier cannot be metered right now; try again shortly.',
+        retryAfterSeconds: COUNTERS_RETRY_AFTER_SECONDS,
+      })
+    : new DomainError('temporarily_unavailable', {
+        message: 'Rate-limit counters are unavailable; nothing was done. Send the same request again shortly.',
+        retryAfterSeconds: COUNTERS_RETRY_AFTER_SECONDS,
+      });
+}
+
+/**
+ * Enforces the spec's "Limits" per route class: one statement to the shared counter store per charge (one per request
+ * on every route but the documents', which charge once they know what they serve), the `X-RateLimit-*` headers of the
+ * tightest bucket on every answer that passed (errors included: the error middleware keeps them), 429
+ * `rate_limited` with the refusing bucket's `Retry-After` and headers otherwise.
+ */
+export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date; logger: Logger }): RequestLimiter {
+  function requestLimits(ctx: AppContext): RequestLimits {
+    const seen: BucketState[] = [];
+    const note = (states: readonly BucketState[]) => {
+      seen.push(...states);
+      const tightest = tightestBucket(seen);
+      if (tightest) ctx.set(rateLimitHeaders(tightest));
+    };
+    const charge = async (charges: readonly LimitCharge[]) => {
+      const buckets = bucketCharges(charges);
+      if (buckets.length === 0) return;
+      const auth = ctx.state.auth!;
+      const nowMs = deps.now().getTime();
+      let taken: TakenBucket[];
+      try {
+        taken = await deps.take({ storeId: auth.storeId, apiKeyId: auth.apiKeyId, nowMs, charges: buckets });
+      } catch (error) {
+        deps.logger.error({ request_id: ctx.state.requestId, err: error }, 'rate-limit counters unavailable');
+        throw countersUnavailable(charges.some((c) => c.limitClass === 'render' && c.units > 0));
+      }
+      const states = taken.map((t) => windowBucketState(t, nowMs));
+      const refused = refusingBucket(states);
+      if (refused) throw refusalError(rateLimitedRefusal(refused));
+      note(states);
+    };
+    return { charge, note };
+  }
+
+  return {
+    async admit(ctx, route, input) {
+      const limits = route.limits;
+      if (!limits) return;
+      const own = requestLimits(ctx);
+      ctx.state.limits = own;
+      if (typeof limits === 'string') return own.charge([{ limitClass: limits, units: 1 }]);
+      if ('classify' in limits) return own.charge([{ limitClass: await limits.classify(ctx, input), units: 1 }]);
+    },
+  };
+}
