@@ -58,6 +58,8 @@ const envSchema = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
+  /** Whether this worker creates and updates the Schedules (one deployment should; extra worker pools need not). */
+  WORKER_MANAGES_SCHEDULES: z.enum(['true', 'false']).default('true'),
   /** One HTTP call to a carrier; past it the outcome of a create is unclear. */
   CARRIER_TIMEOUT: duration('10s'),
   // Label creation (spec "Label creation `status`" and "Limits"); tests shorten them.
@@ -110,6 +112,7 @@ export type Config = Readonly<{
   cursorSecret: string;
   sandboxUrl: string;
   carrierTimeoutMs: number;
+  workerManagesSchedules: boolean;
   creation: Readonly<{
     notStartedMs: number;
     keyTtlMs: number;
@@ -165,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
     carrierTimeoutMs: e.CARRIER_TIMEOUT,
+    workerManagesSchedules: e.WORKER_MANAGES_SCHEDULES === 'true',
     creation: Object.freeze({
       notStartedMs: e.CREATION_NOT_STARTED_AFTER,
       keyTtlMs: e.CREATION_KEY_TTL,

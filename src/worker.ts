@@ -61,7 +61,7 @@ async function main(): Promise<void> {
       ...composeAdapters(config, orm, logger),
     }),
   });
-  await ensureSchedules(client, config);
+  if (config.workerManagesSchedules) await ensureSchedules(client, config);
   logger.info({ task_queue: config.temporal.taskQueue }, 'worker started');
   // A parent that spawned us with an IPC channel (npm run dev, the test setup) waits for this.
   process.send?.({ type: 'ready' });

@@ -3,7 +3,7 @@ import { setLimitOverride } from '../../src/limits/overrides';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
 import { aCarrierAccount } from '../helpers/labels';
-import { control, ledger, scriptFaults } from '../helpers/sandbox';
+import { control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -394,6 +394,28 @@ describe('POST /v1/labels: unclear outcomes', () => {
     expect(labels.body.data).toEqual([
       expect.objectContaining({ status: 'failed', failure_reason: 'carrier_import_rejected', current: false }),
     ]);
+  });
+});
+
+describe('operators', () => {
+  it('find a creation by its search attributes and read its state with the workflow query', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `operator-${order.orderId}`;
+    const res = await create(shop, key, { order_id: order.orderId });
+    expect(res.status).toBe(201);
+    const workflowId = `label-creation/${shop.storeId}/${key}`;
+    const state = await app.temporal.workflow.getHandle(workflowId).query('state');
+    expect(state).toMatchObject({ creationId: res.body.id, status: 'succeeded', labelIds: [res.body.labels[0].id] });
+    const query =
+      `StoreId = '${shop.storeId}' AND CreationStatus = 'succeeded' AND OrderId = '${order.orderGid}' ` +
+      `AND CarrierAccountId = '${account.id}' AND IdempotencyKey = '${key}' AND LabelCreationId = '${res.body.id}'`;
+    const found = await eventually(async () => {
+      const ids: string[] = [];
+      for await (const execution of app.temporal.workflow.list({ query })) ids.push(execution.workflowId);
+      return ids.length > 0 ? ids : null;
+    }, 100);
+    expect(found).toEqual([workflowId]);
   });
 });
 

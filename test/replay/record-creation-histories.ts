@@ -1,0 +1,90 @@
+// Records histories of the label-creation workflow along its main paths, for the replay test
+// (test/unit/replay.test.ts). Run after a deliberate, compatible change of the workflow:
+//   TEMPORAL_CLI_PATH=~/.cache/shipping-label-api/temporal-1.5.1/temporal node --import tsx test/replay/record-creation-histories.ts
+// It starts what the integration tests start (a Temporal dev server, a fresh database, the sandbox and a worker),
+// drives each path over HTTP and writes one history per path into test/replay/histories/.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import globalSetup from '../helpers/global-setup';
+import globalTeardown from '../helpers/global-teardown';
+import { aCarrierAccount } from '../helpers/labels';
+import { control, scriptFaults } from '../helpers/sandbox';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+type Shop = Awaited<ReturnType<typeof aStoreWithKey>>;
+
+async function shopWith(app: TestApp, carrierCode: 'carrier_a' | 'carrier_b') {
+  const shop = await aStoreWithKey(app.orm);
+  const account =
+    carrierCode === 'carrier_a'
+      ? await aCarrierAAccount(app.orm, shop.storeId)
+      : await aCarrierAccount(app.orm, shop.storeId, {
+          carrierCode,
+          services: [{ code: 'b_standard', name: 'Standard', codSupported: true, pickupPointRequired: false }],
+          sender: { name: 'Shop', countryCode: 'CZ', iban: 'CZ6508000000192000145399' },
+        });
+  const service = carrierCode === 'carrier_a' ? 'a_home' : 'b_standard';
+  await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: service });
+  return { shop, account };
+}
+
+async function main(): Promise<void> {
+  await globalSetup();
+  const app = await startTestApp();
+  const create = (shop: Shop, key: string, body: Record<string, unknown>) =>
+    app.request('POST', '/v1/labels', {
+      headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
+      body,
+    });
+  const record = async (name: string, storeId: string, key: string) => {
+    const handle = app.temporal.workflow.getHandle(`label-creation/${storeId}/${key}`);
+    await handle.result();
+    writeFileSync(
+      join(__dirname, 'histories', `label-creation-${name}.json`),
+      historyToJSON(await handle.fetchHistory()),
+    );
+    process.stdout.write(`recorded label-creation-${name}\n`);
+  };
+  try {
+    const a = await shopWith(app, 'carrier_a');
+    const order = await anOrderOnPlatform(a.shop.domain);
+    await create(a.shop, 'record-created-1', { order_id: order.orderId, fulfillment: 'fulfill' });
+    await record('created', a.shop.storeId, 'record-created-1');
+    await create(a.shop, 'record-returned-1', { order_id: order.orderId });
+    await record('returned-existing', a.shop.storeId, 'record-returned-1');
+    await create(a.shop, 'record-refused-1', { order_id: '999999999' });
+    await record('refused', a.shop.storeId, 'record-refused-1');
+
+    const held = await anOrderOnPlatform(a.shop.domain);
+    const fo = held.fulfillmentOrderIds[0]!;
+    await control('POST', `/_control/stores/${a.shop.domain}/fulfillment-orders/${fo}/hold`, { reason: 'export' });
+    await app.request('POST', '/v1/labels', {
+      headers: { ...a.shop.auth, 'Idempotency-Key': 'record-waited-1', Prefer: 'wait=0' },
+      body: { order_id: held.orderId },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await control('POST', `/_control/stores/${a.shop.domain}/fulfillment-orders/${fo}/release`);
+    await record('waited-for-export', a.shop.storeId, 'record-waited-1');
+
+    const unclear = await anOrderOnPlatform(a.shop.domain);
+    await scriptFaults(a.account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
+    await create(a.shop, 'record-unclear-1', { order_id: unclear.orderId });
+    await record('needs-attention', a.shop.storeId, 'record-unclear-1');
+
+    const b = await shopWith(app, 'carrier_b');
+    const batch = await anOrderOnPlatform(b.shop.domain);
+    await create(b.shop, 'record-batch-1', { order_id: batch.orderId });
+    await record('batch', b.shop.storeId, 'record-batch-1');
+  } finally {
+    await app.close();
+    await globalTeardown();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
