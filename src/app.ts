@@ -13,6 +13,7 @@ import { createLabelCreationRoutes } from './api/labels/create';
 import type { LiveCreation } from './api/labels/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
 import { createLabelCreationReadRoutes } from './api/label-creations/routes';
+import { createWriteLimits } from './limits/write-limits';
 import { createOrderRoutes } from './api/orders/routes';
 import type { PickupPointSources } from './pickup-points/search';
 import type { LabelRenderer } from './documents/ports';
@@ -79,7 +80,13 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     }),
   );
   routes.push(
-    ...createLabelCreationReadRoutes({ orm: deps.orm, temporal: deps.temporal, now: deps.now, config: deps.config }),
+    ...createLabelCreationReadRoutes({
+      orm: deps.orm,
+      temporal: deps.temporal,
+      now: deps.now,
+      config: deps.config,
+      waitHolds: createWriteLimits({ orm: deps.orm, now: deps.now }).waitHolds,
+    }),
   );
   routes.push(...createCarrierAccountRoutes({ orm: deps.orm }));
   routes.push(

@@ -30,7 +30,8 @@ export async function ensureSchedules(client: Client, config: Config): Promise<v
     REQUEST_LOG_PURGE_SCHEDULE_ID,
     config.requestLog.purgeIntervalMs,
     'purgeRequestLogWorkflow',
-    [{ retentionMs: config.requestLog.retentionMs }],
+    // The same hourly run fails creations nothing carries on any more (a minute after their own deadline).
+    [{ retentionMs: config.requestLog.retentionMs, staleCreationAfterMs: config.creation.notStartedMs + 60_000 }],
     queue,
   );
   await upsertSchedule(

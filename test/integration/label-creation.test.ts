@@ -252,6 +252,24 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
     expect(none.body.data).toEqual([]);
   });
 
+  it('lets at most 8 requests of a key hold a Prefer: wait; the others answer at once, as with wait=0', async () => {
+    const { shop } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    const fo = order.fulfillmentOrderIds[0]!;
+    await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${fo}/hold`, { reason: 'export' });
+    const started = await create(shop, `holds-${order.orderId}`, { order_id: order.orderId }, { Prefer: 'wait=0' });
+    expect(started.body.status).toBe('processing');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => getCreation(shop, started.body.id, { Prefer: 'wait=3' })),
+    );
+    const applied = answers.map((a) => a.headers.get('preference-applied'));
+    expect(applied.filter((p) => p === 'wait=3').length).toBeLessThanOrEqual(8);
+    expect(applied.filter((p) => p === 'wait=0').length).toBeGreaterThanOrEqual(2);
+    for (const answer of answers) expect(answer.body.status).toBe('processing');
+    await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${fo}/release`);
+    expect((await getCreation(shop, started.body.id, { Prefer: 'wait=30' })).body.status).toBe('succeeded');
+  });
+
   it('lists newest first with a cursor, and answers 404 for another store’s creation', async () => {
     const { shop } = await aShopWithCarrierA();
     const ids: string[] = [];

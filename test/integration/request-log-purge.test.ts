@@ -1,4 +1,5 @@
 import { REQUEST_LOG_PURGE_SCHEDULE_ID } from '../../src/temporal/schedules';
+import { aCreationRecord } from '../helpers/creation';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -57,7 +58,51 @@ describe('request log purge (a Temporal workflow run by the worker)', () => {
     expect(description.action.type).toBe('startWorkflow');
     if (description.action.type !== 'startWorkflow') throw new Error('unexpected action');
     expect(description.action.workflowType).toBe('purgeRequestLogWorkflow');
-    expect(description.action.args).toEqual([{ retentionMs: 90 * DAY }]);
+    expect(description.action.args).toEqual([
+      { retentionMs: 90 * DAY, staleCreationAfterMs: app.config.creation.notStartedMs + 60_000 },
+    ]);
     expect(description.action.taskQueue).toBe(app.config.temporal.taskQueue);
+  });
+
+  it('fails creations nothing carries on any more (never sent, past their deadline): key and locks released', async () => {
+    const { storeId } = await aStoreWithKey(app.orm);
+    const em = app.orm.em.fork();
+    const orphan = await aCreationRecord(app.orm, {
+      storeId,
+      orderGid: 'gid://shopify/Order/1',
+      fulfillmentOrderGids: ['gid://shopify/FulfillmentOrder/1'],
+      status: 'processing',
+    });
+    const sent = await aCreationRecord(app.orm, {
+      storeId,
+      orderGid: 'gid://shopify/Order/2',
+      fulfillmentOrderGids: [],
+      status: 'processing',
+    });
+    await em.execute(`update label_creations set created_at = now() - interval '10 minutes' where id in (?)`, [
+      [orphan, sent],
+    ]);
+    await em.execute(`update label_creations set sent_at = now() - interval '9 minutes' where id = ?`, [sent]);
+    await em.execute(
+      'insert into fulfillment_order_locks (store_id, fulfillment_order_gid, label_creation_id, workflow_id) values (?, ?, ?, ?)',
+      [storeId, 'gid://shopify/FulfillmentOrder/1', orphan, 'gone'],
+    );
+    const result = await app.temporal.workflow.execute('purgeRequestLogWorkflow', {
+      taskQueue: app.config.temporal.taskQueue,
+      workflowId: `test-sweep-${storeId}`,
+      args: [{ retentionMs: 90 * DAY, staleCreationAfterMs: 6 * 60_000 }],
+    });
+    expect((result as { abandonedClaims: number }).abandonedClaims).toBeGreaterThanOrEqual(1);
+    const rows = await em.execute<
+      Array<{ id: string; status: string; key_bound: boolean; error: { code: string } | null }>
+    >('select id, status, key_bound, error from label_creations where store_id = ? order by id', [storeId]);
+    expect(rows.find((r) => r.id === orphan)).toMatchObject({
+      status: 'failed',
+      key_bound: false,
+      error: { code: 'not_started' },
+    });
+    // One that reached the carrier is left to its workflow (it may still finish).
+    expect(rows.find((r) => r.id === sent)).toMatchObject({ status: 'processing', key_bound: true });
+    expect(await em.execute('select 1 from fulfillment_order_locks where label_creation_id = ?', [orphan])).toEqual([]);
   });
 });

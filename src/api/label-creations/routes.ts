@@ -14,10 +14,13 @@ import { defineRoute } from '../../http/route';
 import { hasPrefix } from '../../ids';
 import type { CreationSnapshot } from '../../../workflows/label-creation';
 import { preferWaitSeconds } from '../labels/create-headers';
+import type { WaitHolds } from '../../limits/wait-holds';
 import { labelCreationSchema } from './schemas';
 
 export interface LabelCreationRoutesDeps {
   orm: Orm;
+  /** At most 8 requests per key hold a `Prefer: wait` (spec "Limits"). */
+  waitHolds: WaitHolds;
   temporal: Client;
   now: () => Date;
   config: Pick<Config, 'publicBaseUrl' | 'cursorSecret'>;
@@ -155,13 +158,25 @@ export function createLabelCreationReadRoutes(deps: LabelCreationRoutesDeps) {
         const storeId = ctx.state.auth!.storeId;
         const prefer = ctx.get('Prefer') || undefined;
         const asksToWait = prefer !== undefined && /(^|[,;]\s*)wait\s*=/i.test(prefer);
-        const waitSeconds = asksToWait ? preferWaitSeconds(prefer) : 0;
+        const asked = asksToWait ? preferWaitSeconds(prefer) : 0;
         if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
         let row = await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
         if (!row) throw new ApiError('not_found');
-        if (row.status === 'processing' && waitSeconds > 0 && row.workflow_id) {
-          await waitWhileProcessing(row.workflow_id, row.id, waitSeconds);
-          row = (await readCreation(deps.orm.em.fork(), storeId, row.id)) ?? row;
+        let waitSeconds = 0;
+        if (row.status === 'processing' && asked > 0 && row.workflow_id) {
+          // Beyond 8 waiting requests of the key, the answer comes at once, as with `wait=0`.
+          const hold = await deps.waitHolds.hold(ctx.state.auth!.apiKeyId, asked);
+          if (hold) {
+            waitSeconds = asked;
+            try {
+              await waitWhileProcessing(row.workflow_id, row.id, waitSeconds);
+            } finally {
+              await hold.release();
+            }
+            row = (await readCreation(deps.orm.em.fork(), storeId, row.id)) ?? row;
+          }
+        } else {
+          waitSeconds = asked;
         }
         if (asksToWait) ctx.set('Preference-Applied', `wait=${waitSeconds}`);
         ctx.body = await creationWire(deps.orm, row, {
