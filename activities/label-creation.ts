@@ -2,12 +2,16 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { accountSettings } from '../src/carriers/account-settings';
 import { carrierDefinition } from '../src/carriers/catalog';
-import { ImportRejectedError, type ShipmentRequest } from '../src/carriers/port';
-import { sendShipment } from '../src/creation/carrier-call';
+import { ImportRejectedError, type ShipmentRequest, type ShipmentResult } from '../src/carriers/port';
+import { findByReference, sendShipment } from '../src/creation/carrier-call';
 import { loadCreationContext } from '../src/creation/load-context';
 import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
 import {
+  abandonCreation,
   beginAttempt,
+  deleteAbandonedCreation,
+  resolveNotCreated,
+  updateAttention,
   enterNeedsAttention,
   finalizeLabel,
   finishFailed,
@@ -29,6 +33,7 @@ import { DomainError } from '../src/domain/errors';
 import type { WaitFor } from '../src/domain/existing-labels';
 import type { CodSource, FulfillmentMode, LabelCreationPhase } from '../src/domain/labels';
 import type { CreationWarning } from '../src/domain/refusal';
+import type { Resolution } from '../src/domain/resolve';
 import { holdsLocks, orderLabelState, type AcquireResult } from '../src/locks/fulfillment-order-locks';
 import { createWriteLimits } from '../src/limits/write-limits';
 import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
@@ -65,6 +70,26 @@ export type SentToCarrier =
     }
   /** The creation's locks were taken over (it stood still too long): nothing was sent. */
   | { kind: 'lost_locks' };
+
+/** What a look at the carrier found while the creation needs attention (`recoverShipment`). */
+export type Recovered =
+  /** Nothing found (or the carrier did not answer): still unknown. */
+  | { kind: 'not_found' }
+  /** Carrier D: an unprinted draft, found by the reference. */
+  | { kind: 'draft'; carrierReference: string }
+  /** The shipment exists, without a usable label yet (batch pending, PDF not fetched). */
+  | { kind: 'exists'; labelId: string; shipmentId: string; carrierReference: string }
+  /** The label is obtained: recorded with its PDF stored, ready to be finalized. */
+  | {
+      kind: 'obtained';
+      labelId: string;
+      shipmentId: string;
+      carrierReference: string;
+      trackingNumber: string | null;
+      trackingUrl: string | null;
+    }
+  /** Carrier B refused the batch's shipment at import. */
+  | { kind: 'import_rejected'; labelId: string };
 
 export interface SendToCarrierInput {
   creationId: string;
@@ -103,6 +128,24 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
   async function accountOf(storeId: string, carrierAccountId: string) {
     const account = await em().findOneOrFail(CarrierAccount, { id: carrierAccountId, storeId });
     return { account, settings: accountSettings(account) };
+  }
+
+  /** An accepted shipment's label, recorded at once (with its PDF when the carrier returned one). */
+  function record(input: SendToCarrierInput, account: CarrierAccount, shipment: ShipmentResult) {
+    return recordShipment(deps.orm, {
+      creationId: input.creationId,
+      storeId: input.storeId,
+      order: input.order,
+      fulfillmentOrderGids: input.fulfillmentOrderGids,
+      carrierAccountId: account.id,
+      carrierCode: account.carrierCode,
+      service: { code: input.carrierCall.serviceCode, name: input.serviceName },
+      cod: { ...input.codToCarrier, source: input.codSource },
+      declaredValue: input.carrierCall.declaredValue,
+      weightGrams: input.carrierCall.weightGrams,
+      shipment,
+      now: deps.now(),
+    });
   }
 
   return {
@@ -257,20 +300,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
             sentAt: at,
           };
         }
-        const { labelId } = await recordShipment(deps.orm, {
-          creationId: input.creationId,
-          storeId: input.storeId,
-          order: input.order,
-          fulfillmentOrderGids: input.fulfillmentOrderGids,
-          carrierAccountId: account.id,
-          carrierCode: account.carrierCode,
-          service: { code: call.serviceCode, name: input.serviceName },
-          cod: { ...input.codToCarrier, source: input.codSource },
-          declaredValue: call.declaredValue,
-          weightGrams: call.weightGrams,
-          shipment: outcome.shipment,
-          now: deps.now(),
-        });
+        const { labelId } = await record(input, account, outcome.shipment);
         return {
           kind: 'accepted',
           labelId,
@@ -439,6 +469,101 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await enterNeedsAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
+    },
+    /**
+     * `needs_attention`: one look at the carrier by the creation's stable reference (never a create). A shipment found
+     * for the first time is recorded as the creation's label; a label is fetched and stored when the carrier has one.
+     * Every failure to learn more is `not_found`/`exists` (the next look comes later), never an error.
+     */
+    async recoverShipment(
+      input: SendToCarrierInput & {
+        labelId: string | null;
+        shipmentId: string | null;
+        carrierReference: string | null;
+      },
+    ): Promise<Recovered> {
+      const { account, settings } = await accountOf(input.storeId, input.carrierCall.carrierAccountId);
+      const port = deps.carrierFor(account.carrierCode);
+      let shipment: ShipmentResult;
+      let labelId = input.labelId;
+      if (!input.shipmentId || !labelId) {
+        const found = await findByReference(port, settings, input.creationId);
+        if (found.kind === 'none') return { kind: 'not_found' };
+        if (found.kind === 'draft') return { kind: 'draft', carrierReference: found.draft.carrierReference };
+        shipment = found.shipment;
+        labelId = (await record(input, account, shipment)).labelId;
+      } else {
+        const known = {
+          kind: 'exists' as const,
+          labelId,
+          shipmentId: input.shipmentId,
+          carrierReference: input.carrierReference ?? input.shipmentId,
+        };
+        try {
+          shipment = await port.getShipment(settings, input.shipmentId);
+        } catch (error) {
+          if (error instanceof ImportRejectedError) return { kind: 'import_rejected', labelId };
+          return known;
+        }
+      }
+      const exists = {
+        kind: 'exists' as const,
+        labelId,
+        shipmentId: shipment.shipmentId,
+        carrierReference: shipment.carrierReference,
+      };
+      if (shipment.status !== 'ready') return exists;
+      const [stored] = await em().execute('select 1 from label_documents where label_id = ?', [labelId]);
+      if (!stored) {
+        try {
+          const document = shipment.document ?? (await port.fetchLabel(settings, shipment.shipmentId));
+          await storeDocument(em(), {
+            labelId,
+            pdf: document.pdf,
+            pageSize: document.pageSize,
+            pages: document.pages,
+            now: deps.now(),
+          });
+        } catch {
+          return exists;
+        }
+      }
+      return {
+        kind: 'obtained',
+        labelId,
+        shipmentId: shipment.shipmentId,
+        carrierReference: shipment.carrierReference,
+        trackingNumber: shipment.trackingNumber,
+        trackingUrl: shipment.trackingUrl,
+      };
+    },
+
+    async updateCreationAttention(input: { creationId: string; attention: StoredAttention }): Promise<void> {
+      await updateAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
+    },
+
+    /** Resolve `not_created`: failed `resolved_not_created`, locks and key released. */
+    async resolveCreationNotCreated(input: {
+      creationId: string;
+      error: CreationError;
+      resolution: Resolution;
+    }): Promise<void> {
+      await resolveNotCreated(deps.orm, {
+        id: input.creationId,
+        error: input.error,
+        resolution: input.resolution,
+        now: deps.now(),
+      });
+    },
+
+    /** Resolve `shipment_exists`, or 24 hours in `needs_attention`: abandoned, locks released, key bound. */
+    async abandonUnresolvedCreation(input: { creationId: string; resolution: Resolution | null }): Promise<void> {
+      await abandonCreation(deps.orm, { id: input.creationId, resolution: input.resolution, now: deps.now() });
+    },
+
+    /** 90 days after creation: the abandoned creation's record goes, and with it its block on the order. */
+    async deleteAbandonedCreation(input: { creationId: string }): Promise<{ deleted: boolean }> {
+      return { deleted: await deleteAbandonedCreation(em(), input.creationId) };
     },
   };
 }

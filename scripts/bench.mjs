@@ -9,9 +9,19 @@ import { projectRoot } from './lib/paths.mjs';
 ensureDependencies();
 const { findPostgres, createDatabase, dropDatabase } = await import('./lib/postgres.mjs');
 const postgres = await findPostgres();
+// The creation section starts its own Temporal dev server, database, sandbox and worker, like the integration tests.
+const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
+const temporalCli = await findTemporalCli();
 const name = `sla_bench_${process.pid}`;
 const databaseUrl = await createDatabase(postgres.url, name);
-const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', NODE_ENV: 'test' };
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  LOG_LEVEL: 'silent',
+  NODE_ENV: 'test',
+  TEMPORAL_CLI_PATH: temporalCli,
+  PG_SERVER_URL: postgres.url,
+};
 let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
   cwd: projectRoot,
   env,

@@ -12,7 +12,7 @@ import { createPrintedRoutes } from './api/labels/printed';
 import { createLabelCreationRoutes } from './api/labels/create';
 import type { LiveCreation } from './api/labels/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
-import { createLabelCreationReadRoutes } from './api/label-creations/routes';
+import { createLabelCreationResourceRoutes } from './api/label-creations/routes';
 import { createWriteLimits } from './limits/write-limits';
 import { createOrderRoutes } from './api/orders/routes';
 import type { PickupPointSources } from './pickup-points/search';
@@ -80,8 +80,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     }),
   );
   routes.push(
-    ...createLabelCreationReadRoutes({
+    ...createLabelCreationResourceRoutes({
       orm: deps.orm,
+      logger: deps.logger,
       temporal: deps.temporal,
       now: deps.now,
       config: deps.config,

@@ -71,6 +71,13 @@ const envSchema = z.object({
   CARRIER_PENDING_MAX: duration('10m'),
   CARRIER_POLL: duration('1s'),
   RESOLVE_ALLOWED_AFTER: duration('15m'),
+  /** While a creation needs attention: first and longest wait between looks at the carrier (doubling). */
+  ATTENTION_RETRY_INITIAL: duration('1m'),
+  ATTENTION_RETRY_MAX: duration('30m'),
+  /** `needs_attention` without resolve this long: abandoned (spec: 24 hours). */
+  CREATION_ABANDON_AFTER: duration('24h'),
+  /** An abandoned creation's record is deleted this long after it was created (spec: 90 days). */
+  ABANDONED_CREATION_DELETE_AFTER: duration('90d'),
   /** Encrypts secrets operators configure (custom pickup point provider headers): 32 bytes, base64. */
   SETTINGS_ENCRYPTION_KEY: z
     .string()
@@ -122,6 +129,10 @@ export type Config = Readonly<{
     carrierPendingMaxMs: number;
     carrierPollMs: number;
     resolveAllowedAfterMs: number;
+    attentionRetryInitialMs: number;
+    attentionRetryMaxMs: number;
+    abandonAfterMs: number;
+    abandonedDeleteAfterMs: number;
   }>;
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
   settingsEncryptionKey: Buffer;
@@ -178,6 +189,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       carrierPendingMaxMs: e.CARRIER_PENDING_MAX,
       carrierPollMs: e.CARRIER_POLL,
       resolveAllowedAfterMs: e.RESOLVE_ALLOWED_AFTER,
+      attentionRetryInitialMs: e.ATTENTION_RETRY_INITIAL,
+      attentionRetryMaxMs: e.ATTENTION_RETRY_MAX,
+      abandonAfterMs: e.CREATION_ABANDON_AFTER,
+      abandonedDeleteAfterMs: e.ABANDONED_CREATION_DELETE_AFTER,
     }),
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,

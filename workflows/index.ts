@@ -1,3 +1,3 @@
 export { deliverNotificationsWorkflow } from './deliver-notifications';
 export { purgeRequestLogWorkflow } from './purge-request-log';
-export { labelCreationWorkflow } from './label-creation';
+export { abandonedCreationRetentionWorkflow, labelCreationWorkflow } from './label-creation';

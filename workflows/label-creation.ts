@@ -1,6 +1,10 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
   condition,
+  sleep,
+  startChild,
   defineQuery,
   defineSignal,
   defineUpdate,
@@ -13,7 +17,7 @@ import {
   allHandlersFinished,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { PreparedCreation, SentToCarrier } from '../activities/label-creation';
+import type { PreparedCreation, Recovered, SendToCarrierInput, SentToCarrier } from '../activities/label-creation';
 import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
 import { CARRIERS } from '../src/carriers/catalog';
 import { decideCreation, type CreationDecision } from '../src/domain/creation-decision';
@@ -21,6 +25,7 @@ import type { CreationRequest } from '../src/domain/creation-request';
 import type { WaitFor } from '../src/domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../src/domain/labels';
 import type { Refusal } from '../src/domain/refusal';
+import { decideResolve, nextAttentionWait, type Resolution, type ResolveOutcome } from '../src/domain/resolve';
 import { CARRIER_ACCOUNT_ID, CREATION_STATUS, ORDER_ID } from './search-attributes';
 import { workflowNow } from './workflow-time';
 
@@ -48,6 +53,13 @@ export interface CreationDurations {
   resolveAllowedAfterMs: number;
   /** One HTTP call to the carrier (bounds the carrier activity's timeouts). */
   carrierTimeoutMs: number;
+  /** While the creation needs attention: first and longest wait between looks at the carrier (doubling). */
+  attentionRetryInitialMs: number;
+  attentionRetryMaxMs: number;
+  /** `needs_attention` without resolve this long: abandoned (24 hours). */
+  abandonAfterMs: number;
+  /** An abandoned creation's record is deleted this long after the creation was created (90 days). */
+  abandonedDeleteAfterMs: number;
 }
 
 export interface LabelCreationInput {
@@ -73,12 +85,26 @@ export interface CreationState extends CreationSnapshot {
   labelIds: string[];
   error: CreationError | null;
   attention: StoredAttention | null;
+  resolution: Resolution | null;
+}
+
+export interface ResolveInput {
+  outcome: ResolveOutcome;
+  trackingNumber: string | null;
+  note: string | null;
+  /** The API key that resolves (`ak_...`), recorded on the creation. */
+  resolvedBy: string;
 }
 
 /** Answers once the creation leaves `processing`, or at `waitMs`; validated so a request never joins another attempt. */
 export const awaitOutcomeUpdate = defineUpdate<CreationSnapshot, [{ creationId: string; waitMs: number }]>(
   'awaitOutcome',
 );
+/**
+ * `POST /label-creations/{id}/resolve`: the validator refuses with the spec's code (the HTTP answer is the workflow's
+ * own decision, docs/decisions/0016-resolve-as-update.md); an accepted resolve answers once the creation has moved.
+ */
+export const resolveUpdate = defineUpdate<CreationSnapshot, [ResolveInput]>('resolve');
 /** The creation's state, for the Temporal Web UI ("Queries") and `temporal workflow query`. */
 export const creationStateQuery = defineQuery<CreationState>('state');
 /** A creation waiting for this one's fulfillment orders asks to be woken when they are released. */
@@ -107,6 +133,15 @@ function carrierActivities(d: CreationDurations) {
   });
 }
 
+/** One look at the carrier while the creation needs attention: a failed look is simply retried at the next one. */
+function recoverActivity(d: CreationDurations) {
+  return proxyActivities<Activities>({
+    // A lookup, a status call and a label download at most.
+    startToCloseTimeout: 3 * d.carrierTimeoutMs + 10_000,
+    retry: { maximumAttempts: 1 },
+  }).recoverShipment;
+}
+
 function prepareActivity(remainingMs: number) {
   return proxyActivities<Activities>({
     startToCloseTimeout: '30 seconds',
@@ -117,6 +152,19 @@ function prepareActivity(remainingMs: number) {
 }
 
 type Created = Extract<CreationDecision, { kind: 'create' }>;
+
+/** What a creation in `needs_attention` knows and keeps trying. */
+interface Unresolved {
+  decision: Created;
+  sendInput: SendToCarrierInput;
+  reason: StoredAttention['reason'];
+  exists: boolean;
+  /** The carrier's reference, once known (carrier D's draft, an accepted shipment). */
+  reference: string | null;
+  sentAt: string;
+  labelId: string | null;
+  shipmentId: string | null;
+}
 
 export async function labelCreationWorkflow(input: LabelCreationInput): Promise<CreationSnapshot> {
   const { creationId, storeId, durations } = input;
@@ -129,8 +177,11 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     labelIds: [],
     error: null,
     attention: null,
+    resolution: null,
   };
   const waiters = new Set<string>();
+  /** A look at the carrier (and what follows from it) is under way: a resolve waits for it, then decides again. */
+  let busy = false;
   let locksReleased = false;
   let released = false;
 
@@ -147,6 +198,39 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
         if (asked !== creationId) throw new Error(`this run is attempt ${creationId}, not ${asked}`);
       },
     },
+  );
+  const resolveDecision = (outcome: ResolveOutcome) =>
+    decideResolve(
+      {
+        status: state.status,
+        attention: state.status === 'needs_attention' ? state.attention : null,
+        resolution: state.resolution,
+      },
+      outcome,
+      workflowNow(),
+    );
+  const refuseResolve = (outcome: ResolveOutcome) => {
+    const decision = resolveDecision(outcome);
+    if (decision.kind !== 'refuse') return decision;
+    const r = decision.refusal;
+    throw ApplicationFailure.create({
+      message: r.message,
+      type: r.code,
+      nonRetryable: true,
+      details: [{ code: r.code, message: r.message, details: r.details, retryAfterSeconds: r.retryAfterSeconds }],
+    });
+  };
+  setHandler(
+    resolveUpdate,
+    async (input) => {
+      await condition(() => !busy);
+      // Decided again: the look that was under way may have found the shipment.
+      if (refuseResolve(input.outcome).kind === 'repeat') return snapshot();
+      state.resolution = { ...input, resolvedAt: new Date(workflowNow()).toISOString() };
+      await condition(() => state.status !== 'needs_attention');
+      return snapshot();
+    },
+    { validator: (input: ResolveInput) => void refuseResolve(input.outcome) },
   );
   setHandler(notifyOnReleaseSignal, async ({ workflowId }) => {
     if (!released) waiters.add(workflowId);
@@ -330,30 +414,32 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     const service = prepared!.context.carrierAccounts
       .find((a) => a.id === call.carrierAccountId)
       ?.services.find((s) => s.code === call.serviceCode);
+    const sendInput: SendToCarrierInput = {
+      creationId,
+      storeId,
+      order: decision.order,
+      fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+      carrierCall: call,
+      serviceName: service?.name ?? call.serviceCode,
+      codSource: decision.resolved.cod!.decided.source,
+      codToCarrier: {
+        amount: decision.resolved.cod!.toCarrier.amount,
+        currency: decision.resolved.cod!.toCarrier.currency,
+      },
+    };
+    const unclear = (u: Omit<Unresolved, 'decision' | 'sendInput'>) => needsAttention({ decision, sendInput, ...u });
     let sent: SentToCarrier;
     try {
-      sent = await carrier.sendToCarrier({
-        creationId,
-        storeId,
-        order: decision.order,
-        fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
-        carrierCall: call,
-        serviceName: service?.name ?? call.serviceCode,
-        codSource: decision.resolved.cod!.decided.source,
-        codToCarrier: {
-          amount: decision.resolved.cod!.toCarrier.amount,
-          currency: decision.resolved.cod!.toCarrier.currency,
-        },
-      });
+      sent = await carrier.sendToCarrier(sendInput);
     } catch {
       // Retries exhausted without an answer: the worker or the database kept failing mid-call.
-      return needsAttention({
+      return unclear({
         reason: 'worker_lost',
         exists: false,
-        carrierCode: call.carrierCode,
-        accountId: call.carrierAccountId,
         reference: null,
         sentAt: new Date(workflowNow()).toISOString(),
+        labelId: null,
+        shipmentId: null,
       });
     }
     if (sent.kind === 'lost_locks') {
@@ -370,37 +456,24 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       });
     }
     if (sent.kind === 'unclear') {
-      return needsAttention({
+      return unclear({
         reason: sent.reason,
         exists: false,
-        carrierCode: call.carrierCode,
-        accountId: call.carrierAccountId,
         reference: sent.draftReference,
         sentAt: sent.sentAt,
+        labelId: null,
+        shipmentId: null,
       });
     }
     await phase('waiting_for_carrier');
     state.labelIds = [sent.labelId];
+    const known = { labelId: sent.labelId, shipmentId: sent.shipmentId, reference: sent.carrierReference };
     let tracking = { trackingNumber: sent.trackingNumber, trackingUrl: sent.trackingUrl };
     if (sent.shipmentStatus === 'pending') {
       const completed = await awaitBatch(call.carrierAccountId, sent.shipmentId);
-      if (completed.status === 'import_rejected') {
-        await local.failCreationLabel({ storeId, labelId: sent.labelId, reason: 'carrier_import_rejected' });
-        return fail({
-          code: 'carrier_rejected',
-          message: 'The carrier refused the shipment at import after accepting its batch.',
-          details: { reason: 'other' },
-        });
-      }
+      if (completed.status === 'import_rejected') return importRejected(sent.labelId);
       if (completed.status === 'pending') {
-        return needsAttention({
-          reason: 'confirmation_missing',
-          exists: true,
-          carrierCode: call.carrierCode,
-          accountId: call.carrierAccountId,
-          reference: sent.carrierReference,
-          sentAt: sent.sentAt,
-        });
+        return unclear({ reason: 'confirmation_missing', exists: true, sentAt: sent.sentAt, ...known });
       }
       tracking = { trackingNumber: completed.trackingNumber, trackingUrl: completed.trackingUrl };
     }
@@ -413,34 +486,47 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
           labelId: sent.labelId,
         });
       } catch {
-        return needsAttention({
-          reason: 'label_not_retrieved',
-          exists: true,
-          carrierCode: call.carrierCode,
-          accountId: call.carrierAccountId,
-          reference: sent.carrierReference,
-          sentAt: sent.sentAt,
-        });
+        return unclear({ reason: 'label_not_retrieved', exists: true, sentAt: sent.sentAt, ...known });
       }
     }
     await phase('finalizing');
+    await complete(decision, sent.labelId, tracking);
+  }
+
+  /** The label is obtained and its PDF stored: finalize it, apply the side effects, succeed. */
+  async function complete(
+    decision: Created,
+    labelId: string,
+    tracking: { trackingNumber: string | null; trackingUrl: string | null },
+  ): Promise<void> {
     await local.finalizeCreationLabel({
       storeId,
-      labelId: sent.labelId,
+      labelId,
       trackingNumber: tracking.trackingNumber,
       trackingUrl: tracking.trackingUrl,
-      weightGrams: call.weightGrams,
+      weightGrams: decision.carrierCall.weightGrams,
     });
     const sideEffects = await applySideEffects(decision, tracking);
     await local.succeedCreation({
       creationId,
       queueTicketId: input.queueTicketId,
-      labelIds: [sent.labelId],
+      labelIds: [labelId],
       created: true,
       sideEffects,
     });
+    state.labelIds = [labelId];
     setStatus('succeeded');
     await releasedLocks();
+  }
+
+  /** Carrier B refused the batch's shipment at import: the label fails, and the creation with `carrier_rejected`. */
+  async function importRejected(labelId: string): Promise<void> {
+    await local.failCreationLabel({ storeId, labelId, reason: 'carrier_import_rejected' });
+    return fail({
+      code: 'carrier_rejected',
+      message: 'The carrier refused the shipment at import after accepting its batch.',
+      details: { reason: 'other' },
+    });
   }
 
   async function awaitBatch(carrierAccountId: string, shipmentId: string) {
@@ -478,23 +564,21 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     return { fulfillment, orderTags: { status: tags } };
   }
 
-  async function needsAttention(a: {
-    reason: StoredAttention['reason'];
-    exists: boolean;
-    carrierCode: string;
-    accountId: string;
-    reference: string | null;
-    sentAt: string;
-  }) {
-    const carrier = CARRIERS[a.carrierCode];
+  /** Enters `needs_attention` (the fulfillment orders stay locked) and stays there until the outcome is known. */
+  async function needsAttention(u: Unresolved): Promise<void> {
+    const carrier = CARRIERS[u.sendInput.carrierCall.carrierCode];
+    const code = u.sendInput.carrierCall.carrierCode;
     state.attention = {
-      reason: a.reason,
-      shipmentAtCarrier: a.exists ? 'exists' : 'unknown',
-      carrier: { code: a.carrierCode, name: carrier?.name ?? a.carrierCode, accountId: a.accountId },
-      carrierReference: carrier?.referenceKind ? a.reference : null,
-      carrierNote: a.carrierCode === 'carrier_d' && !a.exists ? 'draft_until_label_printed' : null,
-      sentAt: a.sentAt,
-      resolveAllowedAt: new Date(new Date(a.sentAt).getTime() + durations.resolveAllowedAfterMs).toISOString(),
+      reason: u.reason,
+      shipmentAtCarrier: u.exists ? 'exists' : 'unknown',
+      carrier: { code, name: carrier?.name ?? code, accountId: u.sendInput.carrierCall.carrierAccountId },
+      carrierReference: carrier?.referenceKind ? u.reference : null,
+      carrierNote: code === 'carrier_d' && !u.exists ? 'draft_until_label_printed' : null,
+      sentAt: u.sentAt,
+      // Whole seconds, as on the wire: the time a merchant reads is the time the resolve is taken from.
+      resolveAllowedAt: new Date(
+        Math.floor(new Date(u.sentAt).getTime() / 1000) * 1000 + durations.resolveAllowedAfterMs,
+      ).toISOString(),
     };
     await local.creationNeedsAttention({
       creationId,
@@ -502,6 +586,119 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       attention: state.attention,
     });
     setStatus('needs_attention');
+    return untilResolved(u);
+  }
+
+  /**
+   * `needs_attention` (docs/decisions/0015-needs-attention-loop.md): looks for the shipment at the carrier by the
+   * stable reference, with backoff, until the label is obtained (succeeded), the carrier refuses it at import
+   * (failed), the merchant resolves, or 24 hours pass (abandoned). Every wait is a durable timer.
+   */
+  async function untilResolved(u: Unresolved): Promise<void> {
+    const abandonAt = workflowNow() + durations.abandonAfterMs;
+    const recover = recoverActivity(durations);
+    for (let attempt = 0; ; attempt += 1) {
+      await condition(
+        () => state.resolution !== null,
+        Math.max(
+          1,
+          nextAttentionWait(attempt, {
+            initialMs: durations.attentionRetryInitialMs,
+            maxMs: durations.attentionRetryMaxMs,
+            nowMs: workflowNow(),
+            abandonAtMs: abandonAt,
+          }),
+        ),
+      );
+      if (state.resolution) return applyResolution(u, state.resolution);
+      if (workflowNow() >= abandonAt) return abandon(u, null);
+      busy = true;
+      try {
+        const done = await lookOnce(u, recover);
+        if (done) return;
+      } finally {
+        busy = false;
+      }
+    }
+  }
+
+  /** One look at the carrier; true when it settled the creation. */
+  async function lookOnce(u: Unresolved, recover: ReturnType<typeof recoverActivity>) {
+    let found: Recovered;
+    try {
+      found = await recover({
+        ...u.sendInput,
+        labelId: u.labelId,
+        shipmentId: u.shipmentId,
+        carrierReference: u.reference,
+      });
+    } catch {
+      // The carrier or the database did not answer this time: look again later.
+      return false;
+    }
+    if (found.kind === 'obtained') {
+      await complete(u.decision, found.labelId, {
+        trackingNumber: found.trackingNumber,
+        trackingUrl: found.trackingUrl,
+      });
+      return true;
+    }
+    if (found.kind === 'import_rejected') {
+      await importRejected(found.labelId);
+      return true;
+    }
+    if (found.kind === 'exists' || found.kind === 'draft') await learned(u, found);
+    return false;
+  }
+
+  /** A late acceptance or a draft found: `attention` shows it (and `not_created` is refused once the shipment exists). */
+  async function learned(u: Unresolved, found: Extract<Recovered, { kind: 'exists' | 'draft' }>) {
+    const before = state.attention!;
+    if (found.kind === 'exists') {
+      u.labelId = found.labelId;
+      u.shipmentId = found.shipmentId;
+      state.labelIds = [found.labelId];
+    }
+    u.reference = found.carrierReference;
+    const carrier = CARRIERS[before.carrier.code];
+    const attention: StoredAttention = {
+      ...before,
+      shipmentAtCarrier: found.kind === 'exists' ? 'exists' : before.shipmentAtCarrier,
+      carrierReference: carrier?.referenceKind ? found.carrierReference : null,
+      carrierNote: found.kind === 'exists' ? null : before.carrierNote,
+    };
+    if (JSON.stringify(attention) === JSON.stringify(before)) return;
+    state.attention = attention;
+    await local.updateCreationAttention({ creationId, attention });
+  }
+
+  async function applyResolution(u: Unresolved, resolution: Resolution): Promise<void> {
+    if (resolution.outcome === 'shipment_exists') return abandon(u, resolution);
+    state.error = {
+      code: 'resolved_not_created',
+      message: 'Resolved as not created: no shipment exists. The same request can be sent again.',
+      details: { label_creation_id: creationId },
+    };
+    await local.resolveCreationNotCreated({ creationId, error: state.error, resolution });
+    setStatus('failed');
+    await releasedLocks();
+  }
+
+  /**
+   * `abandoned`: the locks are released and the key stays bound; the pending label is failed `not_finalized`. The
+   * record is deleted 90 days after creation by a small workflow of its own, so this one ends now (its ID, the
+   * idempotency key, is free for a new attempt once the key's binding expires).
+   */
+  async function abandon(u: Unresolved, resolution: Resolution | null): Promise<void> {
+    if (u.labelId) await local.failCreationLabel({ storeId, labelId: u.labelId, reason: 'not_finalized' });
+    await local.abandonUnresolvedCreation({ creationId, resolution });
+    setStatus('abandoned');
+    await releasedLocks();
+    await startChild(abandonedCreationRetentionWorkflow, {
+      workflowId: `label-creation-retention/${creationId}`,
+      args: [{ creationId, deleteAtMs: input.createdAtMs + durations.abandonedDeleteAfterMs }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
   }
 
   async function finish(_: void): Promise<CreationSnapshot> {
@@ -521,4 +718,14 @@ function businessFailure(error: unknown): CreationError | null {
   const cause = error.cause as { name?: string; details?: unknown[] } | undefined;
   const detail = cause?.details?.[0] as CreationError | undefined;
   return cause?.name === 'ApplicationFailure' && detail?.code ? detail : null;
+}
+
+/**
+ * Spec: an abandoned creation's record is deleted 90 days after creation (until then it blocks its fulfillment orders
+ * for new API labels). One durable timer, started by the creation's workflow as it abandons.
+ */
+export async function abandonedCreationRetentionWorkflow(input: { creationId: string; deleteAtMs: number }) {
+  const remaining = input.deleteAtMs - workflowNow();
+  if (remaining > 0) await sleep(remaining);
+  await local.deleteAbandonedCreation({ creationId: input.creationId });
 }

@@ -20,6 +20,7 @@ import { serializeLabel } from '../../src/api/labels/serializer';
 import { readLabelView } from '../../src/db/labels-query';
 import { setLimitOverride } from '../../src/limits/overrides';
 import { measureLatency } from './latency';
+import { creationBench } from './creation';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
 const RUNS = 30;
@@ -263,6 +264,7 @@ async function main(): Promise<void> {
   if (wanted('sync')) await syncFeed(get);
   if (wanted('auth')) await authentication(get, revoked.secret);
   if (wanted('merge')) await merge();
+  if (wanted('creation')) await creationBench();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await opened.close();
   await orm.close();

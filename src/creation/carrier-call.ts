@@ -88,3 +88,25 @@ export async function sendShipment(
     return afterUnclear(port, account, request.reference, 'carrier_error');
   }
 }
+
+export type Recovery =
+  /** The shipment exists (a carrier D draft found here was printed, which made it one). */
+  | { kind: 'found'; shipment: ShipmentResult }
+  /** Carrier D: an unprinted draft that could not be printed this time. */
+  | { kind: 'draft'; draft: ShipmentResult }
+  /** Not found, or the lookup failed: still unknown. */
+  | { kind: 'none' };
+
+/**
+ * While a creation needs attention: the shipment looked up by the creation's stable reference, never created. Used
+ * with backoff for 24 hours (docs/decisions/0015-needs-attention-loop.md).
+ */
+export async function findByReference(
+  port: CarrierPort,
+  account: CarrierAccountSettings,
+  reference: string,
+): Promise<Recovery> {
+  const outcome = await afterUnclear(port, account, reference, 'carrier_timeout');
+  if (outcome.kind === 'accepted') return { kind: 'found', shipment: outcome.shipment };
+  return outcome.kind === 'unclear' && outcome.draft ? { kind: 'draft', draft: outcome.draft } : { kind: 'none' };
+}

@@ -46,6 +46,10 @@ export function creationDurations(config: LiveCreationDeps['config']): CreationD
     carrierPendingMaxMs: c.carrierPendingMaxMs,
     carrierPollMs: c.carrierPollMs,
     resolveAllowedAfterMs: c.resolveAllowedAfterMs,
+    attentionRetryInitialMs: c.attentionRetryInitialMs,
+    attentionRetryMaxMs: c.attentionRetryMaxMs,
+    abandonAfterMs: c.abandonAfterMs,
+    abandonedDeleteAfterMs: c.abandonedDeleteAfterMs,
     carrierTimeoutMs: config.carrierTimeoutMs,
   };
 }

@@ -6,6 +6,7 @@ import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../domain/labels';
 import type { CreationWarning } from '../domain/refusal';
+import type { Resolution } from '../domain/resolve';
 import type { ErrorCode } from '../http/error-catalog';
 
 /**
@@ -54,6 +55,8 @@ export interface CreationRow {
   side_effects: Partial<SideEffects>;
   error: CreationError | null;
   attention: StoredAttention | null;
+  /** The merchant's resolve, once taken. */
+  resolution: Resolution | null;
   waiting_for: WaitFor | null;
   client_reference: string | null;
   workflow_id: string | null;
@@ -66,7 +69,7 @@ export interface CreationRow {
 
 const COLUMNS = `id, store_id, status, phase, idempotency_key, request_hash, key_bound, api_key_id, order_gid,
   order_legacy_id, order_name, fulfillment_order_gids, created, requested, resolved, warnings, side_effects, error,
-  attention, waiting_for, client_reference, workflow_id, label_ids, sent_at, carrier_account_id, created_at, updated_at`;
+  attention, resolution, waiting_for, client_reference, workflow_id, label_ids, sent_at, carrier_account_id, created_at, updated_at`;
 
 export interface NewClaim {
   id: string;
@@ -235,6 +238,7 @@ export function creationView(row: CreationRow, labels: LabelWire[]): LabelCreati
     warnings: row.warnings,
     error: row.error,
     attention: row.attention ? attentionView(row.attention) : null,
+    resolution: row.resolution,
     clientReference: row.client_reference,
     idempotencyKey: row.idempotency_key,
     createdAt: new Date(row.created_at),

@@ -7,6 +7,7 @@ import type { OrderRef, ResolvedBlock } from '../domain/creation-decision';
 import type { WaitFor } from '../domain/existing-labels';
 import type { CodSource, LabelCreationPhase } from '../domain/labels';
 import type { CreationWarning } from '../domain/refusal';
+import type { Resolution } from '../domain/resolve';
 import { acquireLocks, releaseLocks, type AcquireResult } from '../locks/fulfillment-order-locks';
 import type { CreationError, SideEffects, StoredAttention } from './records';
 
@@ -283,4 +284,65 @@ export async function enterNeedsAttention(
       where id = ? and status in ('processing', 'needs_attention')`,
     [JSON.stringify(input.attention), input.now, input.id],
   );
+}
+
+/**
+ * A look at the carrier while the creation needs attention changed what is known (a late acceptance: the shipment
+ * exists, with its reference): `not_created` is refused from now on.
+ */
+export async function updateAttention(
+  em: EntityManager,
+  input: { id: string; attention: StoredAttention; now: Date },
+): Promise<void> {
+  await em.execute(
+    `update label_creations set attention = ?::jsonb, updated_at = ? where id = ? and status = 'needs_attention'`,
+    [JSON.stringify(input.attention), input.now, input.id],
+  );
+}
+
+/**
+ * Resolve `not_created`: `failed` with `resolved_not_created`; the locks and the key are released, so the same key
+ * can try again. Only from `needs_attention`; the resolution is recorded with who gave it.
+ */
+export async function resolveNotCreated(
+  orm: Orm,
+  input: { id: string; error: CreationError; resolution: Resolution; now: Date },
+): Promise<void> {
+  await inTransaction(orm, async (tx) => {
+    await tx.execute(
+      `update label_creations set status = 'failed', phase = null, created = false, error = ?::jsonb,
+              resolution = ?::jsonb, key_bound = false, updated_at = ?
+        where id = ? and status = 'needs_attention'`,
+      [JSON.stringify(input.error), JSON.stringify(input.resolution), input.now, input.id],
+    );
+    await releaseLocks(tx, input.id);
+  });
+}
+
+/**
+ * `abandoned`, by resolve `shipment_exists` (with its resolution) or after 24 hours in `needs_attention` (none): the
+ * locks are released, the key stays bound, and the creation keeps blocking its fulfillment orders for new API labels
+ * until its record is deleted (`deleteAbandonedCreation`).
+ */
+export async function abandonCreation(
+  orm: Orm,
+  input: { id: string; resolution: Resolution | null; now: Date },
+): Promise<void> {
+  await inTransaction(orm, async (tx) => {
+    await tx.execute(
+      `update label_creations set status = 'abandoned', phase = null, resolution = ?::jsonb, updated_at = ?
+        where id = ? and status = 'needs_attention'`,
+      [input.resolution ? JSON.stringify(input.resolution) : null, input.now, input.id],
+    );
+    await releaseLocks(tx, input.id);
+  });
+}
+
+/** Spec: an abandoned creation's record is deleted 90 days after creation; its labels stay. */
+export async function deleteAbandonedCreation(em: EntityManager, id: string): Promise<boolean> {
+  const deleted = await em.execute<Array<{ id: string }>>(
+    `delete from label_creations where id = ? and status = 'abandoned' returning id`,
+    [id],
+  );
+  return deleted.length > 0;
 }

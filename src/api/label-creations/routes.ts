@@ -1,6 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Config } from '../../config';
+import { resolveCreation } from '../../creation/resolve';
+import { holdsScope } from '../../access/scopes';
+import { RESOLVE_OUTCOMES } from '../../domain/resolve';
+import type { Logger } from '../../logger';
 import { creationWire } from '../../creation/answers';
 import { readCreation, readCreationPage, type CreationListFilters } from '../../creation/records';
 import type { Orm } from '../../db/orm';
@@ -19,6 +23,7 @@ import { labelCreationSchema } from './schemas';
 
 export interface LabelCreationRoutesDeps {
   orm: Orm;
+  logger: Logger;
   /** At most 8 requests per key hold a `Prefer: wait` (spec "Limits"). */
   waitHolds: WaitHolds;
   temporal: Client;
@@ -66,7 +71,25 @@ const listSchema = z.object({
 
 const paramsSchema = z.object({ label_creation_id: z.string().describe('`lcr_...`') });
 
-export function createLabelCreationReadRoutes(deps: LabelCreationRoutesDeps) {
+const resolveBodySchema = z
+  .object({
+    outcome: z
+      .enum(RESOLVE_OUTCOMES)
+      .describe(
+        '`not_created`: no shipment exists at the carrier; `shipment_exists`: it does (the creation is abandoned)',
+      ),
+    tracking_number: z
+      .string()
+      .min(1)
+      .max(100)
+      .nullable()
+      .default(null)
+      .describe('The tracking number found at the carrier, recorded on the creation'),
+    note: z.string().max(200).nullable().default(null).describe('For people: why, recorded on the creation'),
+  })
+  .strict();
+
+export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps) {
   /**
    * `Prefer: wait` on a running creation waits in its workflow (the same update `POST /labels` uses), never in a loop
    * over the database; a workflow that cannot be asked (it just ended) answers from the record.
@@ -179,6 +202,54 @@ export function createLabelCreationReadRoutes(deps: LabelCreationRoutesDeps) {
           waitSeconds = asked;
         }
         if (asksToWait) ctx.set('Preference-Applied', `wait=${waitSeconds}`);
+        ctx.body = await creationWire(deps.orm, row, {
+          baseUrl: baseUrl(ctx, deps.config.publicBaseUrl),
+          now: deps.now(),
+        });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/label-creations/{label_creation_id}/resolve',
+      operationId: 'resolveLabelCreation',
+      summary: 'Resolve a creation whose outcome is unclear (`needs_attention`)',
+      description:
+        '`not_created`: the creation fails with `error.code: resolved_not_created` and releases its fulfillment orders ' +
+        'and key (not before `attention.resolve_allowed_at`, and only while `attention.shipment_at_carrier` is ' +
+        '`unknown`). `shipment_exists`: the creation is abandoned, its fulfillment orders released and its pending ' +
+        'label failed (`not_finalized`). The same outcome again answers 200; no idempotency key. Needs ' +
+        '`label_creations:resolve` together with `labels:write`.',
+      tag: 'Label creations',
+      access: { kind: 'key', scope: 'label_creations:resolve', write: true },
+      limits: 'resolve',
+      params: paramsSchema,
+      body: resolveBodySchema,
+      requestExample: { outcome: 'not_created', note: 'Checked the carrier portal: no parcel with this reference.' },
+      responses: {
+        200: { description: 'The creation after the resolve (or as it is, for a repeat)', schema: labelCreationSchema },
+      },
+      errors: ['already_resolved', 'not_resolvable', 'resolve_too_early', 'rate_limited', 'temporarily_unavailable'],
+      errorHeaders: {
+        409: { 'Retry-After': '`resolve_too_early`: seconds until `resolve_allowed_at`' },
+        429: { 'Retry-After': 'Seconds until the refusing bucket allows the request' },
+        503: { 'Retry-After': 'Seconds to wait before sending the same request again' },
+      },
+      handler: async (ctx, { params, body }) => {
+        const auth = ctx.state.auth!;
+        // Spec "Authentication": resolving is granted only together with creating labels.
+        if (!holdsScope(auth.scopes, 'labels:write')) {
+          throw new ApiError('insufficient_scope', { details: { required_scope: 'labels:write' } });
+        }
+        if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
+        const row = await resolveCreation(deps, {
+          storeId: auth.storeId,
+          creationId: params.label_creation_id,
+          apiKeyId: auth.apiKeyId,
+          outcome: body.outcome,
+          trackingNumber: body.tracking_number,
+          note: body.note,
+        });
+        if (!row) throw new ApiError('not_found');
         ctx.body = await creationWire(deps.orm, row, {
           baseUrl: baseUrl(ctx, deps.config.publicBaseUrl),
           now: deps.now(),

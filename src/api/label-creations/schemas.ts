@@ -1,3 +1,4 @@
+import { RESOLVE_OUTCOMES } from '../../domain/resolve';
 import { z } from 'zod';
 import { SELECTIONS } from '../../domain/carrier-selection';
 import {
@@ -165,7 +166,21 @@ export const labelCreationSchema = z
         doc_url: z.string(),
       })
       .nullable(),
-    attention: attentionSchema.nullable(),
+    attention: attentionSchema
+      .nullable()
+      .describe(
+        'Set while the outcome is unclear (`needs_attention`), kept on a creation resolved or abandoned from it',
+      ),
+    resolution: z
+      .object({
+        outcome: z.enum(RESOLVE_OUTCOMES),
+        tracking_number: z.string().nullable(),
+        note: z.string().nullable(),
+        resolved_by: z.string().describe('The API key (`ak_...`) that resolved'),
+        resolved_at: timestamp,
+      })
+      .nullable()
+      .describe('The resolve taken for this creation (`POST /label-creations/{id}/resolve`); null when none'),
     client_reference: z.string().nullable(),
     idempotency_key: z.string().nullable().describe('null in a dry run'),
     url: z.string().nullable().describe('URL of the creation; null in a dry run'),

@@ -6,6 +6,7 @@ import type { WaitFor } from '../../domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus, NextAction, Would } from '../../domain/labels';
 import { nextActionOf } from '../../domain/next-action';
 import type { CreationWarning } from '../../domain/refusal';
+import type { Resolution } from '../../domain/resolve';
 import type { ErrorCode } from '../../http/error-catalog';
 import { isoSeconds, isoSecondsOrNull } from '../../http/serialize';
 import type { LabelWire } from '../labels/schemas';
@@ -48,6 +49,7 @@ export interface LabelCreationView {
   warnings: CreationWarning[];
   error: { code: ErrorCode | 'resolved_not_created'; message: string; details?: Record<string, unknown> } | null;
   attention: AttentionView | null;
+  resolution: Resolution | null;
   clientReference: string | null;
   idempotencyKey: string | null;
   createdAt: Date | null;
@@ -164,6 +166,13 @@ export function serializeLabelCreation(view: LabelCreationView, context: { baseU
       carrier_note: view.attention.carrierNote,
       sent_at: isoSeconds(view.attention.sentAt),
       resolve_allowed_at: isoSeconds(view.attention.resolveAllowedAt),
+    },
+    resolution: view.resolution && {
+      outcome: view.resolution.outcome,
+      tracking_number: view.resolution.trackingNumber,
+      note: view.resolution.note,
+      resolved_by: view.resolution.resolvedBy,
+      resolved_at: isoSeconds(new Date(view.resolution.resolvedAt)),
     },
     client_reference: view.clientReference,
     idempotency_key: view.idempotencyKey,

@@ -30,6 +30,7 @@ export function dryRunView(decision: Answer, request: CreationRequest, labels: L
     warnings: decision.warnings,
     error: null,
     attention: null,
+    resolution: null,
     clientReference: request.clientReference,
     idempotencyKey: null,
     createdAt: null,

@@ -22,6 +22,8 @@ export class LabelCreation {
   sideEffects!: Record<string, unknown>;
   error!: Record<string, unknown> | null;
   attention!: Record<string, unknown> | null;
+  /** The merchant's resolve of an unclear creation (`src/domain/resolve.ts`). */
+  resolution!: Record<string, unknown> | null;
   clientReference!: string | null;
   workflowId!: string | null;
   createdAt!: Date;
@@ -49,6 +51,7 @@ export const LabelCreationSchema = new EntitySchema<LabelCreation>({
     sideEffects: { type: 'json', fieldName: 'side_effects' },
     error: { type: 'json', nullable: true },
     attention: { type: 'json', nullable: true },
+    resolution: { type: 'json', nullable: true },
     clientReference: { type: 'string', nullable: true, fieldName: 'client_reference' },
     workflowId: { type: 'string', nullable: true, fieldName: 'workflow_id' },
     createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },

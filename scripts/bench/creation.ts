@@ -1,0 +1,142 @@
+/**
+ * `npm run bench -- creation`: `POST /v1/labels` against the sandbox carriers, next to a floor measured in the same run
+ * on the same Temporal server (a workflow with one no-op activity, started and awaited by a client, on a worker in this
+ * process), and next to the sandbox carrier's own create time. Starts what the integration tests start: an in-memory
+ * Temporal dev server, a fresh database, the sandbox and the project's worker.
+ */
+import { Worker, NativeConnection } from '@temporalio/worker';
+import { createApiKey } from '../../src/access/api-keys';
+import { accountSettings } from '../../src/carriers/account-settings';
+import { sandboxCarrierAdapter } from '../../src/carriers/sandbox-adapter';
+import { setLimitOverride } from '../../src/limits/overrides';
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../../test/helpers/creation';
+import globalSetup from '../../test/helpers/global-setup';
+import globalTeardown from '../../test/helpers/global-teardown';
+import { aShipmentRequest } from '../../test/helpers/sandbox';
+import { aStoreWithKey } from '../../test/helpers/stores';
+import { startTestApp } from '../../test/helpers/test-app';
+
+const SEQUENTIAL = Number(process.env.BENCH_CREATIONS_SEQUENTIAL ?? 30);
+const CONCURRENT = Number(process.env.BENCH_CREATIONS_CONCURRENT ?? 100);
+const CONCURRENCY = 20;
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** `count` runs of `fn`, `concurrency` at a time; returns runs per second. */
+async function throughput(count: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await fn(next++);
+    }),
+  );
+  return count / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+export async function creationBench(): Promise<void> {
+  console.log(
+    `\nLabel creation: ${SEQUENTIAL} sequential, ${CONCURRENT} at concurrency ${CONCURRENCY} (in-memory Temporal dev server)`,
+  );
+  await globalSetup();
+  const app = await startTestApp();
+  const floorQueue = `bench-floor-${process.pid}`;
+  const connection = await NativeConnection.connect({ address: app.config.temporal.address });
+  const floorWorker = await Worker.create({
+    connection,
+    taskQueue: floorQueue,
+    workflowsPath: require.resolve('./floor-workflows'),
+    activities: { noop: async () => undefined },
+  });
+  const floorRun = floorWorker.run();
+  try {
+    const shop = await aStoreWithKey(app.orm);
+    // At most 8 requests per key hold their answer open (spec "Limits"): three keys cover 20 at once.
+    const keys = [shop.auth];
+    for (let i = 0; i < 2; i += 1) {
+      const { secret } = await createApiKey(app.orm.em.fork(), {
+        storeId: shop.storeId,
+        name: `bench ${i}`,
+        scopes: ['labels:write'],
+        now: new Date(),
+      });
+      keys.push({ authorization: `Bearer ${secret}` });
+    }
+    const account = await aCarrierAAccount(app.orm, shop.storeId);
+    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+    for (const [bucket, limit] of [
+      ['write_key_per_second', 100_000],
+      ['write_shop_per_minute', 100_000],
+      ['write_shop_per_day', 100_000],
+      // The queue shrinks when creations are slow (decision 0404); the bench measures throughput, not the queue.
+      ['write_queue_depth', 10_000],
+    ] as const) {
+      await setLimitOverride(app.orm.em.fork(), { storeId: shop.storeId, bucket, limit, now: new Date() });
+    }
+    const orders: Awaited<ReturnType<typeof anOrderOnPlatform>>[] = [];
+    for (let i = 0; i < SEQUENTIAL + CONCURRENT + 2; i += 1) orders.push(await anOrderOnPlatform(shop.domain));
+    let used = 0;
+    const createOne = async () => {
+      const n = used++;
+      const order = orders[n]!;
+      const res = await app.request('POST', '/v1/labels', {
+        headers: { ...keys[n % keys.length], 'Idempotency-Key': `bench-${order.orderId}`, Prefer: 'wait=60' },
+        body: { order_id: order.orderId },
+      });
+      if (res.status !== 201) throw new Error(`creation answered ${res.status}: ${res.text.slice(0, 300)}`);
+    };
+    const floorOne = (i: number) =>
+      app.temporal.workflow.execute('floorWorkflow', {
+        taskQueue: floorQueue,
+        workflowId: `floor-${process.pid}-${i}-${Date.now()}`,
+      });
+    const settings = accountSettings(account);
+    const carrier = sandboxCarrierAdapter('carrier_a', { baseUrl: app.config.sandboxUrl, timeoutMs: 10_000 });
+
+    // Warm-up: bundles loaded, connections open, first queries planned.
+    await createOne();
+    await floorOne(-1);
+    const creations: number[] = [];
+    const floors: number[] = [];
+    const carrierCalls: number[] = [];
+    for (let i = 0; i < SEQUENTIAL; i += 1) {
+      creations.push(await timed(createOne));
+      floors.push(await timed(() => floorOne(i)));
+      carrierCalls.push(
+        await timed(() => carrier.createShipment(settings, aShipmentRequest({ serviceCode: 'a_home' }))),
+      );
+    }
+    const creationRate = await throughput(CONCURRENT, CONCURRENCY, () => createOne());
+    const floorRate = await throughput(CONCURRENT, CONCURRENCY, (i) => floorOne(1000 + i));
+    const line = (name: string, values: number[]) =>
+      console.log(
+        `  ${name.padEnd(44)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`,
+      );
+    line('POST /v1/labels (201, carrier A), sequential', creations);
+    line('floor: workflow + one no-op activity', floors);
+    line('sandbox carrier A create call alone', carrierCalls);
+    console.log(
+      `  throughput at ${CONCURRENCY}: creations ${creationRate.toFixed(1)}/s, floor ${floorRate.toFixed(1)}/s`,
+    );
+    const budget = 2 * percentile(floors, 50) + percentile(carrierCalls, 50);
+    console.log(
+      `  creation p50 / (2 x floor p50 + carrier p50): ${(percentile(creations, 50) / budget).toFixed(2)} (target at most 1.0)`,
+    );
+    console.log(`  throughput creations / floor: ${(creationRate / floorRate).toFixed(2)} (target at least 0.5)`);
+  } finally {
+    floorWorker.shutdown();
+    await floorRun;
+    await connection.close();
+    await app.close();
+    await globalTeardown();
+  }
+}
