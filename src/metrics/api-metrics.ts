@@ -5,8 +5,7 @@ import type { AppState } from '../http/state';
 
 /**
  * The API process's Prometheus registry (prom-client). To add a metric, create it against this registry where the
- * event happens, with a bounded set of label values, e.g.
- * `new Counter({ name: 'shipping_label_rate_limited_total', help: '...', labelNames: ['bucket'], registers: [metrics.registry] })`.
+ * event happens, with a bounded set of label values (as `shipping_label_rate_limited_total` below, by bucket name).
  */
 export interface ApiMetrics {
   registry: Registry;
@@ -22,6 +21,16 @@ function routeLabel(ctx: Parameters<Middleware<AppState>>[0]): string {
   if (ctx.state.route) return `/v1${ctx.state.route.path}`;
   const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
   return typeof matched === 'string' ? matched : 'unmatched';
+}
+
+/**
+ * The bucket of a 429 `rate_limited` answer, read from the error body the error middleware wrote: every refusal (the
+ * router's limiter, the write queue, daily creation units) is counted in one place, whoever decided it.
+ */
+function refusingBucket(status: number, body: unknown): string | null {
+  if (status !== 429 || typeof body !== 'object' || body === null) return null;
+  const error = (body as { error?: { code?: unknown; details?: { bucket?: unknown } } }).error;
+  return error?.code === 'rate_limited' && typeof error.details?.bucket === 'string' ? error.details.bucket : null;
 }
 
 export function createApiMetrics(): ApiMetrics {
@@ -41,6 +50,12 @@ export function createApiMetrics(): ApiMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [registry],
   });
+  const rateLimited = new Counter({
+    name: 'shipping_label_rate_limited_total',
+    help: 'Requests refused with 429 rate_limited, by the refusing bucket',
+    labelNames: ['bucket'] as const,
+    registers: [registry],
+  });
   return {
     registry,
     middleware: async (ctx, next) => {
@@ -51,6 +66,8 @@ export function createApiMetrics(): ApiMetrics {
         const labels = { method: ctx.method, route: routeLabel(ctx), status: String(ctx.status) };
         requests.inc(labels);
         stop(labels);
+        const bucket = refusingBucket(ctx.status, ctx.body);
+        if (bucket) rateLimited.inc({ bucket });
       }
     },
   };

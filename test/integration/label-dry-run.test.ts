@@ -1,8 +1,9 @@
 import { aCarrierAAccount, aCreationRecord, anOrderOnPlatform, aRule, aStoreCodRule } from '../helpers/creation';
+import { expectError } from '../helpers/errors';
 import { aCarrierAccount, aLabel } from '../helpers/labels';
 import { control, ledger } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
-import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+import { startTestApp, type TestApp } from '../helpers/test-app';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -24,11 +25,6 @@ async function dryRun(shop: Shop, body: Record<string, unknown>, headers: Record
     headers: { ...shop.auth, ...headers },
     body: { dry_run: true, ...body },
   });
-}
-
-function expectError(res: TestResponse, status: number, code: string, details: Record<string, unknown> = {}) {
-  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
-  expect(res.body.error.details ?? {}).toMatchObject(details);
 }
 
 /** A store whose rules send every order to a carrier A account's home service. */
@@ -172,20 +168,30 @@ describe('POST /v1/labels dry run: existing labels', () => {
     expect(res.body.resolved.carrier_account_id).toBeNull();
 
     const reject = await dryRun(shop, { order_id: order.orderId, on_existing: 'reject' });
-    expectError(reject, 409, 'label_exists', {
-      reason: 'existing_label_ready',
-      existing_label_ids: [label.id],
-      retry: 'no',
-    });
+    expectError(
+      reject,
+      409,
+      'label_exists',
+      expect.objectContaining({
+        reason: 'existing_label_ready',
+        existing_label_ids: [label.id],
+        retry: 'no',
+      }),
+    );
 
     const differs = await dryRun(shop, { order_id: order.orderId, carrier_account_id: 'ca_other0000' });
-    expectError(differs, 409, 'label_exists', {
-      reason: 'existing_label_differs',
-      differences: [{ field: 'carrier_account_id', requested: 'ca_other0000', existing: account.id }],
-    });
+    expectError(
+      differs,
+      409,
+      'label_exists',
+      expect.objectContaining({
+        reason: 'existing_label_differs',
+        differences: [{ field: 'carrier_account_id', requested: 'ca_other0000', existing: account.id }],
+      }),
+    );
 
     const replaced = await dryRun(shop, { order_id: order.orderId, on_existing: 'create_new', replaces: [] });
-    expectError(replaced, 409, 'precondition_failed', { current_blocking: [label.id] });
+    expectError(replaced, 409, 'precondition_failed', expect.objectContaining({ current_blocking: [label.id] }));
     const creates = await dryRun(shop, { order_id: order.orderId, on_existing: 'create_new', replaces: [label.id] });
     expect(creates.status).toBe(200);
     expect(creates.body.would).toBe('create');
@@ -208,9 +214,14 @@ describe('POST /v1/labels dry run: existing labels', () => {
       waiting_for: { reason: 'label_pending', label_id: pending.id },
       labels: [{ id: pending.id, status: 'pending' }],
     });
-    expectError(await dryRun(shop, { order_id: order.orderId, on_existing: 'reject' }), 409, 'label_exists', {
-      reason: 'existing_label_pending',
-    });
+    expectError(
+      await dryRun(shop, { order_id: order.orderId, on_existing: 'reject' }),
+      409,
+      'label_exists',
+      expect.objectContaining({
+        reason: 'existing_label_pending',
+      }),
+    );
 
     const other = await anOrderOnPlatform(shop.domain);
     await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${other.fulfillmentOrderIds[0]}/hold`, {
@@ -223,7 +234,7 @@ describe('POST /v1/labels dry run: existing labels', () => {
       waiting_for: { reason: 'fulfillment_order_held', held_by: 'export', label_creation_id: null },
     });
     const refused = await dryRun(shop, { order_id: other.orderId, on_existing: 'reject' });
-    expectError(refused, 409, 'creation_in_progress', { held_by: 'export', retry: 'later' });
+    expectError(refused, 409, 'creation_in_progress', expect.objectContaining({ held_by: 'export', retry: 'later' }));
     expect(refused.headers.get('retry-after')).toBe('5');
   });
 
@@ -245,7 +256,7 @@ describe('POST /v1/labels dry run: existing labels', () => {
         }),
         409,
         'unresolved_creation',
-        { label_creation_id: stuck, retry: 'manual', next_action: 'manual_check' },
+        expect.objectContaining({ label_creation_id: stuck, retry: 'manual', next_action: 'manual_check' }),
       );
 
     const other = await anOrderOnPlatform(shop.domain);
@@ -255,10 +266,15 @@ describe('POST /v1/labels dry run: existing labels', () => {
       fulfillmentOrderGids: other.fulfillmentOrderGids,
       status: 'abandoned',
     });
-    expectError(await dryRun(shop, { order_id: other.orderId }), 409, 'label_exists', {
-      reason: 'shipment_outside_globe',
-      label_creation_id: abandoned,
-    });
+    expectError(
+      await dryRun(shop, { order_id: other.orderId }),
+      409,
+      'label_exists',
+      expect.objectContaining({
+        reason: 'shipment_outside_globe',
+        label_creation_id: abandoned,
+      }),
+    );
     const replacing = await dryRun(shop, { order_id: other.orderId, on_existing: 'create_new', replaces: [abandoned] });
     expect(replacing.body.would).toBe('create');
   });
@@ -267,17 +283,32 @@ describe('POST /v1/labels dry run: existing labels', () => {
 describe('POST /v1/labels dry run: refusals a live call would get', () => {
   it('order and target: not found, ambiguous name, cancelled, several locations', async () => {
     const { shop } = await aShopWithCarrierA();
-    expectError(await dryRun(shop, { order_name: '#nope' }), 422, 'order_not_eligible', {
-      reason: 'order_not_found',
-      order_name: 'nope',
-    });
+    expectError(
+      await dryRun(shop, { order_name: '#nope' }),
+      422,
+      'order_not_eligible',
+      expect.objectContaining({
+        reason: 'order_not_found',
+        order_name: 'nope',
+      }),
+    );
     const a = await anOrderOnPlatform(shop.domain);
     await anOrderOnPlatform(shop.domain, { name: a.name.toLowerCase() });
-    expectError(await dryRun(shop, { order_name: a.name }), 422, 'order_ambiguous', { order_name: a.name.slice(1) });
+    expectError(
+      await dryRun(shop, { order_name: a.name }),
+      422,
+      'order_ambiguous',
+      expect.objectContaining({ order_name: a.name.slice(1) }),
+    );
     const cancelled = await anOrderOnPlatform(shop.domain, { cancelled_at: '2026-10-01T10:00:00Z' });
-    expectError(await dryRun(shop, { order_id: cancelled.orderId }), 422, 'order_not_eligible', {
-      reason: 'order_cancelled',
-    });
+    expectError(
+      await dryRun(shop, { order_id: cancelled.orderId }),
+      422,
+      'order_not_eligible',
+      expect.objectContaining({
+        reason: 'order_cancelled',
+      }),
+    );
     const split = await anOrderOnPlatform(shop.domain, {
       fulfillment_orders: [
         { id: 72001, assigned_location: { id: 1, name: 'Praha' } },
@@ -296,9 +327,14 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
   it('carrier selection, options, currency and pre-carrier checks', async () => {
     const bare = await aShop();
     const order = await anOrderOnPlatform(bare.domain);
-    expectError(await dryRun(bare, { order_id: order.orderId }), 422, 'carrier_selection_failed', {
-      reason: 'no_carrier_accounts',
-    });
+    expectError(
+      await dryRun(bare, { order_id: order.orderId }),
+      422,
+      'carrier_selection_failed',
+      expect.objectContaining({
+        reason: 'no_carrier_accounts',
+      }),
+    );
 
     const { shop, account } = await aShopWithCarrierA();
     const o = await anOrderOnPlatform(shop.domain);
@@ -306,16 +342,16 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
       await dryRun(shop, { order_id: o.orderId, carrier_options: { nope: 1 } }),
       422,
       'unsupported_parameter',
-      {
+      expect.objectContaining({
         parameter: 'carrier_options.nope',
         carrier_account_id: account.id,
-      },
+      }),
     );
     expectError(
       await dryRun(shop, { order_id: o.orderId, cod: { amount: '10', currency: 'EUR' } }),
       422,
       'currency_mismatch',
-      { field: 'cod', expected_currency: 'CZK' },
+      expect.objectContaining({ field: 'cod', expected_currency: 'CZK' }),
     );
     const c = await aCarrierAccount(app.orm, shop.storeId, {
       carrierCode: 'carrier_c',
@@ -332,7 +368,7 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
       cod: { amount: '100', currency: 'CZK' },
       declared_value: null,
     });
-    expectError(res, 422, 'label_validation_failed', { retry: 'after_fix' });
+    expectError(res, 422, 'label_validation_failed', expect.objectContaining({ retry: 'after_fix' }));
     expect(res.body.error.details.issues).toEqual([
       { code: 'missing_phone', field: 'phone' },
       { code: 'cod_not_supported' },
@@ -341,36 +377,66 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
 
   it('request validation: unknown field, include with dry_run, amount limits, service without account', async () => {
     const { shop } = await aShopWithCarrierA();
-    expectError(await dryRun(shop, { order_id: '1', colour: 'red' }), 422, 'validation_error', { parameter: 'colour' });
-    expectError(await dryRun(shop, { order_id: '1', include: ['document'] }), 422, 'validation_error', {
-      parameter: 'include',
-    });
+    expectError(
+      await dryRun(shop, { order_id: '1', colour: 'red' }),
+      422,
+      'validation_error',
+      expect.objectContaining({ parameter: 'colour' }),
+    );
+    expectError(
+      await dryRun(shop, { order_id: '1', include: ['document'] }),
+      422,
+      'validation_error',
+      expect.objectContaining({
+        parameter: 'include',
+      }),
+    );
     expectError(
       await dryRun(shop, { order_id: '1', cod: { amount: '10000000.00', currency: 'CZK' } }),
       422,
       'validation_error',
-      { parameter: 'cod.amount', max: 9999999.99 },
+      expect.objectContaining({ parameter: 'cod.amount', max: 9999999.99 }),
     );
     expectError(
       await dryRun(shop, { order_id: '1', cod: { amount: '1.234', currency: 'CZK' } }),
       422,
       'validation_error',
-      {
+      expect.objectContaining({
         parameter: 'cod.amount',
-      },
+      }),
     );
-    expectError(await dryRun(shop, { order_id: '1', service_code: 'a_home' }), 422, 'validation_error', {
-      parameter: 'service_code',
-    });
-    expectError(await dryRun(shop, { order_id: '1', parcels: [{ weight_grams: 0 }] }), 422, 'validation_error', {
-      parameter: 'parcels.0.weight_grams',
-    });
-    expectError(await dryRun(shop, { order_id: '1', on_existing: 'create_new' }), 422, 'validation_error', {
-      parameter: 'replaces',
-    });
-    expectError(await dryRun(shop, { order_id: '1' }, { Prefer: 'wait=61' }), 422, 'validation_error', {
-      header: 'Prefer',
-    });
+    expectError(
+      await dryRun(shop, { order_id: '1', service_code: 'a_home' }),
+      422,
+      'validation_error',
+      expect.objectContaining({
+        parameter: 'service_code',
+      }),
+    );
+    expectError(
+      await dryRun(shop, { order_id: '1', parcels: [{ weight_grams: 0 }] }),
+      422,
+      'validation_error',
+      expect.objectContaining({
+        parameter: 'parcels.0.weight_grams',
+      }),
+    );
+    expectError(
+      await dryRun(shop, { order_id: '1', on_existing: 'create_new' }),
+      422,
+      'validation_error',
+      expect.objectContaining({
+        parameter: 'replaces',
+      }),
+    );
+    expectError(
+      await dryRun(shop, { order_id: '1' }, { Prefer: 'wait=61' }),
+      422,
+      'validation_error',
+      expect.objectContaining({
+        header: 'Prefer',
+      }),
+    );
   });
 
   it('answers shopify_unavailable with Retry-After 5 when the platform throttles the order read', async () => {
@@ -380,15 +446,25 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
       faults: [{ type: 'throttled', retry_after_seconds: 17 }],
     });
     const res = await dryRun(shop, { order_id: order.orderId });
-    expectError(res, 503, 'shopify_unavailable', { what: 'order', throttled: true, retry: 'later' });
+    expectError(
+      res,
+      503,
+      'shopify_unavailable',
+      expect.objectContaining({ what: 'order', throttled: true, retry: 'later' }),
+    );
     expect(res.headers.get('retry-after')).toBe('5');
   });
 
   it('needs labels:write and write access', async () => {
     const readOnly = await aShop({ scopes: ['labels:print'] });
-    expectError(await dryRun(readOnly, { order_id: '1' }), 403, 'insufficient_scope', {
-      required_scope: 'labels:write',
-    });
+    expectError(
+      await dryRun(readOnly, { order_id: '1' }),
+      403,
+      'insufficient_scope',
+      expect.objectContaining({
+        required_scope: 'labels:write',
+      }),
+    );
     const noWrite = await aShop({ gates: { writeAccess: false } });
     expectError(await dryRun(noWrite, { order_id: '1' }), 403, 'write_access_required');
   });
@@ -403,24 +479,39 @@ describe('POST /v1/labels live requests', () => {
       await post({ order_id: '1', colour: 'red' }, { 'Idempotency-Key': 'key-12345' }),
       422,
       'validation_error',
-      {
+      expect.objectContaining({
         parameter: 'colour',
-      },
+      }),
     );
-    expectError(await post({ order_id: '1' }), 422, 'validation_error', { header: 'Idempotency-Key' });
-    expectError(await post({ order_id: '1' }, { 'Idempotency-Key': 'auto' }), 422, 'validation_error', {
-      header: 'Idempotency-Key',
-    });
-    expectError(await post({ order_id: '1' }, { 'Idempotency-Key': 'short' }), 422, 'validation_error', {
-      header: 'Idempotency-Key',
-      min: 8,
-    });
+    expectError(
+      await post({ order_id: '1' }),
+      422,
+      'validation_error',
+      expect.objectContaining({ header: 'Idempotency-Key' }),
+    );
+    expectError(
+      await post({ order_id: '1' }, { 'Idempotency-Key': 'auto' }),
+      422,
+      'validation_error',
+      expect.objectContaining({
+        header: 'Idempotency-Key',
+      }),
+    );
+    expectError(
+      await post({ order_id: '1' }, { 'Idempotency-Key': 'short' }),
+      422,
+      'validation_error',
+      expect.objectContaining({
+        header: 'Idempotency-Key',
+        min: 8,
+      }),
+    );
     const writer = await aShop({ scopes: ['labels:write'] });
     const withoutPrint = await app.request('POST', '/v1/labels', {
       headers: { ...writer.auth, 'Idempotency-Key': 'key-12345' },
       body: { order_id: '1', include: ['document'] },
     });
-    expectError(withoutPrint, 403, 'insufficient_scope', { required_scope: 'labels:print' });
+    expectError(withoutPrint, 403, 'insufficient_scope', expect.objectContaining({ required_scope: 'labels:print' }));
     // Reached the creation: its record exists, so the error names it (the order is not on the platform).
     const reached = await post({ order_id: '1' }, { 'Idempotency-Key': 'key-12345', Prefer: 'wait=30' });
     expectError(reached, 422, 'order_not_eligible');

@@ -41,6 +41,23 @@ describe('GET /metrics of the API', () => {
     expect(sampleValue(after, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
   });
 
+  it('counts rate-limit refusals by the refusing bucket', async () => {
+    const { auth } = await aStoreWithKey(app.orm, { limits: { read_key_per_second: 1 } });
+    // One instant for both requests: they fall in the same one-second window whatever the wall clock does.
+    app.clock.set(new Date());
+    try {
+      const before = await scrape();
+      expect((await app.request('GET', '/v1/shop', { headers: auth })).status).toBe(200);
+      expect((await app.request('GET', '/v1/shop', { headers: auth })).status).toBe(429);
+      const after = await scrape();
+      const refused = (text: string) =>
+        sampleValue(text, 'shipping_label_rate_limited_total', { bucket: 'read_key_per_second' }) ?? 0;
+      expect(refused(after) - refused(before)).toBe(1);
+    } finally {
+      app.clock.reset();
+    }
+  });
+
   it('labels requests no route matched as unmatched', async () => {
     await app.request('GET', '/v1/nope');
     expect(sampleValue(await scrape(), 'http_requests_total', { route: 'unmatched', status: '404' })).toBeGreaterThan(

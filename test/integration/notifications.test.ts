@@ -4,6 +4,7 @@ import { revokeApiKey } from '../../src/access/api-keys';
 import { createLogger } from '../../src/logger';
 import { outboxRetryDelayMs } from '../../src/notifications/outbox-backoff';
 import { NOTIFICATION_DELIVERY_SCHEDULE_ID } from '../../src/temporal/schedules';
+import { labelctl, labelctlJson } from '../helpers/labelctl';
 import { freePort } from '../helpers/processes';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -152,6 +153,14 @@ describe('key notifications', () => {
     expect(waiting!.last_error).toBeTruthy();
     expect(new Date(waiting!.next_attempt_at).getTime()).toBeGreaterThan(clock.getTime());
     expect(new Date(waiting!.next_attempt_at).getTime()).toBeLessThanOrEqual(clock.getTime() + outboxRetryDelayMs(11));
+    // The operator sees it waiting, with why and until when.
+    const [listed] = await labelctlJson('outbox', '--store', storeId);
+    expect(listed).toMatchObject({ to: row!.to_address, sent_at: null, attempts: 11, last_error: waiting!.last_error });
+    expect(new Date(listed.next_attempt_at).getTime()).toBe(
+      Math.floor(new Date(waiting!.next_attempt_at).getTime() / 1000) * 1000,
+    );
+    const shown = await labelctl('outbox', '--store', storeId);
+    expect(shown.stdout).toContain(`waiting (11 failed, next ${listed.next_attempt_at as string}:`);
 
     // SMTP is back, but the mail waits for its turn; then it goes out once.
     const up = `smtp://127.0.0.1:${smtpPort}`;

@@ -1,5 +1,7 @@
 import { createApiKey } from '../../src/access/api-keys';
 import { SandboxPlatformAdapter } from '../../src/platform/sandbox-adapter';
+import { aCarrierAAccount, aCreationRecord, aRule } from '../helpers/creation';
+import { expectError } from '../helpers/errors';
 import { aLabel, aPlatformId, aStoredDocument } from '../helpers/labels';
 import {
   aCustomProvider,
@@ -24,11 +26,6 @@ const platform = () => new SandboxPlatformAdapter({ baseUrl: sandboxUrl(), timeo
 
 const put = (orderId: string, auth: Record<string, string>, body: unknown) =>
   app.request('PUT', `/v1/orders/${encodeURIComponent(orderId)}/pickup-point`, { headers: auth, body });
-
-function expectRefusal(res: { status: number; body: any }, status: number, code: string, details: object) {
-  expect({ status: res.status, code: res.body.error?.code }).toEqual({ status, code });
-  expect(res.body.error.details).toMatchObject(details);
-}
 
 describe('GET /v1/orders/{order_id}', () => {
   it('shows pickup point, delivery, reminders, COD facts and labels through the label serializer', async () => {
@@ -152,6 +149,32 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     expect(again.body).toEqual(res.body);
   });
 
+  it('is the point the next label creation decides with', async () => {
+    const store = await pickupStore(['carrier_a']);
+    // An account complete enough to create with (sender and all), whose pickup service the rules pick.
+    const account = await aCarrierAAccount(app.orm, store.storeId);
+    await aRule(app.orm, store.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_pickup' });
+    const order = await aPlatformOrder(store.domain);
+    const dryRun = () =>
+      app.request('POST', '/v1/labels', {
+        headers: store.auth,
+        body: { order_id: order.id, parcels: [{ weight_grams: 1000 }], dry_run: true },
+      });
+    const before = await dryRun();
+    expectError(before, 422, 'label_validation_failed', expect.objectContaining({ retry: 'after_fix' }));
+    expect(before.body.error.details.issues).toContainEqual(expect.objectContaining({ code: 'pickup_point_required' }));
+
+    const point = networkPoints('carrier_a', PRAHA, (p) => p.kind === 'pickup_point')[0]!;
+    expect((await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: point.id })).status).toBe(200);
+    const after = await dryRun();
+    expect([after.status, after.body.error ?? null]).toEqual([200, null]);
+    expect(after.body).toMatchObject({
+      status: 'validated',
+      would: 'create',
+      resolved: { carrier_account_id: account.id, service_code: 'a_pickup' },
+    });
+  });
+
   it('changes to a point of a custom provider', async () => {
     const store = await pickupStore(['carrier_a']);
     const provider = await aCustomProvider(app.orm, app.config, store.storeId);
@@ -172,15 +195,15 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     const store = await pickupStore(['carrier_d']);
     const order = await aPlatformOrder(store.domain);
     const locker = networkPoints('carrier_d', PRAHA, (p) => p.requires_customer_id)[0]!;
-    expectRefusal(
+    expectError(
       await put(order.id, store.auth, { carrier: 'carrier_d', pickup_point_id: locker.id }),
       422,
       'pickup_point_not_available',
-      {
+      expect.objectContaining({
         reason: 'requires_customer_id',
         carriers: ['carrier_d'],
         retry: 'after_fix',
-      },
+      }),
     );
     const res = await put(order.id, store.auth, {
       carrier: 'carrier_d',
@@ -202,11 +225,11 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       for (const carrier of ['carrier_c', 'carrier_b', 'custom:nope']) {
         // One second apart: the key may change pickup points twice a second (spec "Limits").
         app.clock.set(new Date(app.clock.now().getTime() + 1000));
-        expectRefusal(
+        expectError(
           await put(order.id, store.auth, { carrier, pickup_point_id: networkPoints('carrier_c')[0]!.id }),
           422,
           'pickup_point_not_available',
-          { reason: 'carrier_not_offered', carriers: ['carrier_a', 'carrier_d'] },
+          expect.objectContaining({ reason: 'carrier_not_offered', carriers: ['carrier_a', 'carrier_d'] }),
         );
       }
       app.clock.reset();
@@ -216,14 +239,14 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
       for (const id of ['999999', 'CZ10001']) {
-        expectRefusal(
+        expectError(
           await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: id }),
           422,
           'pickup_point_not_available',
-          {
+          expect.objectContaining({
             reason: 'not_found',
             carriers: ['carrier_a', 'carrier_c', 'carrier_d'],
-          },
+          }),
         );
       }
     });
@@ -234,13 +257,13 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       const nearest = networkPoints('carrier_a');
       // The 51st nearest exists, but is not among the 50 nearest.
       const far = nearest[50]!;
-      expectRefusal(
+      expectError(
         await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: far.id }),
         422,
         'pickup_point_not_available',
-        {
+        expect.objectContaining({
           reason: 'not_found_nearby',
-        },
+        }),
       );
       expect((await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: nearest[49]!.id })).status).toBe(
         200,
@@ -252,14 +275,14 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       const provider = await aCustomProvider(app.orm, app.config, store.storeId);
       const order = await aPlatformOrder(store.domain);
       for (const id of ['shop-bratislava-1', 'no-such-shop']) {
-        expectRefusal(
+        expectError(
           await put(order.id, store.auth, { carrier: provider.network, pickup_point_id: id }),
           422,
           'pickup_point_not_available',
-          {
+          expect.objectContaining({
             reason: 'not_found_nearby',
             carriers: ['carrier_a', provider.network],
-          },
+          }),
         );
       }
     });
@@ -268,14 +291,14 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       const store = await pickupStore(['carrier_c']);
       const order = await aPlatformOrder(store.domain);
       const locker = networkPoints('carrier_c', PRAHA, (p) => p.kind === 'locker')[0]!;
-      expectRefusal(
+      expectError(
         await put(order.id, store.auth, { carrier: 'carrier_c', pickup_point_id: locker.id }),
         422,
         'pickup_point_not_available',
-        {
+        expect.objectContaining({
           reason: 'type_not_allowed',
           carriers: ['carrier_c'],
-        },
+        }),
       );
     });
 
@@ -285,14 +308,14 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       const order = await aPlatformOrder(store.domain);
       await scriptFaults(store.accounts.carrier_a!, [{ type: 'server_error', operation: 'pickup_points' }]);
       const carrierDown = await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' });
-      expectRefusal(carrierDown, 503, 'carrier_unavailable', { reason: 'carrier_error' });
+      expectError(carrierDown, 503, 'carrier_unavailable', expect.objectContaining({ reason: 'carrier_error' }));
       expect(carrierDown.headers.get('retry-after')).toBe('5');
       await scriptProviderFaults(provider.sandboxName, [{ type: 'server_error', times: 2 }]);
       const providerDown = await put(order.id, store.auth, {
         carrier: provider.network,
         pickup_point_id: 'shop-praha-1',
       });
-      expectRefusal(providerDown, 503, 'carrier_unavailable', { reason: 'carrier_error' });
+      expectError(providerDown, 503, 'carrier_unavailable', expect.objectContaining({ reason: 'carrier_error' }));
       expect(providerDown.text).not.toContain('Scripted');
     });
   });
@@ -308,7 +331,12 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       });
       const ready = await aLabel(app.orm, store.storeId, { orderId: order.id });
       const res = await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' });
-      expectRefusal(res, 409, 'label_exists', { reason: 'order_has_label', label_ids: [ready.id], retry: 'no' });
+      expectError(
+        res,
+        409,
+        'label_exists',
+        expect.objectContaining({ reason: 'order_has_label', label_ids: [ready.id], retry: 'no' }),
+      );
       expect(res.body.error.details.label_ids).not.toContain(failed.id);
     });
 
@@ -320,14 +348,48 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       const held = order.fulfillmentOrderIds[1]!;
       await control('POST', `/_control/stores/${store.domain}/fulfillment-orders/${held}/hold`, { reason: 'export' });
       const res = await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' });
-      expectRefusal(res, 409, 'creation_in_progress', {
-        held_by: 'export',
-        label_creation_id: null,
+      expectError(
+        res,
+        409,
+        'creation_in_progress',
+        expect.objectContaining({
+          held_by: 'export',
+          label_creation_id: null,
+          retry: 'later',
+          next_action: 'retry_later',
+        }),
+      );
+      expect(res.headers.get('retry-after')).toBe('5');
+      await control('POST', `/_control/stores/${store.domain}/fulfillment-orders/${held}/release`);
+      expect((await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' })).status).toBe(200);
+    });
+
+    it('creation_in_progress while a label creation holds a fulfillment order; a dead holder does not count', async () => {
+      const store = await pickupStore();
+      const order = await aPlatformOrder(store.domain);
+      const foGid = `gid://shopify/FulfillmentOrder/${order.fulfillmentOrderIds[0]}`;
+      const holder = await aCreationRecord(app.orm, {
+        storeId: store.storeId,
+        orderGid: order.gid,
+        fulfillmentOrderGids: [foGid],
+        status: 'processing',
+      });
+      const em = app.orm.em.fork();
+      await em.execute(
+        'insert into fulfillment_order_locks (store_id, fulfillment_order_gid, label_creation_id, workflow_id) values (?, ?, ?, ?)',
+        [store.storeId, foGid, holder, `label-creation/${store.storeId}/held`],
+      );
+      const res = await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' });
+      expectError(res, 409, 'creation_in_progress', {
+        held_by: 'creation',
+        label_creation_id: holder,
         retry: 'later',
         next_action: 'retry_later',
       });
       expect(res.headers.get('retry-after')).toBe('5');
-      await control('POST', `/_control/stores/${store.domain}/fulfillment-orders/${held}/release`);
+
+      // The holder stopped moving (its worker and workflow are gone): its lock is stale and the change goes through.
+      await em.execute(`update label_creations set updated_at = now() - interval '20 minutes' where id = ?`, [holder]);
       expect((await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' })).status).toBe(200);
     });
 
@@ -338,15 +400,15 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     ])('order_not_eligible (%s)', async (reason, options) => {
       const store = await pickupStore();
       const order = await aPlatformOrder(store.domain, options);
-      expectRefusal(
+      expectError(
         await put(order.id, store.auth, { carrier: 'carrier_a', pickup_point_id: '1001' }),
         422,
         'order_not_eligible',
-        {
+        expect.objectContaining({
           reason,
           order_id: order.gid,
           retry: 'after_fix',
-        },
+        }),
       );
     });
 
@@ -386,20 +448,20 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       expect((await app.request('GET', `/v1/orders/${order.id}/pickup-points`, { headers: readOnly })).status).toBe(
         200,
       );
-      expectRefusal(
+      expectError(
         await put(order.id, readOnly, { carrier: 'carrier_a', pickup_point_id: '1001' }),
         403,
         'insufficient_scope',
-        {
+        expect.objectContaining({
           required_scope: 'pickup_points:assign',
-        },
+        }),
       );
       const noWrites = await aStoreWithKey(app.orm, { gates: { writeAccess: false } });
-      expectRefusal(
+      expectError(
         await put(order.id, noWrites.auth, { carrier: 'carrier_a', pickup_point_id: '1001' }),
         403,
         'write_access_required',
-        {},
+        expect.objectContaining({}),
       );
     });
 
@@ -413,7 +475,12 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     ])('refuses %j with validation_error on %s', async (body, parameter) => {
       const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
-      expectRefusal(await put(order.id, store.auth, body), 422, 'validation_error', { parameter });
+      expectError(
+        await put(order.id, store.auth, body),
+        422,
+        'validation_error',
+        expect.objectContaining({ parameter }),
+      );
     });
   });
 });

@@ -10,8 +10,8 @@ import { control } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 
-// Routes of the test's own for the classes whose endpoints are not built yet (resolve, pickup-point change): the real
-// router hook and counters charge them exactly as the endpoints will be charged once they name the class.
+// A route of the test's own for the class whose endpoint is not built yet (resolve): the real router hook and counters
+// charge it exactly as the endpoint will be charged once it names the class.
 const probe = (path: string, limits: LimitClass, scope: string) =>
   defineRoute({
     method: 'POST',
@@ -36,10 +36,7 @@ beforeAll(async () => {
   pdf = await aPdf();
   [app, other] = await Promise.all([
     startTestApp({
-      extraRoutes: [
-        probe('/probe-resolve', 'resolve', 'label_creations:resolve'),
-        probe('/probe-pickup-point', 'pickup_point', 'pickup_points:assign'),
-      ],
+      extraRoutes: [probe('/probe-resolve', 'resolve', 'label_creations:resolve')],
     }),
     startTestApp({ renderer: { renderLabel: async () => pdf } }),
   ]);
@@ -553,7 +550,7 @@ describe('POST /labels/{id}/printed: 5 per second per key, 300 per minute per st
   });
 });
 
-describe('classes of endpoints still being built (probe routes)', () => {
+describe('POST /label-creations/{id}/resolve, not built yet (probe route)', () => {
   it('resolve_key_per_second and resolve_shop_per_hour', async () => {
     const shop = await aStoreWithKey(app.orm);
     const t0 = hourStart();
@@ -584,29 +581,44 @@ describe('classes of endpoints still being built (probe routes)', () => {
       retryAfter: 15 * 60,
     });
   });
+});
 
-  it('pickup_point_key_per_second and pickup_point_shop_per_minute', async () => {
+describe('PUT /orders/{id}/pickup-point: 2 per second per key, 120 per minute per store', () => {
+  // An order the store platform does not know: the request passes validation and the limits, then answers 404.
+  const change = (auth: Record<string, string>) =>
+    app.request('PUT', `/v1/orders/${aPlatformId()}/pickup-point`, {
+      headers: auth,
+      body: { carrier: 'carrier_a', pickup_point_id: '1001' },
+    });
+
+  it('pickup_point_key_per_second: the answers that passed carry the headers, errors included', async () => {
     const shop = await aStoreWithKey(app.orm);
-    const t0 = hourStart();
-    at(t0, app);
-    for (let i = 0; i < 2; i += 1)
-      expect((await app.request('POST', '/v1/probe-pickup-point', { headers: shop.auth })).status).toBe(200);
-    expectRefused(await app.request('POST', '/v1/probe-pickup-point', { headers: shop.auth }), {
+    at(hourStart(), app);
+    for (let i = 0; i < 2; i += 1) {
+      const res = await change(shop.auth);
+      expectError(res, 404, 'not_found');
+      expectHeaders(res, { bucket: 'pickup_point_key_per_second', limit: 2, remaining: 1 - i, reset: 1 });
+    }
+    const invalid = await app.request('PUT', `/v1/orders/${aPlatformId()}/pickup-point`, {
+      headers: shop.auth,
+      body: { carrier: 'carrier_a' },
+    });
+    expectError(invalid, 422, 'validation_error');
+    expectNoRateLimitHeaders(invalid);
+    expectRefused(await change(shop.auth), {
       bucket: 'pickup_point_key_per_second',
       scope: 'key',
       limit: 2,
       window: 1,
       retryAfter: 1,
     });
-    await setLimitOverride(app.orm.em.fork(), {
-      storeId: shop.storeId,
-      bucket: 'pickup_point_key_per_second',
-      limit: 1000,
-      now: new Date(),
-    });
-    const answers = await repeat(118, () => app.request('POST', '/v1/probe-pickup-point', { headers: shop.auth }));
-    expect(statuses(answers)).toEqual([200]);
-    expectRefused(await app.request('POST', '/v1/probe-pickup-point', { headers: shop.auth }), {
+  });
+
+  it('pickup_point_shop_per_minute', async () => {
+    const shop = await aStoreWithKey(app.orm, { limits: { pickup_point_key_per_second: 1000 } });
+    at(hourStart(), app);
+    expect(statuses(await repeat(120, () => change(shop.auth), 20))).toEqual([404]);
+    expectRefused(await change(shop.auth), {
       bucket: 'pickup_point_shop_per_minute',
       scope: 'shop',
       limit: 120,
