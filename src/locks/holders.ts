@@ -21,16 +21,17 @@ export interface FulfillmentOrderHolder {
 export const LOCK_STALE_AFTER_MS = 15 * 60_000;
 
 /**
- * Who holds the given fulfillment orders right now: an admin or automation export (the platform's hold on the
- * fulfillment order) or a label creation (its live lock rows, `src/locks/fulfillment-order-locks.ts`). The one place
+ * Who holds the given fulfillment orders right now: an admin or automation export (the platform's export hold on
+ * the fulfillment order; the service's own app holds do not count) or a label creation (its live lock rows, `src/locks/fulfillment-order-locks.ts`). The one place
  * every caller asks (label creation and its dry run, pickup-point changes).
  */
 export async function findHolders(
   em: EntityManager,
   input: { storeId: string; fulfillmentOrders: readonly PlatformFulfillmentOrder[]; staleAfterMs?: number },
 ): Promise<FulfillmentOrderHolder[]> {
+  // An app hold is this service's own, placed for a creation in needs_attention: its lock rows report that creation.
   const holders: FulfillmentOrderHolder[] = input.fulfillmentOrders
-    .filter((fo) => fo.hold !== null)
+    .filter((fo) => fo.holds.some((h) => h.heldBy === 'export'))
     .map((fo) => ({ fulfillmentOrderGid: fo.id, heldBy: 'export', labelCreationId: null, workflowId: null }));
   const locks = await liveLocks(em, {
     storeId: input.storeId,

@@ -69,10 +69,28 @@ export interface PlatformFulfillmentOrder {
   assignedLocation: { id: string; name: string };
   deliveryMethodType: DeliveryMethodType;
   lineItems: PlatformFulfillmentOrderLineItem[];
-  /** Set while the admin or the automation export holds it. */
-  hold: { heldBy: 'export'; reason: string | null } | null;
+  /** Every hold on it, empty when none; the platform refuses to fulfil it while any is on it. */
+  holds: FulfillmentOrderHold[];
   /** Fulfillment orders that replaced this one after an order edit. */
   replacedBy: string[];
+}
+
+/**
+ * A hold on a fulfillment order: an admin or automation export running (`export`), or an app's own hold (`app`, with
+ * the app's `handle`; this service holds with the label creation's ID while the creation is unresolved). Several app
+ * holds with different handles may be on one fulfillment order; an export cannot start while any app hold is on it.
+ */
+export type FulfillmentOrderHold =
+  { heldBy: 'export'; reason: string | null } | { heldBy: 'app'; reason: string; handle: string };
+
+/**
+ * What placing or releasing a hold did to one fulfillment order: `done` (held, or no hold of that handle left on it),
+ * `not_found` (the store has no such fulfillment order), `closed` (closed or cancelled: the platform holds only
+ * fulfillment orders that can still be fulfilled; never for a release).
+ */
+export interface FulfillmentOrderHoldResult {
+  fulfillmentOrderId: string;
+  outcome: 'done' | 'not_found' | 'closed';
 }
 
 export interface Fulfillment {
@@ -102,6 +120,21 @@ export interface StorePlatformPort {
   addOrderTags(storeDomain: string, orderId: string, tags: string[]): Promise<string[]>;
   /** Sets the pickup point of the order's delivery method; the next label creation reads it from the order. */
   setOrderPickupPoint(storeDomain: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder>;
+  /**
+   * Places the app's hold `handle` on each fulfillment order (one platform call each, in the given order). Idempotent:
+   * a fulfillment order that already has the handle keeps one hold with the new reason. One result per ID, as given.
+   */
+  holdFulfillmentOrders(
+    storeDomain: string,
+    fulfillmentOrderIds: readonly string[],
+    hold: { reason: string; handle: string },
+  ): Promise<FulfillmentOrderHoldResult[]>;
+  /** Removes the app's hold `handle` from each fulfillment order, leaving other holds; a hold already gone is `done`. */
+  releaseFulfillmentOrderHolds(
+    storeDomain: string,
+    fulfillmentOrderIds: readonly string[],
+    handle: string,
+  ): Promise<FulfillmentOrderHoldResult[]>;
 }
 
 /** The platform throttled or refused the call, or did not answer in time (spec `shopify_unavailable`). */

@@ -4,6 +4,8 @@ import {
   PlatformRequestError,
   PlatformUnavailableError,
   type Fulfillment,
+  type FulfillmentOrderHold,
+  type FulfillmentOrderHoldResult,
   type FulfillRequest,
   type PlatformFulfillmentOrder,
   type PlatformOrder,
@@ -50,6 +52,14 @@ interface WireOrder {
   cancelled_at: string | null;
 }
 
+type WireHold = { held_by: 'export'; reason: string | null } | { held_by: 'app'; reason: string; handle: string };
+
+function toHold(h: WireHold): FulfillmentOrderHold {
+  return h.held_by === 'export'
+    ? { heldBy: 'export', reason: h.reason }
+    : { heldBy: 'app', reason: h.reason, handle: h.handle };
+}
+
 interface WireFulfillmentOrder {
   id: string;
   legacy_id: string;
@@ -64,7 +74,7 @@ interface WireFulfillmentOrder {
     total_after_discounts: Money;
     weight_grams: number | null;
   }[];
-  hold: { held_by: 'export'; reason: string | null } | null;
+  holds: WireHold[];
   replaced_by: string[];
 }
 
@@ -116,7 +126,7 @@ function toFulfillmentOrder(f: WireFulfillmentOrder): PlatformFulfillmentOrder {
       totalAfterDiscounts: l.total_after_discounts,
       weightGrams: l.weight_grams,
     })),
-    hold: f.hold ? { heldBy: f.hold.held_by, reason: f.hold.reason } : null,
+    holds: f.holds.map(toHold),
     replacedBy: f.replaced_by,
   };
 }
@@ -128,7 +138,7 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
   private async call<T>(
     what: string,
     domain: string,
-    method: 'GET' | 'POST' | 'PUT',
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: T }> {
@@ -244,5 +254,51 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
     );
     if (status === 404) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
     return toOrder(body.order);
+  }
+
+  async holdFulfillmentOrders(
+    storeDomain: string,
+    fulfillmentOrderIds: readonly string[],
+    hold: { reason: string; handle: string },
+  ): Promise<FulfillmentOrderHoldResult[]> {
+    const results: FulfillmentOrderHoldResult[] = [];
+    for (const id of fulfillmentOrderIds) {
+      const { status, body } = await this.call<{ errors?: string; code?: string }>(
+        'fulfillment_order_hold',
+        storeDomain,
+        'POST',
+        `/fulfillment-orders/${encodeURIComponent(id)}/holds`,
+        { reason: hold.reason, handle: hold.handle },
+      );
+      if (status === 200) results.push({ fulfillmentOrderId: id, outcome: 'done' });
+      else if (status === 404) results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
+      else if (body.code === 'not_holdable') results.push({ fulfillmentOrderId: id, outcome: 'closed' });
+      else throw new PlatformRequestError(body.code ?? 'refused', body.errors ?? `hold refused with HTTP ${status}`);
+    }
+    return results;
+  }
+
+  async releaseFulfillmentOrderHolds(
+    storeDomain: string,
+    fulfillmentOrderIds: readonly string[],
+    handle: string,
+  ): Promise<FulfillmentOrderHoldResult[]> {
+    const results: FulfillmentOrderHoldResult[] = [];
+    for (const id of fulfillmentOrderIds) {
+      const { status, body } = await this.call<{ errors?: string; code?: string }>(
+        'fulfillment_order_hold',
+        storeDomain,
+        'DELETE',
+        `/fulfillment-orders/${encodeURIComponent(id)}/holds/${encodeURIComponent(handle)}`,
+      );
+      if (status === 200) results.push({ fulfillmentOrderId: id, outcome: 'done' });
+      else if (status === 404) results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
+      else
+        throw new PlatformRequestError(
+          body.code ?? 'refused',
+          body.errors ?? `hold release refused with HTTP ${status}`,
+        );
+    }
+    return results;
   }
 }

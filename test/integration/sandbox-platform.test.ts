@@ -115,10 +115,9 @@ describe('store-platform sandbox', () => {
     expect(fos.find((f) => f.legacyId === '601')).toMatchObject({ status: 'open' });
 
     await control('POST', `/_control/stores/${domain}/fulfillment-orders/601/hold`, { reason: 'automation export' });
-    expect((await platform.listFulfillmentOrders(domain, '1001')).find((f) => f.legacyId === '601')!.hold).toEqual({
-      heldBy: 'export',
-      reason: 'automation export',
-    });
+    expect((await platform.listFulfillmentOrders(domain, '1001')).find((f) => f.legacyId === '601')!.holds).toEqual([
+      { heldBy: 'export', reason: 'automation export' },
+    ]);
     await expect(
       platform.fulfill(domain, {
         fulfillmentOrderIds: ['601'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
 import {
+  appHoldBodySchema,
   fulfillBodySchema,
   fulfillmentOrderSchema,
   orderEditSchema,
@@ -47,7 +48,7 @@ function fulfillmentOrderToWire(fo: StoredFulfillmentOrder): Record<string, unkn
     assigned_location: fo.assigned_location,
     delivery_method_type: fo.delivery_method_type,
     line_items: fo.line_items,
-    hold: fo.hold,
+    holds: fo.holds,
     replaced_by: fo.replaced_by.map(fulfillmentOrderGid),
   };
 }
@@ -63,7 +64,7 @@ function storeFulfillmentOrder(
     ...input,
     id,
     orderId,
-    hold: existing?.hold ?? null,
+    holds: existing?.holds ?? [],
     replaced_by: existing?.replaced_by ?? [],
   };
   store.fulfillmentOrders.set(id, stored);
@@ -148,7 +149,7 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     for (const [i, fo] of fos.entries()) {
       if (!fo)
         return json(422, { errors: `fulfillment order ${body.fulfillment_order_ids[i]} not found`, code: 'not_found' });
-      if (fo.hold) return json(422, { errors: `fulfillment order ${fo.id} is on hold`, code: 'on_hold' });
+      if (fo.holds.length > 0) return json(422, { errors: `fulfillment order ${fo.id} is on hold`, code: 'on_hold' });
       if (!['open', 'in_progress'].includes(fo.status))
         return json(422, { errors: `fulfillment order ${fo.id} is ${fo.status}`, code: 'not_open' });
     }
@@ -164,6 +165,33 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     };
     store.fulfillments.push(fulfillment);
     return json(201, { fulfillment: { ...fulfillment, id: `gid://shopify/Fulfillment/${fulfillment.id}` } });
+  });
+  router.add('POST', `${api}/fulfillment-orders/:id/holds`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
+    if (!fo) return json(404, { errors: 'Not Found' });
+    const body = parse(appHoldBodySchema, request.body, 'hold body');
+    if (fo.status === 'closed' || fo.status === 'cancelled')
+      return json(422, {
+        errors: `fulfillment order ${fo.id} is ${fo.status} and cannot be held`,
+        code: 'not_holdable',
+      });
+    // Holding again with the same handle replaces that hold: the call is idempotent.
+    fo.holds = [
+      ...fo.holds.filter((h) => h.held_by !== 'app' || h.handle !== body.handle),
+      { held_by: 'app', reason: body.reason, handle: body.handle },
+    ];
+    return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
+  });
+  router.add('DELETE', `${api}/fulfillment-orders/:id/holds/:handle`, async (request) => {
+    const f = await fault(request);
+    if (f) return f;
+    const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
+    if (!fo) return json(404, { errors: 'Not Found' });
+    // Only this handle's hold goes; releasing a hold that is gone succeeds.
+    fo.holds = fo.holds.filter((h) => h.held_by !== 'app' || h.handle !== request.params.handle);
+    return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
   });
 
   const control = '/_control/stores/:domain';
@@ -206,13 +234,21 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
       request.body ?? {},
       'hold body',
     );
-    fo.hold = { held_by: 'export', reason: body.reason };
+    // An app's hold keeps the admin and the automation tool from exporting, as the platform's fulfillment hold does.
+    const appHold = fo.holds.find((h) => h.held_by === 'app');
+    if (appHold)
+      return json(409, {
+        errors: `fulfillment order ${fo.id} is on hold by an app (${appHold.reason}); it cannot be exported until the hold is released`,
+        code: 'held_by_app',
+        holds: fo.holds,
+      });
+    fo.holds = [...fo.holds.filter((h) => h.held_by !== 'export'), { held_by: 'export', reason: body.reason }];
     return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
   });
   router.add('POST', `${control}/fulfillment-orders/:id/release`, async (request) => {
     const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
     if (!fo) return json(404, { errors: 'Not Found' });
-    fo.hold = null;
+    fo.holds = fo.holds.filter((h) => h.held_by !== 'export');
     return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
   });
   router.add('GET', `${control}/fulfillments`, async (request) =>

@@ -104,6 +104,11 @@ export const fulfillBodySchema = z
   })
   .strict();
 
+/** An app's hold (`POST /platform/stores/{domain}/fulfillment-orders/{id}/holds`). */
+export const appHoldBodySchema = z
+  .object({ reason: z.string().min(1).max(500), handle: z.string().min(1).max(64) })
+  .strict();
+
 export const orderEditSchema = z
   .object({
     /** Fulfillment orders the edit replaces; each gets a new open fulfillment order with the given line items. */

@@ -1,8 +1,12 @@
 import type { FulfillmentOrderInput, OrderInput, PlatformFault } from './schemas';
 
+/** An export running (at most one; the control API starts and ends it) or an app's hold under its handle. */
+export type StoredHold =
+  { held_by: 'export'; reason: string | null } | { held_by: 'app'; reason: string; handle: string };
+
 export interface StoredFulfillmentOrder extends FulfillmentOrderInput {
   orderId: string;
-  hold: { held_by: 'export'; reason: string | null } | null;
+  holds: StoredHold[];
   replaced_by: string[];
 }
 
