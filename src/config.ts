@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { CarrierProtectionSettings } from './domain/carrier-protection';
 import { parseDuration } from './duration';
 
 const duration = (fallback: string) =>
@@ -71,6 +72,20 @@ const envSchema = z.object({
   CARRIER_PENDING_MAX: duration('10m'),
   CARRIER_POLL: duration('1s'),
   RESOLVE_ALLOWED_AFTER: duration('15m'),
+  // Carrier protection (spec "Errors": `carrier_unavailable`, `repeated_rejection`; docs/decisions/0500-0502).
+  /** Unclear results in a row on one carrier account that open its circuit. */
+  CARRIER_CIRCUIT_THRESHOLD: z.coerce.number().int().positive().default(5),
+  /** How long an open circuit fails new creations without calling the carrier. */
+  CARRIER_CIRCUIT_OPEN: duration('5m'),
+  /** Refusals on one account within the window that stop its creations (`account_rejecting`). */
+  CARRIER_ACCOUNT_REJECTING_LIMIT: z.coerce.number().int().positive().default(5),
+  CARRIER_ACCOUNT_REJECTING_WINDOW: duration('10m'),
+  /** Refusals of the same shipment within the window that stop it (`repeated_rejection`, scope `fingerprint`). */
+  REPEATED_REJECTION_LIMIT: z.coerce.number().int().positive().default(3),
+  REPEATED_REJECTION_WINDOW: duration('60m'),
+  /** Refusals per fulfillment order within the window (`repeated_rejection`, scope `fulfillment_order_daily`). */
+  FULFILLMENT_ORDER_REFUSAL_LIMIT: z.coerce.number().int().positive().default(30),
+  FULFILLMENT_ORDER_REFUSAL_WINDOW: duration('24h'),
   /** Encrypts secrets operators configure (custom pickup point provider headers): 32 bytes, base64. */
   SETTINGS_ENCRYPTION_KEY: z
     .string()
@@ -123,6 +138,7 @@ export type Config = Readonly<{
     carrierPollMs: number;
     resolveAllowedAfterMs: number;
   }>;
+  carrierProtection: Readonly<CarrierProtectionSettings>;
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
   settingsEncryptionKey: Buffer;
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
@@ -178,6 +194,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       carrierPendingMaxMs: e.CARRIER_PENDING_MAX,
       carrierPollMs: e.CARRIER_POLL,
       resolveAllowedAfterMs: e.RESOLVE_ALLOWED_AFTER,
+    }),
+    carrierProtection: Object.freeze({
+      circuitThreshold: e.CARRIER_CIRCUIT_THRESHOLD,
+      circuitOpenMs: e.CARRIER_CIRCUIT_OPEN,
+      accountRejectingLimit: e.CARRIER_ACCOUNT_REJECTING_LIMIT,
+      accountRejectingWindowMs: e.CARRIER_ACCOUNT_REJECTING_WINDOW,
+      fingerprintLimit: e.REPEATED_REJECTION_LIMIT,
+      fingerprintWindowMs: e.REPEATED_REJECTION_WINDOW,
+      fulfillmentOrderDailyLimit: e.FULFILLMENT_ORDER_REFUSAL_LIMIT,
+      fulfillmentOrderWindowMs: e.FULFILLMENT_ORDER_REFUSAL_WINDOW,
     }),
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
