@@ -46,14 +46,12 @@ describe('slidingWindowBlock', () => {
     ['order of the input does not matter', [3, 1, 2], 3, 60 - 3],
   ])('%s', (_name, minutesAgo, limit, blockedMinutesFromNow) => {
     const until = slidingWindowBlock(
-      (minutesAgo as number[]).map((m) => ago(m * MINUTE)),
-      limit as number,
+      minutesAgo.map((m) => ago(m * MINUTE)),
+      limit,
       60 * MINUTE,
       now,
     );
-    expect(until).toEqual(
-      blockedMinutesFromNow === null ? null : new Date(NOW + (blockedMinutesFromNow as number) * MINUTE),
-    );
+    expect(until).toEqual(blockedMinutesFromNow === null ? null : new Date(NOW + blockedMinutesFromNow * MINUTE));
   });
 
   it('events in the future (clock skew between processes) do not count', () => {
