@@ -1864,6 +1864,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (
@@ -2330,6 +2331,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (
@@ -2796,6 +2798,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (
@@ -3071,6 +3074,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
           /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
           'X-RateLimit-Limit'?: number;
           /** @description What that bucket has left after this request (0 on a 429) */
@@ -5873,6 +5877,7 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
               error: {
                 code:
                   | (
@@ -6647,6 +6652,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (

@@ -329,7 +329,7 @@ describe('the outcomes are shared state in PostgreSQL', () => {
     const [row] = await app.orm.em
       .fork()
       .execute<Array<{ unclear: number; accepted: number }>>(
-        `select count(*) filter (where outcome = 'unclear')::int as unclear, count(*) filter (where outcome = 'accepted')::int as accepted from carrier_outcomes where carrier_account_id = ?`,
+        `select (count(*) filter (where outcome = 'unclear'))::int as unclear, (count(*) filter (where outcome = 'accepted'))::int as accepted from carrier_outcomes where carrier_account_id = ?`,
         [account.id],
       );
     expect(row).toEqual({ unclear: 12, accepted: 0 });

@@ -89,7 +89,7 @@ export function createCarrierProtection(deps: {
   /** The account's unclear results since its last clear one, and its last acceptance. */
   async function streakOf(accountId: string) {
     const [row] = await em().execute<Array<{ count: number; last_at: Date | null; last_accepted_at: Date | null }>>(
-      `select count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq)::int as count,
+      `select (count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq))::int as count,
               max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at,
               max(o.recorded_at) filter (where o.outcome = 'accepted') as last_accepted_at
          from carrier_outcomes o,
