@@ -1,4 +1,5 @@
 import type { CarrierPort } from '../src/carriers/port';
+import type { CarrierProtectionSettings } from '../src/domain/carrier-protection';
 import type { Orm } from '../src/db/orm';
 import type { StorePlatformPort } from '../src/platform/port';
 import type { Logger } from '../src/logger';
@@ -14,4 +15,6 @@ export interface ActivityDeps {
   platform: StorePlatformPort;
   /** The carrier port's adapter for a catalogue carrier code. */
   carrierFor: (carrierCode: string) => CarrierPort;
+  /** Circuit and refusal limits of carrier protection (docs/decisions/0500-carrier-protection.md). */
+  carrierProtection: CarrierProtectionSettings;
 }

@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { accountSettings } from '../src/carriers/account-settings';
 import { carrierDefinition } from '../src/carriers/catalog';
 import { ImportRejectedError, type ShipmentRequest, type ShipmentResult } from '../src/carriers/port';
-import { findByReference, sendShipment } from '../src/creation/carrier-call';
+import { createCarrierProtection } from '../src/carriers/protection/carrier-protection';
+import { findByReference, sendShipment, type SendOutcome } from '../src/creation/carrier-call';
 import { loadCreationContext } from '../src/creation/load-context';
 import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
 import {
@@ -69,7 +70,9 @@ export type SentToCarrier =
       sentAt: string;
     }
   /** The creation's locks were taken over (it stood still too long): nothing was sent. */
-  | { kind: 'lost_locks' };
+  | { kind: 'lost_locks' }
+  /** Carrier protection refused the call (`carrier_unavailable`, `repeated_rejection`): nothing was sent. */
+  | { kind: 'blocked'; error: CreationError };
 
 /** What a look at the carrier found while the creation needs attention (`recoverShipment`). */
 export type Recovered =
@@ -147,6 +150,44 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       now: deps.now(),
     });
   }
+
+  // ---- Carrier protection (docs/decisions/0500-carrier-protection.md): state in PostgreSQL, shared by every worker.
+  const protection = createCarrierProtection({ orm: deps.orm, now: deps.now, settings: deps.carrierProtection });
+  const protectionTarget = (input: SendToCarrierInput) => ({
+    storeId: input.storeId,
+    call: input.carrierCall,
+    fulfillmentOrderGids: input.fulfillmentOrderGids,
+  });
+
+  /** Checked before the call counts as sent: a blocked creation never reaches the carrier and gets its unit back. */
+  async function protectionBlock(input: SendToCarrierInput): Promise<SentToCarrier | null> {
+    const decision = await protection.check(protectionTarget(input));
+    if (decision.kind === 'allow') return null;
+    deps.logger.warn(
+      { label_creation_id: input.creationId, code: decision.refusal.code, details: decision.refusal.details },
+      'carrier protection refused the carrier call',
+    );
+    const { code, message, details, retryAfterSeconds } = decision.refusal;
+    return {
+      kind: 'blocked',
+      error: { code, message, details, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) },
+    };
+  }
+
+  /** What the call came to, for the account's circuit and refusal counts. Never fails the call it describes. */
+  async function recordOutcome(input: SendToCarrierInput, outcome: SendOutcome): Promise<void> {
+    try {
+      await protection.record({
+        ...protectionTarget(input),
+        creationId: input.creationId,
+        outcome: outcome.kind,
+        reason: outcome.kind === 'accepted' ? null : outcome.reason,
+      });
+    } catch (error) {
+      deps.logger.error({ err: error, label_creation_id: input.creationId }, 'carrier outcome not recorded');
+    }
+  }
+  // ---- end of carrier protection
 
   return {
     /** Whether this run carries the attempt on: its record must still be `processing` (a late duplicate run stops). */
@@ -258,6 +299,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           fulfillmentOrderGids: input.fulfillmentOrderGids,
         });
         if (!held) return { kind: 'lost_locks' };
+        const blocked = await protectionBlock(input);
+        if (blocked) return blocked;
         // Reaching the carrier is what a daily creation unit counts (spec "Limits"): it stays counted from here.
         await limits.creationUnits.confirm(input.creationId);
         await markSent(manager, { id: input.creationId, sentAt: deps.now() });
@@ -283,6 +326,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           options: call.options,
         };
         const outcome = await sendShipment(deps.carrierFor(account.carrierCode), settings, request, { resumed });
+        await recordOutcome(input, outcome);
         const at = sentAt.toISOString();
         if (outcome.kind === 'rejected') {
           // The carrier's own words stay in the log; clients get the reason only.

@@ -211,6 +211,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/label-creations/{label_creation_id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve a creation whose outcome is unclear (`needs_attention`)
+     * @description `not_created`: the creation fails with `error.code: resolved_not_created` and releases its fulfillment orders and key (not before `attention.resolve_allowed_at`, and only while `attention.shipment_at_carrier` is `unknown`). `shipment_exists`: the creation is abandoned, its fulfillment orders released and its pending label failed (`not_finalized`). The same outcome again answers 200; no idempotency key. Needs `label_creations:resolve` together with `labels:write`.
+     */
+    post: operations['resolveLabelCreation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/carrier-accounts': {
     parameters: {
       query?: never;
@@ -1864,6 +1884,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (
@@ -1919,6 +1940,7 @@ export interface operations {
               };
               doc_url: string;
             } | null;
+            /** @description Set while the outcome is unclear (`needs_attention`), kept on a creation resolved or abandoned from it */
             attention: {
               /** @enum {string} */
               reason:
@@ -1936,6 +1958,17 @@ export interface operations {
               sent_at: string;
               /** @description ISO 8601 UTC, second precision */
               resolve_allowed_at: string;
+            } | null;
+            /** @description The resolve taken for this creation (`POST /label-creations/{id}/resolve`); null when none */
+            resolution: {
+              /** @enum {string} */
+              outcome: 'not_created' | 'shipment_exists';
+              tracking_number: string | null;
+              note: string | null;
+              /** @description The API key (`ak_...`) that resolved */
+              resolved_by: string;
+              /** @description ISO 8601 UTC, second precision */
+              resolved_at: string;
             } | null;
             client_reference: string | null;
             /** @description null in a dry run */
@@ -2330,6 +2363,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (
@@ -2385,6 +2419,7 @@ export interface operations {
               };
               doc_url: string;
             } | null;
+            /** @description Set while the outcome is unclear (`needs_attention`), kept on a creation resolved or abandoned from it */
             attention: {
               /** @enum {string} */
               reason:
@@ -2402,6 +2437,17 @@ export interface operations {
               sent_at: string;
               /** @description ISO 8601 UTC, second precision */
               resolve_allowed_at: string;
+            } | null;
+            /** @description The resolve taken for this creation (`POST /label-creations/{id}/resolve`); null when none */
+            resolution: {
+              /** @enum {string} */
+              outcome: 'not_created' | 'shipment_exists';
+              tracking_number: string | null;
+              note: string | null;
+              /** @description The API key (`ak_...`) that resolved */
+              resolved_by: string;
+              /** @description ISO 8601 UTC, second precision */
+              resolved_at: string;
             } | null;
             client_reference: string | null;
             /** @description null in a dry run */
@@ -2796,6 +2842,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (
@@ -2851,6 +2898,7 @@ export interface operations {
               };
               doc_url: string;
             } | null;
+            /** @description Set while the outcome is unclear (`needs_attention`), kept on a creation resolved or abandoned from it */
             attention: {
               /** @enum {string} */
               reason:
@@ -2868,6 +2916,17 @@ export interface operations {
               sent_at: string;
               /** @description ISO 8601 UTC, second precision */
               resolve_allowed_at: string;
+            } | null;
+            /** @description The resolve taken for this creation (`POST /label-creations/{id}/resolve`); null when none */
+            resolution: {
+              /** @enum {string} */
+              outcome: 'not_created' | 'shipment_exists';
+              tracking_number: string | null;
+              note: string | null;
+              /** @description The API key (`ak_...`) that resolved */
+              resolved_by: string;
+              /** @description ISO 8601 UTC, second precision */
+              resolved_at: string;
             } | null;
             client_reference: string | null;
             /** @description null in a dry run */
@@ -3071,6 +3130,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
           /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
           'X-RateLimit-Limit'?: number;
           /** @description What that bucket has left after this request (0 on a 429) */
@@ -5873,6 +5933,7 @@ export interface operations {
                   [key: string]: unknown;
                 };
               }[];
+              /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
               error: {
                 code:
                   | (
@@ -5928,6 +5989,7 @@ export interface operations {
                 };
                 doc_url: string;
               } | null;
+              /** @description Set while the outcome is unclear (`needs_attention`), kept on a creation resolved or abandoned from it */
               attention: {
                 /** @enum {string} */
                 reason:
@@ -5945,6 +6007,17 @@ export interface operations {
                 sent_at: string;
                 /** @description ISO 8601 UTC, second precision */
                 resolve_allowed_at: string;
+              } | null;
+              /** @description The resolve taken for this creation (`POST /label-creations/{id}/resolve`); null when none */
+              resolution: {
+                /** @enum {string} */
+                outcome: 'not_created' | 'shipment_exists';
+                tracking_number: string | null;
+                note: string | null;
+                /** @description The API key (`ak_...`) that resolved */
+                resolved_by: string;
+                /** @description ISO 8601 UTC, second precision */
+                resolved_at: string;
               } | null;
               client_reference: string | null;
               /** @description null in a dry run */
@@ -6647,6 +6720,7 @@ export interface operations {
                 [key: string]: unknown;
               };
             }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
             error: {
               code:
                 | (
@@ -6702,6 +6776,7 @@ export interface operations {
               };
               doc_url: string;
             } | null;
+            /** @description Set while the outcome is unclear (`needs_attention`), kept on a creation resolved or abandoned from it */
             attention: {
               /** @enum {string} */
               reason:
@@ -6719,6 +6794,17 @@ export interface operations {
               sent_at: string;
               /** @description ISO 8601 UTC, second precision */
               resolve_allowed_at: string;
+            } | null;
+            /** @description The resolve taken for this creation (`POST /label-creations/{id}/resolve`); null when none */
+            resolution: {
+              /** @enum {string} */
+              outcome: 'not_created' | 'shipment_exists';
+              tracking_number: string | null;
+              note: string | null;
+              /** @description The API key (`ak_...`) that resolved */
+              resolved_by: string;
+              /** @description ISO 8601 UTC, second precision */
+              resolved_at: string;
             } | null;
             client_reference: string | null;
             /** @description null in a dry run */
@@ -6845,6 +6931,850 @@ export interface operations {
           'Service-Version': components['headers']['Service-Version'];
           /** @description Methods the path accepts */
           Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `rate_limited` */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `temporarily_unavailable` */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  resolveLabelCreation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path: {
+        label_creation_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "outcome": "not_created",
+         *       "note": "Checked the carrier portal: no parcel with this reference."
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description `not_created`: no shipment exists at the carrier; `shipment_exists`: it does (the creation is abandoned)
+           * @enum {string}
+           */
+          outcome: 'not_created' | 'shipment_exists';
+          /**
+           * @description The tracking number found at the carrier, recorded on the creation
+           * @default null
+           */
+          tracking_number?: string | null;
+          /**
+           * @description For people: why, recorded on the creation
+           * @default null
+           */
+          note?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The creation after the resolve (or as it is, for a repeat) */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description `lcr_...`; null in a dry run */
+            id: string | null;
+            /** @enum {string} */
+            status: 'processing' | 'succeeded' | 'failed' | 'needs_attention' | 'abandoned' | 'validated';
+            phase:
+              | (
+                  | 'queued'
+                  | 'preparing'
+                  | 'waiting_for_lock'
+                  | 'sending_to_carrier'
+                  | 'waiting_for_carrier'
+                  | 'finalizing'
+                )
+              | null;
+            /** @enum {string} */
+            next_action:
+              | 'fetch_document'
+              | 'wait_for_document'
+              | 'poll'
+              | 'manual_check'
+              | 'fix_and_retry'
+              | 'retry_later'
+              | 'none';
+            created: boolean | null;
+            dry_run: boolean;
+            /** @description Dry runs only: what the live call would do */
+            would: ('create' | 'return_existing' | 'wait_for_existing') | null;
+            /** @description With `would: wait_for_existing`: what the live call would wait for */
+            waiting_for: {
+              /** @enum {string} */
+              reason: 'fulfillment_order_held' | 'label_pending';
+              held_by: ('creation' | 'export' | 'unknown') | null;
+              label_creation_id: string | null;
+              label_id: string | null;
+              fulfillment_order_ids: string[];
+            } | null;
+            /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+            order: {
+              id: string | null;
+              legacy_id: string | null;
+              name: string | null;
+            };
+            /** @description Echo of the request after normalization (IDs as GIDs, defaults filled, amounts with two decimals); null where the value is derived. Sending it again as a body makes the same request. */
+            requested: {
+              /** @description GID; null when the order was named by order_name */
+              order_id: string | null;
+              /** @description Lookup key: without `#`, lowercased */
+              order_name: string | null;
+              /** @description GIDs; null: every shippable fulfillment order */
+              fulfillment_order_ids: string[] | null;
+              all_locations: boolean;
+              carrier_account_id: string | null;
+              service_code: string | null;
+              /** @description null: derived */
+              parcels:
+                | {
+                    weight_grams: number;
+                  }[]
+                | null;
+              /** @description null: derived */
+              cod: {
+                /** @description Decimal string with two places */
+                amount: string;
+                /** @description ISO 4217 */
+                currency: string;
+              } | null;
+              /** @description null: derived */
+              declared_value: {
+                /** @description Decimal string with two places */
+                amount: string;
+                /** @description ISO 4217 */
+                currency: string;
+              } | null;
+              carrier_options: {
+                [key: string]: string | number | boolean;
+              };
+              /** @enum {string} */
+              fulfillment: 'account_default' | 'none' | 'fulfill' | 'fulfill_and_notify';
+              /** @enum {string} */
+              on_existing: 'return' | 'reject' | 'create_new';
+              replaces: string[];
+              include: 'document'[];
+              client_reference: string | null;
+              dry_run: boolean;
+            };
+            /** @description The decision: filled in while running, complete from `sending_to_carrier`; null fields are not decided */
+            resolved: {
+              /** @description `auto`: rules chose; `requested_account`: account from the request; `requested`: account and service */
+              selection: ('auto' | 'requested_account' | 'requested') | null;
+              matched_rule: {
+                id: string;
+                priority: number;
+              } | null;
+              carrier_account_id: string | null;
+              service_code: string | null;
+              parcels:
+                | {
+                    weight_grams: number;
+                    /** @enum {string} */
+                    source: 'request' | 'order';
+                  }[]
+                | null;
+              fulfillment: {
+                /** @enum {string} */
+                mode: 'none' | 'fulfill' | 'fulfill_and_notify';
+                /** @enum {string} */
+                source: 'request' | 'account_default';
+              } | null;
+              cod: {
+                decided: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                  /** @enum {string} */
+                  source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+                };
+                to_carrier: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                  adjustments: {
+                    /** @enum {string} */
+                    kind: 'carrier_rounding';
+                    /** @description `whole`: to whole units, half up; `up_to_multiple`: up to the next multiple */
+                    rule: {
+                      /** @enum {string} */
+                      mode: 'whole' | 'up_to_multiple';
+                      /** @description With `up_to_multiple`: rounds up to a multiple of this */
+                      multiple?: number;
+                    };
+                    /** @description Decimal string with two places */
+                    from: string;
+                    /** @description Decimal string with two places */
+                    to: string;
+                  }[];
+                  /**
+                   * @description `predicted` in a dry run
+                   * @enum {string}
+                   */
+                  state: 'predicted' | 'sent';
+                };
+                /** @description How an automatic COD came about; all null for an explicit `cod` */
+                derivation: {
+                  /** @description Order-level amount before the label’s share */
+                  base: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                  } | null;
+                  /** @description `service/cod_value` as read, when it decided */
+                  raw_metafield: string | null;
+                  /** @description The COD payment gateway that decided */
+                  matched_gateway: string | null;
+                  outstanding_balance: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                  } | null;
+                  /** @description The label’s share of `base` */
+                  share: {
+                    /** @description Decimal string with two places */
+                    amount: string;
+                    /** @description ISO 4217 */
+                    currency: string;
+                  } | null;
+                  /** @description Set when an automatic amount was split across the order’s fulfillment orders by goods value */
+                  split: {
+                    label_goods_value: {
+                      /** @description Decimal string with two places */
+                      amount: string;
+                      /** @description ISO 4217 */
+                      currency: string;
+                    };
+                    order_goods_value: {
+                      /** @description Decimal string with two places */
+                      amount: string;
+                      /** @description ISO 4217 */
+                      currency: string;
+                    };
+                    fulfillment_order_ids: string[];
+                  } | null;
+                  /** @description Carrier A: `custom.converted_value` / `custom.converted_currency` when they replaced the amount */
+                  converted: {
+                    value: string;
+                    currency: string;
+                  } | null;
+                };
+              } | null;
+              declared_value: {
+                decided: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                  /** @enum {string} */
+                  source: 'request' | 'order';
+                } | null;
+                /** @description null where the carrier gets no declared value */
+                to_carrier: {
+                  /** @description Decimal string with two places */
+                  amount: string;
+                  /** @description ISO 4217 */
+                  currency: string;
+                } | null;
+              } | null;
+            };
+            /** @description Labels of the creation (or the existing labels it returns) */
+            labels: {
+              /** @description `lbl_...` */
+              id: string;
+              order: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+                name: string;
+              };
+              /** @description Fulfillment orders the label covers; empty for whole-order labels */
+              fulfillment_orders: {
+                /** @description Global ID (GID) */
+                id: string;
+                /** @description Numeric platform ID */
+                legacy_id: string;
+              }[];
+              /** @enum {string} */
+              direction: 'outbound' | 'return';
+              /** @enum {string} */
+              kind: 'shipment' | 'claim' | 'collection';
+              /** @enum {string} */
+              status: 'pending' | 'ready' | 'failed';
+              failure_reason: ('carrier_import_rejected' | 'not_finalized') | null;
+              current: boolean;
+              supersedes: string[];
+              /** @description Newer labels that replaced this one */
+              superseded_by: string[];
+              /**
+               * @description Same value on every label of the order and direction
+               * @enum {string}
+               */
+              current_set: 'ok' | 'ambiguous';
+              carrier: {
+                code: string;
+                name: string;
+                /** @description `ca_...` */
+                account_id: string | null;
+              };
+              /** @description Only on labels created through the API */
+              service: {
+                code: string;
+                name: string;
+              } | null;
+              source: ('admin' | 'flow' | 'api') | null;
+              cod: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+                /** @enum {string} */
+                source: 'request' | 'order_metafield' | 'payment_gateway' | 'shop_rule' | 'none';
+              } | null;
+              declared_value: {
+                /** @description Decimal string with two places */
+                amount: string;
+                currency: string;
+              } | null;
+              tracking_number: string | null;
+              tracking_url: string | null;
+              parcels: {
+                tracking_number: string | null;
+                tracking_url: string | null;
+                weight_grams: number | null;
+              }[];
+              batch_id: string | null;
+              /** @description Label document object */
+              document: {
+                /** @enum {string} */
+                availability:
+                  | 'available'
+                  | 'pending'
+                  | 'expired'
+                  | 'not_applicable'
+                  | 'not_isolated'
+                  | 'carrier_excluded'
+                  | 'not_reissuable';
+                /** @description Where the PDF comes from; null when there is none */
+                source: ('stored' | 'carrier') | null;
+                formats: ('label' | 'a4')[];
+                /** @description 60 days after label creation */
+                available_until: string;
+                /** @description The document endpoint of the label */
+                url: string;
+              };
+              /** @description Carrier-specific values (carrier A: `consign_password`); `{}` for other carriers */
+              extras: {
+                [key: string]: unknown;
+              };
+              /** @description Insertion time; never changes */
+              created_at: string;
+              /** @description Last state change; null on labels from before the field existed */
+              updated_at: string | null;
+            }[];
+            side_effects: {
+              fulfillment: {
+                /** @enum {string} */
+                mode: 'none' | 'fulfill' | 'fulfill_and_notify';
+                /** @enum {string} */
+                status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+              } | null;
+              order_tags: {
+                /** @enum {string} */
+                status: 'pending' | 'succeeded' | 'failed' | 'skipped';
+              } | null;
+            };
+            warnings: {
+              /** @enum {string} */
+              code:
+                | 'cod_adjusted'
+                | 'request_parameters_not_applied'
+                | 'cod_conversion_metafield_ignored'
+                | 'missing_phone'
+                | 'pickup_point_not_used';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+            }[];
+            /** @description The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry` */
+            error: {
+              code:
+                | (
+                    | 'unauthorized'
+                    | 'invalid_token'
+                    | 'access_required'
+                    | 'api_paused'
+                    | 'plan_required'
+                    | 'write_access_required'
+                    | 'insufficient_scope'
+                    | 'not_found'
+                    | 'method_not_allowed'
+                    | 'idempotency_conflict'
+                    | 'duplicate_request'
+                    | 'label_pending'
+                    | 'document_pending'
+                    | 'render_in_progress'
+                    | 'ambiguous_current_set'
+                    | 'label_exists'
+                    | 'unresolved_creation'
+                    | 'creation_in_progress'
+                    | 'precondition_failed'
+                    | 'already_resolved'
+                    | 'not_resolvable'
+                    | 'resolve_too_early'
+                    | 'document_expired'
+                    | 'label_not_reissuable'
+                    | 'validation_error'
+                    | 'unsupported_version'
+                    | 'format_not_supported'
+                    | 'document_unavailable'
+                    | 'carrier_rejected'
+                    | 'repeated_rejection'
+                    | 'label_validation_failed'
+                    | 'currency_mismatch'
+                    | 'order_not_eligible'
+                    | 'order_ambiguous'
+                    | 'pickup_point_not_available'
+                    | 'fulfillment_order_required'
+                    | 'carrier_selection_failed'
+                    | 'unsupported_parameter'
+                    | 'rate_limited'
+                    | 'internal_error'
+                    | 'carrier_unavailable'
+                    | 'shopify_unavailable'
+                    | 'temporarily_unavailable'
+                    | 'not_started'
+                  )
+                | 'resolved_not_created';
+              message: string;
+              details?: {
+                [key: string]: unknown;
+              };
+              doc_url: string;
+            } | null;
+            /** @description Set while the outcome is unclear (`needs_attention`), kept on a creation resolved or abandoned from it */
+            attention: {
+              /** @enum {string} */
+              reason:
+                'carrier_timeout' | 'carrier_error' | 'worker_lost' | 'label_not_retrieved' | 'confirmation_missing';
+              /** @enum {string} */
+              shipment_at_carrier: 'unknown' | 'exists';
+              carrier: {
+                code: string;
+                name: string;
+                account_id: string | null;
+              };
+              carrier_reference: string | null;
+              carrier_note: 'draft_until_label_printed' | null;
+              /** @description ISO 8601 UTC, second precision */
+              sent_at: string;
+              /** @description ISO 8601 UTC, second precision */
+              resolve_allowed_at: string;
+            } | null;
+            /** @description The resolve taken for this creation (`POST /label-creations/{id}/resolve`); null when none */
+            resolution: {
+              /** @enum {string} */
+              outcome: 'not_created' | 'shipment_exists';
+              tracking_number: string | null;
+              note: string | null;
+              /** @description The API key (`ak_...`) that resolved */
+              resolved_by: string;
+              /** @description ISO 8601 UTC, second precision */
+              resolved_at: string;
+            } | null;
+            client_reference: string | null;
+            /** @description null in a dry run */
+            idempotency_key: string | null;
+            /** @description URL of the creation; null in a dry run */
+            url: string | null;
+            created_at: string | null;
+            updated_at: string | null;
+            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            documents?: {
+              label_id: string;
+              /** @enum {string} */
+              format: 'label';
+              /** @enum {string} */
+              content_type: 'application/pdf';
+              /** @description The stored PDF, base64 */
+              data_base64: string;
+            }[];
+          };
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `unauthorized`, `invalid_token` */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope`, `write_access_required` */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
+          'X-RateLimit-Limit'?: number;
+          /** @description What that bucket has left after this request (0 on a 429) */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until that bucket’s window ends */
+          'X-RateLimit-Reset'?: number;
+          /** @description Name of that bucket (error reference: `rate_limited`) */
+          'X-RateLimit-Bucket'?:
+            | 'read_key_per_second'
+            | 'read_key_per_minute'
+            | 'document_key_per_minute'
+            | 'document_shop_per_minute'
+            | 'render_shop_per_minute'
+            | 'dry_run_key_per_second'
+            | 'dry_run_key_per_minute'
+            | 'dry_run_shop_per_minute'
+            | 'write_key_per_second'
+            | 'write_shop_per_minute'
+            | 'write_shop_per_day'
+            | 'create_new_daily'
+            | 'resolve_key_per_second'
+            | 'resolve_shop_per_hour'
+            | 'print_key_per_second'
+            | 'print_shop_per_minute'
+            | 'pickup_point_key_per_second'
+            | 'pickup_point_shop_per_minute'
+            | 'write_queue_depth';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `already_resolved`, `not_resolvable`, `resolve_too_early` */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          'Retry-After': components['headers']['Retry-After'];
           /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
           'X-RateLimit-Limit'?: number;
           /** @description What that bucket has left after this request (0 on a 429) */

@@ -10,6 +10,7 @@ import { createShopRoutes } from './api/shop/routes';
 import { createDocumentRoutes } from './api/documents/routes';
 import { createPrintedRoutes } from './api/labels/printed';
 import { createLabelCreationRoutes } from './api/labels/create';
+import { createCarrierProtection } from './carriers/protection/carrier-protection';
 import type { LiveCreation } from './api/labels/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
 import { createLabelCreationResourceRoutes } from './api/label-creations/routes';
@@ -77,6 +78,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       platform: deps.platform,
       publicBaseUrl: deps.config.publicBaseUrl,
       liveCreation: deps.liveCreation,
+      carrierProtection: createCarrierProtection({
+        orm: deps.orm,
+        now: deps.now,
+        settings: deps.config.carrierProtection,
+      }),
     }),
   );
   routes.push(

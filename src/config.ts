@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { CarrierProtectionSettings } from './domain/carrier-protection';
 import { parseDuration } from './duration';
 
 const duration = (fallback: string) =>
@@ -78,6 +79,20 @@ const envSchema = z.object({
   CREATION_ABANDON_AFTER: duration('24h'),
   /** An abandoned creation's record is deleted this long after it was created (spec: 90 days). */
   ABANDONED_CREATION_DELETE_AFTER: duration('90d'),
+  // Carrier protection (spec "Errors": `carrier_unavailable`, `repeated_rejection`; docs/decisions/0500-0502).
+  /** Unclear results in a row on one carrier account that open its circuit. */
+  CARRIER_CIRCUIT_THRESHOLD: z.coerce.number().int().positive().default(5),
+  /** How long an open circuit fails new creations without calling the carrier. */
+  CARRIER_CIRCUIT_OPEN: duration('5m'),
+  /** Refusals on one account within the window that stop its creations (`account_rejecting`). */
+  CARRIER_ACCOUNT_REJECTING_LIMIT: z.coerce.number().int().positive().default(5),
+  CARRIER_ACCOUNT_REJECTING_WINDOW: duration('10m'),
+  /** Refusals of the same shipment within the window that stop it (`repeated_rejection`, scope `fingerprint`). */
+  REPEATED_REJECTION_LIMIT: z.coerce.number().int().positive().default(3),
+  REPEATED_REJECTION_WINDOW: duration('60m'),
+  /** Refusals per fulfillment order within the window (`repeated_rejection`, scope `fulfillment_order_daily`). */
+  FULFILLMENT_ORDER_REFUSAL_LIMIT: z.coerce.number().int().positive().default(30),
+  FULFILLMENT_ORDER_REFUSAL_WINDOW: duration('24h'),
   /** Encrypts secrets operators configure (custom pickup point provider headers): 32 bytes, base64. */
   SETTINGS_ENCRYPTION_KEY: z
     .string()
@@ -134,6 +149,7 @@ export type Config = Readonly<{
     abandonAfterMs: number;
     abandonedDeleteAfterMs: number;
   }>;
+  carrierProtection: Readonly<CarrierProtectionSettings>;
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
   settingsEncryptionKey: Buffer;
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
@@ -193,6 +209,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       attentionRetryMaxMs: e.ATTENTION_RETRY_MAX,
       abandonAfterMs: e.CREATION_ABANDON_AFTER,
       abandonedDeleteAfterMs: e.ABANDONED_CREATION_DELETE_AFTER,
+    }),
+    carrierProtection: Object.freeze({
+      circuitThreshold: e.CARRIER_CIRCUIT_THRESHOLD,
+      circuitOpenMs: e.CARRIER_CIRCUIT_OPEN,
+      accountRejectingLimit: e.CARRIER_ACCOUNT_REJECTING_LIMIT,
+      accountRejectingWindowMs: e.CARRIER_ACCOUNT_REJECTING_WINDOW,
+      fingerprintLimit: e.REPEATED_REJECTION_LIMIT,
+      fingerprintWindowMs: e.REPEATED_REJECTION_WINDOW,
+      fulfillmentOrderDailyLimit: e.FULFILLMENT_ORDER_REFUSAL_LIMIT,
+      fulfillmentOrderWindowMs: e.FULFILLMENT_ORDER_REFUSAL_WINDOW,
     }),
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
       now: () => new Date(),
       smtpUrl: config.mail.smtpUrl,
       mailFrom: config.mail.from,
+      carrierProtection: config.carrierProtection,
       ...composeAdapters(config, orm, logger),
     }),
   });

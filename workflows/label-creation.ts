@@ -448,6 +448,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
         message: 'The creation lost its hold on the fulfillment orders before the carrier call; nothing was created.',
       });
     }
+    if (sent.kind === 'blocked') return fail(sent.error);
     if (sent.kind === 'rejected') {
       return fail({
         code: 'carrier_rejected',

@@ -26,6 +26,7 @@ import { composeAdapters } from '../adapters';
 import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
 import { registerPickupPointCommands } from './pickup-points';
+import { createCarrierProtection } from '../carriers/protection/carrier-protection';
 import { LimitOverrideError, resetLimitOverride, setLimitOverride, storeLimits } from '../limits/overrides';
 
 /** A refusal the operator can act on: printed as one line, exit code 2. */
@@ -126,7 +127,7 @@ export function buildProgram(
 ): Command {
   const program = new Command('labelctl')
     .description(
-      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, outbox, request log and pickup point providers',
+      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, carrier protection, outbox, request log and pickup point providers',
     )
     .option('--json', 'machine-readable output (one JSON document per line)')
     .exitOverride()
@@ -316,6 +317,58 @@ export function buildProgram(
         row.had_override
           ? `${row.store_id}: ${bucket} back to the spec's limit`
           : `${row.store_id}: ${bucket} had no override`,
+      );
+    });
+
+  const protection = program
+    .command('carrier-protection')
+    .description('carrier protection of a store’s carrier accounts: open circuits and recent refusals');
+  const protectionOf = async () =>
+    createCarrierProtection({
+      orm: await ormHandle(),
+      now: () => new Date(),
+      settings: loadConfig().carrierProtection,
+    });
+  protection
+    .command('show <store>')
+    .description('each carrier account with recent carrier outcomes: unclear results in a row, circuit, refusals')
+    .action(async (ref: string) => {
+      const storeId = await withOrm(async (em) => (await findStore(em, ref)).id);
+      const rows = (await (await protectionOf()).status(storeId)).map((a) => ({
+        carrier_account_id: a.carrierAccountId,
+        circuit: a.circuitOpenUntil ? 'open' : 'closed',
+        open_until: isoSecondsOrNull(a.circuitOpenUntil),
+        unclear_in_a_row: a.unclearInARow,
+        last_unclear_at: isoSecondsOrNull(a.lastUnclearAt),
+        recent_refusals: a.recentRefusals,
+        last_accepted_at: isoSecondsOrNull(a.lastAcceptedAt),
+      }));
+      print(out(), rows, () =>
+        table(rows, [
+          'carrier_account_id',
+          'circuit',
+          'open_until',
+          'unclear_in_a_row',
+          'last_unclear_at',
+          'recent_refusals',
+          'last_accepted_at',
+        ]),
+      );
+    });
+  protection
+    .command('reset <store>')
+    .description(
+      'forget the recorded carrier outcomes (circuits close, refusal counts restart) of the store, or of one account',
+    )
+    .option('--account <carrier_account_id>', 'only this carrier account')
+    .action(async (ref: string, opts: { account?: string }) => {
+      const storeId = await withOrm(async (em) => (await findStore(em, ref)).id);
+      const forgotten = await (await protectionOf()).reset(storeId, opts.account);
+      const row = { store_id: storeId, carrier_account_id: opts.account ?? null, forgotten_outcomes: forgotten };
+      print(
+        out(),
+        row,
+        () => `${storeId}: forgot ${forgotten} carrier outcomes${opts.account ? ` of ${opts.account}` : ''}`,
       );
     });
 

@@ -122,7 +122,7 @@ export const ERROR_EXAMPLES: Record<ErrorCode, ErrorExample> = {
     details: {
       scope: 'fingerprint',
       blocked_until: '2026-10-20T11:00:00Z',
-      carrier_rejected: { reason: 'postcode_invalid' },
+      carrier_rejected: { reason: 'postcode_invalid', label_creation_id: CREATION },
       label_creation_id: CREATION,
     },
   },

@@ -165,7 +165,10 @@ export const labelCreationSchema = z
         details: z.record(z.string(), z.unknown()).optional(),
         doc_url: z.string(),
       })
-      .nullable(),
+      .nullable()
+      .describe(
+        'The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry`',
+      ),
     attention: attentionSchema
       .nullable()
       .describe(

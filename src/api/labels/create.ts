@@ -1,4 +1,5 @@
 import { holdsScope } from '../../access/scopes';
+import type { CarrierProtection } from '../../carriers/protection/carrier-protection';
 import { loadCreationContext } from '../../creation/load-context';
 import { readLabelViews } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
@@ -24,6 +25,8 @@ export interface CreateLabelRouteDeps {
   platform: Pick<StorePlatformPort, 'getOrder' | 'findOrdersByName' | 'listFulfillmentOrders'>;
   publicBaseUrl: string | undefined;
   liveCreation: LiveCreation;
+  /** The dry run answers the carrier-protection refusal a live call would get (docs/decisions/0503). */
+  carrierProtection: Pick<CarrierProtection, 'check'>;
 }
 
 const creationHeaders = {
@@ -127,8 +130,12 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
       ],
       errorHeaders: {
         409: { 'Retry-After': '`creation_in_progress`: 5' },
+        422: { 'Retry-After': '`repeated_rejection`: seconds until `blocked_until`' },
         429: { 'Retry-After': 'Seconds until the refusing bucket allows the request' },
-        503: { 'Retry-After': 'Seconds to wait before sending the same request again' },
+        503: {
+          'Retry-After':
+            'Seconds to wait before sending the same request again; `carrier_unavailable` (`circuit_open`, `account_rejecting`): until the carrier account is called again',
+        },
       },
       handler: async (ctx, { body }) => {
         const auth = ctx.state.auth!;
@@ -159,6 +166,14 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
         const context = await loadCreationContext({ em, platform: deps.platform }, { storeId: auth.storeId, request });
         const decision = decideCreation(context, request, now.getTime());
         if (decision.kind === 'refuse') throw refusalError(decision.refusal);
+        if (decision.kind === 'create') {
+          const protection = await deps.carrierProtection.check({
+            storeId: auth.storeId,
+            call: decision.carrierCall,
+            fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+          });
+          if (protection.kind === 'block') throw refusalError(protection.refusal);
+        }
         const labelIds =
           decision.kind === 'return_existing'
             ? decision.labelIds
