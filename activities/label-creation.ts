@@ -35,6 +35,7 @@ import type { WaitFor } from '../src/domain/existing-labels';
 import type { CodSource, FulfillmentMode, LabelCreationPhase } from '../src/domain/labels';
 import type { CreationWarning } from '../src/domain/refusal';
 import type { Resolution } from '../src/domain/resolve';
+import { holdForUnresolvedCreation, releaseUnresolvedCreationHold } from '../src/locks/platform-holds';
 import { holdsLocks, orderLabelState, type AcquireResult } from '../src/locks/fulfillment-order-locks';
 import { createWriteLimits } from '../src/limits/write-limits';
 import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
@@ -113,6 +114,16 @@ function nonRetryable(error: DomainError): ApplicationFailure {
     details: error.details,
     retryAfterSeconds: error.retryAfterSeconds,
   });
+}
+
+/** A platform that does not answer is retried by Temporal (a plain error); its refusals are reported as they are. */
+async function platformCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof PlatformUnavailableError) throw new Error(error.message, { cause: error });
+    throw error;
+  }
 }
 
 export function createLabelCreationActivities(deps: ActivityDeps) {
@@ -580,6 +591,27 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
         trackingNumber: shipment.trackingNumber,
         trackingUrl: shipment.trackingUrl,
       };
+    },
+
+    /**
+     * `needs_attention` locks the fulfillment orders for admin and automation exports too: the platform's own hold,
+     * with the creation as its handle (docs/decisions/0014-unresolved-creation-platform-hold.md).
+     */
+    async holdUnresolvedFulfillmentOrders(input: {
+      storeId: string;
+      creationId: string;
+      fulfillmentOrderGids: string[];
+    }): Promise<void> {
+      await platformCall(() => holdForUnresolvedCreation(deps, input));
+    },
+
+    /** Leaving `needs_attention`: the creation's platform hold goes (before any fulfillment, which a hold refuses). */
+    async releaseUnresolvedFulfillmentOrders(input: {
+      storeId: string;
+      creationId: string;
+      fulfillmentOrderGids: string[];
+    }): Promise<void> {
+      await platformCall(() => releaseUnresolvedCreationHold(deps, input));
     },
 
     async updateCreationAttention(input: { creationId: string; attention: StoredAttention }): Promise<void> {

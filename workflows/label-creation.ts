@@ -9,6 +9,7 @@ import {
   defineSignal,
   defineUpdate,
   getExternalWorkflowHandle,
+  log,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -121,7 +122,14 @@ const READS = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 6 },
 } as const;
-const { checkShipment, fetchLabelDocument, fulfillOrder, tagOrder } = proxyActivities<Activities>(READS);
+const {
+  checkShipment,
+  fetchLabelDocument,
+  fulfillOrder,
+  tagOrder,
+  holdUnresolvedFulfillmentOrders,
+  releaseUnresolvedFulfillmentOrders,
+} = proxyActivities<Activities>(READS);
 
 function carrierActivities(d: CreationDurations) {
   return proxyActivities<Activities>({
@@ -565,6 +573,20 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     return { fulfillment, orderTags: { status: tags } };
   }
 
+  /**
+   * The platform's hold on the fulfillment orders while the creation needs attention (admin and automation cannot
+   * export). Best effort past its retries: the lock rows keep every API path off them either way.
+   */
+  async function platformHold(action: 'hold' | 'release', u: Unresolved): Promise<void> {
+    const target = { storeId, creationId, fulfillmentOrderGids: u.sendInput.fulfillmentOrderGids };
+    try {
+      if (action === 'hold') await holdUnresolvedFulfillmentOrders(target);
+      else await releaseUnresolvedFulfillmentOrders(target);
+    } catch (error) {
+      log.warn(`platform ${action} of the fulfillment orders failed`, { error: String(error) });
+    }
+  }
+
   /** Enters `needs_attention` (the fulfillment orders stay locked) and stays there until the outcome is known. */
   async function needsAttention(u: Unresolved): Promise<void> {
     const carrier = CARRIERS[u.sendInput.carrierCall.carrierCode];
@@ -587,6 +609,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       attention: state.attention,
     });
     setStatus('needs_attention');
+    await platformHold('hold', u);
     return untilResolved(u);
   }
 
@@ -638,6 +661,8 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       return false;
     }
     if (found.kind === 'obtained') {
+      // The platform refuses to fulfil a held fulfillment order: the hold goes first.
+      await platformHold('release', u);
       await complete(u.decision, found.labelId, {
         trackingNumber: found.trackingNumber,
         trackingUrl: found.trackingUrl,
@@ -646,6 +671,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     }
     if (found.kind === 'import_rejected') {
       await importRejected(found.labelId);
+      await platformHold('release', u);
       return true;
     }
     if (found.kind === 'exists' || found.kind === 'draft') await learned(u, found);
@@ -683,6 +709,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     await local.resolveCreationNotCreated({ creationId, error: state.error, resolution });
     setStatus('failed');
     await releasedLocks();
+    await platformHold('release', u);
   }
 
   /**
@@ -695,6 +722,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     await local.abandonUnresolvedCreation({ creationId, resolution });
     setStatus('abandoned');
     await releasedLocks();
+    await platformHold('release', u);
     await startChild(abandonedCreationRetentionWorkflow, {
       workflowId: `label-creation-retention/${creationId}`,
       args: [{ creationId, deleteAtMs: input.createdAtMs + durations.abandonedDeleteAfterMs }],

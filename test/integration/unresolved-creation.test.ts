@@ -59,6 +59,12 @@ const getCreation = (shop: Shop, id: string) => app.request('GET', `/v1/label-cr
 const resolve = (shop: Shop, id: string, body: Record<string, unknown>, auth = shop.auth) =>
   app.request('POST', `/v1/label-creations/${id}/resolve`, { headers: auth, body });
 
+/** An admin or automation export starting on the platform (the sandbox's export hold). */
+const exportStarts = (shop: Shop, fulfillmentOrderId: string) =>
+  control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${fulfillmentOrderId}/hold`, {
+    reason: 'automation export',
+  });
+
 /** Waits (without asserting any duration) until the creation reads as `check` wants. */
 const until = (shop: Shop, id: string, check: (body: any) => boolean) =>
   eventually(
@@ -168,13 +174,15 @@ describe('resolve not_created', () => {
         status: 'needs_attention',
       }),
     );
-    // Exports of the fulfillment order are still refused, and so is every new label for it.
+    // Exports of the fulfillment order are refused on the platform, and so is every new label for it.
     expectError(
       await create(shop, `new-${order.orderId}`, { order_id: order.orderId, on_existing: 'create_new', replaces: [] }),
       409,
       'unresolved_creation',
       has({ label_creation_id: res.body.id }),
     );
+    const refusedExport = await exportStarts(shop, order.fulfillmentOrderIds[0]!);
+    expect(refusedExport).toMatchObject({ status: 409, body: { code: 'held_by_app' } });
     // The label comes through once the carrier serves it: succeeded automatically, one shipment.
     await control('DELETE', `/_control/carrier-accounts/${account.id}/faults`);
     const done = await until(shop, res.body.id, (b) => b.status === 'succeeded');
@@ -232,6 +240,9 @@ describe('resolve shipment_exists', () => {
         outcome: 'shipment_exists',
       }),
     );
+    // The platform hold went with the lock: an export may start again.
+    expect((await exportStarts(shop, order.fulfillmentOrderIds[0]!)).status).toBe(200);
+    await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${order.fulfillmentOrderIds[0]}/release`);
     // The key stays bound to the abandoned creation (spec "Idempotency of POST /labels").
     expectError(
       await create(shop, key, { order_id: order.orderId }),
