@@ -10,7 +10,7 @@ import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation'
 import globalSetup from '../helpers/global-setup';
 import globalTeardown from '../helpers/global-teardown';
 import { aCarrierAccount } from '../helpers/labels';
-import { control, scriptFaults } from '../helpers/sandbox';
+import { control, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -33,21 +33,32 @@ async function shopWith(app: TestApp, carrierCode: 'carrier_a' | 'carrier_b') {
 
 async function main(): Promise<void> {
   await globalSetup();
-  const app = await startTestApp();
+  // Short needs_attention durations, so those runs end (abandoned, resolved or succeeded) and can be recorded.
+  const app = await startTestApp({
+    env: {
+      RESOLVE_ALLOWED_AFTER: '1s',
+      ATTENTION_RETRY_INITIAL: '200ms',
+      ATTENTION_RETRY_MAX: '500ms',
+      CREATION_ABANDON_AFTER: '3s',
+      ABANDONED_CREATION_DELETE_AFTER: '8s',
+      CARRIER_PENDING_MAX: '1s',
+    },
+  });
   const create = (shop: Shop, key: string, body: Record<string, unknown>) =>
     app.request('POST', '/v1/labels', {
       headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
       body,
     });
-  const record = async (name: string, storeId: string, key: string) => {
-    const handle = app.temporal.workflow.getHandle(`label-creation/${storeId}/${key}`);
+  const recordWorkflow = async (name: string, workflowId: string) => {
+    const handle = app.temporal.workflow.getHandle(workflowId);
     await handle.result();
-    writeFileSync(
-      join(__dirname, 'histories', `label-creation-${name}.json`),
-      historyToJSON(await handle.fetchHistory()),
-    );
-    process.stdout.write(`recorded label-creation-${name}\n`);
+    writeFileSync(join(__dirname, 'histories', `${name}.json`), historyToJSON(await handle.fetchHistory()));
+    process.stdout.write(`recorded ${name}\n`);
   };
+  const record = (name: string, storeId: string, key: string) =>
+    recordWorkflow(`label-creation-${name}`, `label-creation/${storeId}/${key}`);
+  const resolve = (shop: Shop, id: string, outcome: string) =>
+    app.request('POST', `/v1/label-creations/${id}/resolve`, { headers: shop.auth, body: { outcome } });
   try {
     const a = await shopWith(app, 'carrier_a');
     const order = await anOrderOnPlatform(a.shop.domain);
@@ -71,13 +82,39 @@ async function main(): Promise<void> {
 
     const unclear = await anOrderOnPlatform(a.shop.domain);
     await scriptFaults(a.account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
-    await create(a.shop, 'record-unclear-1', { order_id: unclear.orderId });
+    const abandoned = await create(a.shop, 'record-unclear-1', { order_id: unclear.orderId });
+    // Left alone: abandoned after the (shortened) 24 hours, then deleted by its retention workflow.
     await record('needs-attention', a.shop.storeId, 'record-unclear-1');
+    await recordWorkflow('label-creation-retention', `label-creation-retention/${abandoned.body.id}`);
+
+    for (const [name, outcome] of [
+      ['resolved-not-created', 'not_created'],
+      ['resolved-shipment-exists', 'shipment_exists'],
+    ] as const) {
+      const resolvedOrder = await anOrderOnPlatform(a.shop.domain);
+      await scriptFaults(a.account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
+      const res = await create(a.shop, `record-${name}`, { order_id: resolvedOrder.orderId });
+      await new Promise((r) =>
+        setTimeout(r, Math.max(0, Date.parse(res.body.attention.resolve_allowed_at) - Date.now()) + 100),
+      );
+      const answer = await resolve(a.shop, res.body.id, outcome);
+      if (answer.status !== 200) throw new Error(`resolve answered ${answer.status}: ${answer.text}`);
+      await record(name, a.shop.storeId, `record-${name}`);
+    }
 
     const b = await shopWith(app, 'carrier_b');
     const batch = await anOrderOnPlatform(b.shop.domain);
     await create(b.shop, 'record-batch-1', { order_id: batch.orderId });
     await record('batch', b.shop.storeId, 'record-batch-1');
+
+    // Carrier B's batch completes only after the creation needed attention: it succeeds on its own.
+    await control('PUT', `/_control/carrier-accounts/${b.account.id}/settings`, { batch_completion: 'manual' });
+    const late = await anOrderOnPlatform(b.shop.domain);
+    const pending = await create(b.shop, 'record-attention-succeeded-1', { order_id: late.orderId });
+    if (pending.body.status !== 'needs_attention') throw new Error(`expected needs_attention: ${pending.text}`);
+    const batches = (await ledger(b.account.id)).filter((s) => s.reference === pending.body.id);
+    await control('POST', `/_control/carrier-accounts/${b.account.id}/batches/${batches[0].batch_id}/complete`);
+    await record('attention-succeeded', b.shop.storeId, 'record-attention-succeeded-1');
   } finally {
     await app.close();
     await globalTeardown();
