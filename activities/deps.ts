@@ -1,7 +1,10 @@
+import type { Client } from '@temporalio/client';
 import type { CarrierPort } from '../src/carriers/port';
 import type { Orm } from '../src/db/orm';
 import type { StorePlatformPort } from '../src/platform/port';
 import type { Logger } from '../src/logger';
+import type { WebhookRetrySchedule } from '../src/domain/webhooks';
+import type { Resolver, TargetPolicy } from '../src/net/target-guard';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -14,4 +17,19 @@ export interface ActivityDeps {
   platform: StorePlatformPort;
   /** The carrier port's adapter for a catalogue carrier code. */
   carrierFor: (carrierCode: string) => CarrierPort;
+  /** Starts webhook delivery workflows (an emission from inside a creation activity). */
+  temporal: Client;
+  webhooks: {
+    /** The worker's task queue, where delivery workflows run. */
+    taskQueue: string;
+    /** Base of the absolute URLs in event payloads, without `/v1`: the API's public base URL. */
+    baseUrl: string;
+    retry: WebhookRetrySchedule;
+    /** Time box of one delivery request. */
+    timeoutMs: number;
+    /** Opens the endpoints' sealed signing secrets (`SETTINGS_ENCRYPTION_KEY`). */
+    settingsKey: Buffer;
+    resolve: Resolver;
+    policy: TargetPolicy;
+  };
 }

@@ -33,6 +33,7 @@ import { holdsLocks, orderLabelState, type AcquireResult } from '../src/locks/fu
 import { createWriteLimits } from '../src/limits/write-limits';
 import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
 import type { ActivityDeps } from './deps';
+import { creationUpdatedPublisher } from './webhooks';
 
 /** The activities of the label-creation workflow (`workflows/label-creation.ts`): every side effect it has. */
 
@@ -90,6 +91,8 @@ function nonRetryable(error: DomainError): ApplicationFailure {
 export function createLabelCreationActivities(deps: ActivityDeps) {
   const em = () => deps.orm.em.fork();
   const limits = createWriteLimits({ orm: deps.orm, now: deps.now });
+  /** `label_creation.updated` (spec "Events"), after a transition commits: `(creationId, transitionKey)`. */
+  const publishCreationUpdated = creationUpdatedPublisher(deps);
 
   /**
    * Leaving `processing` frees the creation's write-queue place, and its daily unit comes back unless the carrier was
@@ -421,6 +424,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
+      await publishCreationUpdated(input.creationId, 'succeeded');
     },
 
     async failCreation(input: {
@@ -430,6 +434,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await finishFailed(deps.orm, { id: input.creationId, error: input.error, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
+      await publishCreationUpdated(input.creationId, 'failed');
     },
 
     async creationNeedsAttention(input: {
@@ -439,6 +444,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await enterNeedsAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
+      await publishCreationUpdated(input.creationId, 'needs_attention');
     },
   };
 }

@@ -8,6 +8,7 @@ import { connectTemporal } from './temporal/connection';
 import { ensureSchedules } from './temporal/schedules';
 import { workflowSource } from './temporal/workflow-source';
 import { reportWorkerLiveness } from './metrics/worker-liveness';
+import { systemResolver, targetPolicy } from './net/target-guard';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -59,6 +60,16 @@ async function main(): Promise<void> {
       smtpUrl: config.mail.smtpUrl,
       mailFrom: config.mail.from,
       ...composeAdapters(config, orm, logger),
+      temporal: client,
+      webhooks: {
+        taskQueue: config.temporal.taskQueue,
+        baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+        retry: config.webhooks.retry,
+        timeoutMs: config.webhooks.timeoutMs,
+        settingsKey: config.settingsEncryptionKey,
+        resolve: systemResolver,
+        policy: targetPolicy(config),
+      },
     }),
   });
   if (config.workerManagesSchedules) await ensureSchedules(client, config);

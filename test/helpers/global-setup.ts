@@ -90,6 +90,11 @@ export default async function globalSetup(): Promise<void> {
     REQUEST_LOG_PURGE_INTERVAL: '1h',
     // A carrier that holds the connection is given up on after 2 s (the spec's behaviour, at test speed).
     CARRIER_TIMEOUT: '2s',
+    // Webhook deliveries retry within seconds instead of over 24 hours.
+    WEBHOOK_TIMEOUT: '2s',
+    WEBHOOK_RETRY_INITIAL: '200ms',
+    WEBHOOK_RETRY_MAX_INTERVAL: '1s',
+    WEBHOOK_RETRY_WINDOW: '2m',
   };
   const worker = await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker');
   children.push(worker);
@@ -102,6 +107,10 @@ export default async function globalSetup(): Promise<void> {
     LOG_LEVEL: env.LOG_LEVEL,
     SANDBOX_URL: sandboxUrl,
     CARRIER_TIMEOUT: env.CARRIER_TIMEOUT,
+    WEBHOOK_TIMEOUT: env.WEBHOOK_TIMEOUT,
+    WEBHOOK_RETRY_INITIAL: env.WEBHOOK_RETRY_INITIAL,
+    WEBHOOK_RETRY_MAX_INTERVAL: env.WEBHOOK_RETRY_MAX_INTERVAL,
+    WEBHOOK_RETRY_WINDOW: env.WEBHOOK_RETRY_WINDOW,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
   process.stderr.write(

@@ -10,6 +10,7 @@ import { Migration20261123000200LiveCreation } from './20261123000200-live-creat
 import { Migration20261123010000AccountDefaultFulfillment } from './20261123010000-account-default-fulfillment';
 import { Migration20261123020000PickupPointProviders } from './20261123020000-pickup-point-providers';
 import { Migration20261123040000RateLimits } from './20261123040000-rate-limits';
+import { Migration20261123060000Webhooks } from './20261123060000-webhooks';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -28,4 +29,5 @@ export const migrationsList = [
   },
   { name: 'Migration20261123020000PickupPointProviders', class: Migration20261123020000PickupPointProviders },
   { name: 'Migration20261123040000RateLimits', class: Migration20261123040000RateLimits },
+  { name: 'Migration20261123060000Webhooks', class: Migration20261123060000Webhooks },
 ];
