@@ -24,7 +24,7 @@ const { attemptWebhookDelivery } = proxyActivities<Activities>({
 /**
  * Delivers one event to one endpoint (decision 0604): attempts with exponential backoff until one is answered 2xx or
  * the retry window (24 hours) is over. Each attempt records itself, with the time of the next one, in the delivery
- * log. The history stays small: about ten events per attempt, some 35 attempts over 24 hours with the defaults.
+ * log. The history stays small: about ten events per attempt, about 30 attempts over 24 hours with the defaults.
  */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const firstAttemptAt = workflowNow();

@@ -6,6 +6,8 @@ import searchAttributes from '../../src/temporal/search-attributes.json';
 import { freePort, spawnTs, waitForPort } from './processes';
 
 const root = join(__dirname, '..', '..');
+/** The worker's `PUBLIC_BASE_URL` (only webhook payloads read it there). */
+export const WORKER_PUBLIC_BASE_URL = 'https://labels.example.test';
 
 export interface TestRun {
   children: ChildProcess[];
@@ -90,6 +92,8 @@ export default async function globalSetup(): Promise<void> {
     REQUEST_LOG_PURGE_INTERVAL: '1h',
     // A carrier that holds the connection is given up on after 2 s (the spec's behaviour, at test speed).
     CARRIER_TIMEOUT: '2s',
+    // The base of URLs in webhook payloads; the webhook tests start their app with the same.
+    PUBLIC_BASE_URL: WORKER_PUBLIC_BASE_URL,
     // Webhook deliveries retry within seconds instead of over 24 hours.
     WEBHOOK_TIMEOUT: '2s',
     WEBHOOK_RETRY_INITIAL: '200ms',
