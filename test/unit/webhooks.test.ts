@@ -1,4 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import vm from 'node:vm';
 import { openValue, sealValue } from '../../src/crypto/sealed-values';
 import {
   isDelivered,
@@ -193,5 +196,35 @@ describe('endpoint URL with DNS resolution (checkPublicTarget)', () => {
       name: BlockedTargetError.name,
       reason,
     });
+  });
+});
+
+describe('the verification example of docs/webhooks.md', () => {
+  // The merchant copies this code: it must accept what the service signs and refuse what it must refuse.
+  const markdown = readFileSync(join(__dirname, '..', '..', 'docs', 'webhooks.md'), 'utf8');
+  const block = /<!-- verify-example:start -->\s*```js\n([\s\S]*?)```\s*<!-- verify-example:end -->/.exec(markdown);
+  const sandbox: { require: NodeRequire; Buffer: typeof Buffer; verify?: (...args: unknown[]) => boolean } = {
+    require,
+    Buffer,
+  };
+  vm.runInNewContext(`${block![1]}\nverify = verifyShippingLabelSignature;`, sandbox);
+  const verify = sandbox.verify!;
+  const now = Math.floor(Date.now() / 1000);
+
+  it('accepts a signed body as a string or Buffer, with one secret or during a rotation', () => {
+    expect(verify(body, signatureHeader([secret], now, body), secret)).toBe(true);
+    expect(verify(Buffer.from(body), signatureHeader([secret], now, body), secret)).toBe(true);
+    expect(verify(body, signatureHeader([other, secret], now, body), secret)).toBe(true);
+    expect(verify(body, signatureHeader([other, secret], now, body), other)).toBe(true);
+  });
+
+  it.each([
+    ['a changed body', signatureHeader([secret], now, body), `${body} `, secret],
+    ['another secret', signatureHeader([secret], now, body), body, other],
+    ['an old timestamp', signatureHeader([secret], now - 301, body), body, secret],
+    ['no header', undefined, body, secret],
+    ['a header without v1', `t=${now}`, body, secret],
+  ])('refuses %s', (_name, header, received, key) => {
+    expect(verify(received, header, key)).toBe(false);
   });
 });
