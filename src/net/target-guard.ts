@@ -96,10 +96,12 @@ export function checkEndpointUrl(raw: string, policy: TargetPolicy): URL {
     throw new BlockedTargetError('invalid_url', 'not an absolute URL');
   }
   if (url.username || url.password)
-    throw new BlockedTargetError('credentials_in_url', 'put credentials in a custom header, not in the URL');
+    throw new BlockedTargetError(
+      'credentials_in_url',
+      'no credentials in the URL (a provider takes them in a custom header; webhooks are signed)',
+    );
   if (isTrusted(url, policy)) return url;
-  if (url.protocol !== 'https:')
-    throw new BlockedTargetError('scheme_not_https', 'the provider must be reachable over HTTPS');
+  if (url.protocol !== 'https:') throw new BlockedTargetError('scheme_not_https', 'the URL must use HTTPS');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !isPublicAddress(host))
     throw new BlockedTargetError('private_address', `${host} is not a public address`);

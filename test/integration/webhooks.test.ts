@@ -96,7 +96,8 @@ describe('label_creation.updated', () => {
         duration_ms: expect.any(Number),
       }),
     ]);
-    // Exactly one: the delivery finished, and the receiver holds that one request only.
+    // Exactly one: the delivery finished, it is the store's only one, and the receiver holds that one request only.
+    expect(await deliveriesLog(shop.storeId)).toHaveLength(1);
     expect(await receivedBy(receiver)).toHaveLength(1);
   });
 
@@ -114,6 +115,7 @@ describe('label_creation.updated', () => {
     expect(event.data.object).toMatchObject({ status: 'failed', error: { code: 'carrier_rejected' } });
     expectSignedBy(delivery!, endpoint.secret);
     await finishedLog(shop.storeId, event.id);
+    expect(await deliveriesLog(shop.storeId)).toHaveLength(1);
     expect(await receivedBy(receiver)).toHaveLength(1);
   });
 
