@@ -95,7 +95,7 @@ export async function addEndpoint(
     const id = newId('webhookEndpoint');
     const [row] = await tx.execute<EndpointRow[]>(
       `insert into webhook_endpoints (id, store_id, url, topics, created_at, updated_at)
-         values (?, ?, ?, ?::text[], ?, ?) returning *`,
+         values (?, ?, ?, array[?]::text[], ?, ?) returning *`,
       [id, input.storeId, input.url, input.topics, input.now, input.now],
     );
     const secret = await insertSecret(tx, key, id, input.now);

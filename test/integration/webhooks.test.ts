@@ -45,12 +45,22 @@ function expectSignedBy(delivery: ReceivedDelivery, secret: string) {
 const deliveriesLog = (storeId: string, ...filters: string[]) =>
   labelctlJson('webhooks', 'deliveries', storeId, ...filters) as Promise<Array<Record<string, any>>>;
 
-/** The log once the event's deliveries all finished (none pending). */
+/**
+ * The event's delivery log once every delivery finished (none pending), read from the database with the query
+ * `labelctl webhooks deliveries` runs: polling through a spawned CLI would be slow.
+ */
 const finishedLog = (storeId: string, eventId: string) =>
   eventually(
     async () => {
-      const rows = await deliveriesLog(storeId, '--event', eventId);
-      return rows.length > 0 && rows.every((r) => r.delivery_status !== 'pending') ? rows : null;
+      const rows = await app.orm.em
+        .fork()
+        .execute<Array<Record<string, any>>>(
+          `select d.status as delivery_status from webhook_deliveries d where d.store_id = ? and d.event_id = ?`,
+          [storeId, eventId],
+        );
+      return rows.length > 0 && rows.every((r) => r.delivery_status !== 'pending')
+        ? deliveriesLog(storeId, '--event', eventId)
+        : null;
     },
     300,
     100,
