@@ -1,8 +1,11 @@
+import type { Client } from '@temporalio/client';
 import type { CarrierPort } from '../src/carriers/port';
 import type { CarrierProtectionSettings } from '../src/domain/carrier-protection';
 import type { Orm } from '../src/db/orm';
 import type { StorePlatformPort } from '../src/platform/port';
 import type { Logger } from '../src/logger';
+import type { WebhookRetrySchedule } from '../src/domain/webhooks';
+import type { Resolver, TargetPolicy } from '../src/net/target-guard';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -17,4 +20,19 @@ export interface ActivityDeps {
   carrierFor: (carrierCode: string) => CarrierPort;
   /** Circuit and refusal limits of carrier protection (docs/decisions/0500-carrier-protection.md). */
   carrierProtection: CarrierProtectionSettings;
+  /** Starts webhook delivery workflows (an emission from inside a creation activity). */
+  temporal: Client;
+  webhooks: {
+    /** The worker's task queue, where delivery workflows run. */
+    taskQueue: string;
+    /** Base of the absolute URLs in event payloads, without `/v1`: the API's public base URL. */
+    baseUrl: string;
+    retry: WebhookRetrySchedule;
+    /** Time box of one delivery request. */
+    timeoutMs: number;
+    /** Opens the endpoints' sealed signing secrets (`SETTINGS_ENCRYPTION_KEY`). */
+    settingsKey: Buffer;
+    resolve: Resolver;
+    policy: TargetPolicy;
+  };
 }

@@ -2,6 +2,7 @@ import type { ActivityDeps } from './deps';
 import { createLabelCreationActivities } from './label-creation';
 import { createNotificationActivities } from './notifications';
 import { createRequestLogActivities } from './request-log';
+import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
 
@@ -10,6 +11,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRequestLogActivities(deps),
     ...createNotificationActivities(deps),
     ...createLabelCreationActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -40,6 +40,7 @@ import { holdsLocks, orderLabelState, type AcquireResult } from '../src/locks/fu
 import { createWriteLimits } from '../src/limits/write-limits';
 import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
 import type { ActivityDeps } from './deps';
+import { creationUpdatedPublisher } from './webhooks';
 
 /** The activities of the label-creation workflow (`workflows/label-creation.ts`): every side effect it has. */
 
@@ -129,6 +130,8 @@ async function platformCall<T>(call: () => Promise<T>): Promise<T> {
 export function createLabelCreationActivities(deps: ActivityDeps) {
   const em = () => deps.orm.em.fork();
   const limits = createWriteLimits({ orm: deps.orm, now: deps.now });
+  /** `label_creation.updated` (spec "Events"), after a transition commits: `(creationId, transitionKey)`. */
+  const publishCreationUpdated = creationUpdatedPublisher(deps);
 
   /**
    * Leaving `processing` frees the creation's write-queue place, and its daily unit comes back unless the carrier was
@@ -506,6 +509,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
+      await publishCreationUpdated(input.creationId, 'succeeded');
     },
 
     async failCreation(input: {
@@ -515,6 +519,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await finishFailed(deps.orm, { id: input.creationId, error: input.error, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
+      await publishCreationUpdated(input.creationId, 'failed');
     },
 
     async creationNeedsAttention(input: {
@@ -524,6 +529,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await enterNeedsAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
+      await publishCreationUpdated(input.creationId, 'needs_attention');
     },
     /**
      * `needs_attention`: one look at the carrier by the creation's stable reference (never a create). A shipment found
@@ -616,6 +622,9 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
 
     async updateCreationAttention(input: { creationId: string; attention: StoredAttention }): Promise<void> {
       await updateAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
+      // One event per distinct thing learned (a retry of this activity emits nothing new).
+      const learned = `${input.attention.shipmentAtCarrier}:${input.attention.carrierReference ?? ''}`;
+      await publishCreationUpdated(input.creationId, `attention_updated:${learned}`);
     },
 
     /** Resolve `not_created`: failed `resolved_not_created`, locks and key released. */
@@ -630,11 +639,13 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
         resolution: input.resolution,
         now: deps.now(),
       });
+      await publishCreationUpdated(input.creationId, 'resolved_not_created');
     },
 
     /** Resolve `shipment_exists`, or 24 hours in `needs_attention`: abandoned, locks released, key bound. */
     async abandonUnresolvedCreation(input: { creationId: string; resolution: Resolution | null }): Promise<void> {
       await abandonCreation(deps.orm, { id: input.creationId, resolution: input.resolution, now: deps.now() });
+      await publishCreationUpdated(input.creationId, 'abandoned');
     },
 
     /** 90 days after creation: the abandoned creation's record goes, and with it its block on the order. */

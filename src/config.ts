@@ -93,7 +93,7 @@ const envSchema = z.object({
   /** Refusals per fulfillment order within the window (`repeated_rejection`, scope `fulfillment_order_daily`). */
   FULFILLMENT_ORDER_REFUSAL_LIMIT: z.coerce.number().int().positive().default(30),
   FULFILLMENT_ORDER_REFUSAL_WINDOW: duration('24h'),
-  /** Encrypts secrets operators configure (custom pickup point provider headers): 32 bytes, base64. */
+  /** Encrypts secrets operators configure (pickup point provider headers, webhook secrets): 32 bytes, base64. */
   SETTINGS_ENCRYPTION_KEY: z
     .string()
     .transform((value, ctx) => {
@@ -109,6 +109,11 @@ const envSchema = z.object({
   PICKUP_PROVIDER_TIMEOUT: duration('3s'),
   PICKUP_POINT_CACHE_TTL: duration('5m'),
   PICKUP_POINT_STALE_TTL: duration('24h'),
+  /** Webhook delivery (docs/webhooks.md): time box per request, exponential backoff, and how long to keep trying. */
+  WEBHOOK_TIMEOUT: duration('10s'),
+  WEBHOOK_RETRY_INITIAL: duration('30s'),
+  WEBHOOK_RETRY_MAX_INTERVAL: duration('1h'),
+  WEBHOOK_RETRY_WINDOW: duration('24h'),
 });
 
 const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
@@ -153,6 +158,10 @@ export type Config = Readonly<{
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
   settingsEncryptionKey: Buffer;
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
+  webhooks: Readonly<{
+    timeoutMs: number;
+    retry: Readonly<{ initialIntervalMs: number; maximumIntervalMs: number; windowMs: number }>;
+  }>;
 }>;
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -226,6 +235,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       providerTimeoutMs: e.PICKUP_PROVIDER_TIMEOUT,
       cacheTtlMs: e.PICKUP_POINT_CACHE_TTL,
       staleTtlMs: e.PICKUP_POINT_STALE_TTL,
+    }),
+    webhooks: Object.freeze({
+      timeoutMs: e.WEBHOOK_TIMEOUT,
+      retry: Object.freeze({
+        initialIntervalMs: e.WEBHOOK_RETRY_INITIAL,
+        maximumIntervalMs: e.WEBHOOK_RETRY_MAX_INTERVAL,
+        windowMs: e.WEBHOOK_RETRY_WINDOW,
+      }),
     }),
   });
 }

@@ -9,6 +9,9 @@ export const ID_PREFIXES = {
   store: 'st_',
   carrierRule: 'cr_',
   pickupPointProvider: 'pp_',
+  webhookEndpoint: 'we_',
+  webhookEvent: 'evt_',
+  webhookDelivery: 'whd_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

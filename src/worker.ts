@@ -8,6 +8,7 @@ import { connectTemporal } from './temporal/connection';
 import { ensureSchedules } from './temporal/schedules';
 import { workflowSource } from './temporal/workflow-source';
 import { reportWorkerLiveness } from './metrics/worker-liveness';
+import { systemResolver, targetPolicy } from './net/target-guard';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -60,6 +61,16 @@ async function main(): Promise<void> {
       mailFrom: config.mail.from,
       carrierProtection: config.carrierProtection,
       ...composeAdapters(config, orm, logger),
+      temporal: client,
+      webhooks: {
+        taskQueue: config.temporal.taskQueue,
+        baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+        retry: config.webhooks.retry,
+        timeoutMs: config.webhooks.timeoutMs,
+        settingsKey: config.settingsEncryptionKey,
+        resolve: systemResolver,
+        policy: targetPolicy(config),
+      },
     }),
   });
   if (config.workerManagesSchedules) await ensureSchedules(client, config);

@@ -1,3 +1,4 @@
 export { deliverNotificationsWorkflow } from './deliver-notifications';
 export { purgeRequestLogWorkflow } from './purge-request-log';
 export { abandonedCreationRetentionWorkflow, labelCreationWorkflow } from './label-creation';
+export { webhookDeliveryWorkflow } from './webhook-delivery';

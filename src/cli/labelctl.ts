@@ -27,6 +27,8 @@ import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
 import { registerPickupPointCommands } from './pickup-points';
 import { createCarrierProtection } from '../carriers/protection/carrier-protection';
+import { registerWebhookCommands } from './webhooks';
+import { WebhookConfigError } from '../webhooks/endpoints';
 import { LimitOverrideError, resetLimitOverride, setLimitOverride, storeLimits } from '../limits/overrides';
 
 /** A refusal the operator can act on: printed as one line, exit code 2. */
@@ -127,7 +129,7 @@ export function buildProgram(
 ): Command {
   const program = new Command('labelctl')
     .description(
-      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, carrier protection, outbox, request log and pickup point providers',
+      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, carrier protection, outbox, request log, pickup point providers and webhooks',
     )
     .option('--json', 'machine-readable output (one JSON document per line)')
     .exitOverride()
@@ -479,6 +481,15 @@ export function buildProgram(
     findStore,
   });
 
+  registerWebhookCommands(program, {
+    withOrm,
+    orm: ormHandle,
+    config: () => loadConfig(),
+    print: (value, text) => print(out(), value, text),
+    table,
+    findStore,
+  });
+
   return program;
 }
 
@@ -502,7 +513,8 @@ async function main(argv: string[]): Promise<number> {
       error instanceof ScopeError ||
       error instanceof ProviderConfigError ||
       error instanceof SealedHeadersError ||
-      error instanceof LimitOverrideError;
+      error instanceof LimitOverrideError ||
+      error instanceof WebhookConfigError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);
     return 2;

@@ -24,8 +24,8 @@ import {
   checkProviderUrl,
   parseHeaderArgument,
   ProviderConfigError,
-  targetPolicy,
 } from '../pickup-points/provider-config';
+import { targetPolicy } from '../net/target-guard';
 import { InvalidProviderAnswerError, validateProviderAnswer } from '../pickup-points/provider-contract';
 import { providerClientFor } from '../pickup-points/sources';
 

@@ -1,19 +1,12 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { openValue, sealValue } from '../crypto/sealed-values';
 import type { ProviderHeader } from './provider-client';
 
 /**
- * Custom provider headers often carry a credential (contract "Authentication"), so they are stored encrypted:
- * AES-256-GCM under `SETTINGS_ENCRYPTION_KEY`, bound to the provider's ID as associated data so a sealed value
- * copied onto another provider does not open.
+ * Custom provider headers often carry a credential (contract "Authentication"), so they are stored sealed
+ * (`src/crypto/sealed-values.ts`), bound to the provider's ID.
  */
-const VERSION = 'v1';
-
 export function sealHeaders(key: Buffer, providerId: string, headers: readonly ProviderHeader[]): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(`pickup_point_provider:${providerId}`));
-  const sealed = Buffer.concat([cipher.update(JSON.stringify(headers), 'utf8'), cipher.final()]);
-  return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), sealed.toString('base64')].join(':');
+  return sealValue(key, `pickup_point_provider:${providerId}`, JSON.stringify(headers));
 }
 
 /** Sealed headers that do not open: another `SETTINGS_ENCRYPTION_KEY`, or a value copied from another provider. */
@@ -28,17 +21,9 @@ export class SealedHeadersError extends Error {
 }
 
 export function openHeaders(key: Buffer, providerId: string, sealed: string): ProviderHeader[] {
-  const [version, iv, tag, data] = sealed.split(':');
-  if (version !== VERSION || !iv || !tag || data === undefined) throw new SealedHeadersError(providerId);
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-    decipher.setAAD(Buffer.from(`pickup_point_provider:${providerId}`));
-    decipher.setAuthTag(Buffer.from(tag, 'base64'));
-    const plain = Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
-    return JSON.parse(plain) as ProviderHeader[];
-  } catch {
-    throw new SealedHeadersError(providerId);
-  }
+  const plain = openValue(key, `pickup_point_provider:${providerId}`, sealed);
+  if (plain === null) throw new SealedHeadersError(providerId);
+  return JSON.parse(plain) as ProviderHeader[];
 }
 
 /** How a header value is shown back: never in full; the last four characters only when it is long enough. */

@@ -8,7 +8,7 @@ import {
   needsGuard,
   type Resolver,
   type TargetPolicy,
-} from './target-guard';
+} from '../net/target-guard';
 
 /**
  * One search call to a custom pickup point provider over HTTP, with the limits of decision 0202: a time box per

@@ -1,6 +1,5 @@
-import type { Config } from '../config';
 import { RESERVED_HEADER_NAMES, type ProviderHeader } from './provider-client';
-import { BlockedTargetError, checkEndpointUrl, type TargetPolicy } from './target-guard';
+import { BlockedTargetError, checkEndpointUrl, type TargetPolicy } from '../net/target-guard';
 
 /** An operator's provider setting the service refuses; shown to the operator as one line. */
 export class ProviderConfigError extends Error {
@@ -12,14 +11,6 @@ export const PROVIDER_CODE = /^[a-z][a-z0-9_]{1,31}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 const MAX_HEADERS = 20;
 const MAX_HEADER_VALUE = 2_000;
-
-/**
- * The sandbox origin is trusted (plain HTTP, loopback) everywhere but production, so the reference provider in the
- * sandbox can be configured like a real one; production reaches public HTTPS endpoints only.
- */
-export function targetPolicy(config: Pick<Config, 'env' | 'sandboxUrl'>): TargetPolicy {
-  return { trustedOrigins: config.env === 'production' ? [] : [new URL(config.sandboxUrl).origin] };
-}
 
 export function checkProviderCode(code: string): string {
   if (!PROVIDER_CODE.test(code))

@@ -2,10 +2,9 @@ import type { CarrierPort } from '../carriers/port';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createProviderClient, PROVIDER_CLIENT_DEFAULTS, type ProviderClient } from './provider-client';
-import { targetPolicy } from './provider-config';
 import { createProviderSearch } from './provider-search';
 import type { PickupPointSources } from './search';
-import { systemResolver, type Resolver } from './target-guard';
+import { systemResolver, targetPolicy, type Resolver } from '../net/target-guard';
 
 export type PickupPointConfig = Pick<Config, 'env' | 'sandboxUrl' | 'pickupPoints'>;
 

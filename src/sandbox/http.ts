@@ -13,6 +13,8 @@ export interface SandboxRequest {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: unknown;
+  /** The body's exact text (a signature is computed over these bytes, not over the parsed JSON). */
+  rawBody: string;
 }
 
 export type Handler = (request: SandboxRequest) => Promise<Reply>;
@@ -75,13 +77,13 @@ export class BadRequest extends Error {
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
+async function readBody(req: IncomingMessage): Promise<{ body: unknown; rawBody: string }> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  if (chunks.length === 0) return undefined;
+  if (chunks.length === 0) return { body: undefined, rawBody: '' };
   const text = Buffer.concat(chunks).toString('utf8');
   try {
-    return JSON.parse(text) as unknown;
+    return { body: JSON.parse(text) as unknown, rawBody: text };
   } catch {
     throw new BadRequest('body is not valid JSON');
   }
@@ -116,13 +118,14 @@ export function requestListener(router: Router, onError: (error: unknown) => voi
       return send(res, json(404, { error: 'not_found', message: `no sandbox route ${req.method} ${url.pathname}` }));
     if (found === 'method_not_allowed') return send(res, json(405, { error: 'method_not_allowed' }));
     readBody(req)
-      .then((body) =>
+      .then(({ body, rawBody }) =>
         found.handler({
           method: req.method ?? 'GET',
           params: found.params,
           query: url.searchParams,
           headers: req.headers,
           body,
+          rawBody,
         }),
       )
       .then((reply) => send(res, reply))

@@ -13,6 +13,7 @@ import { PlatformSandboxState } from '../platform/sandbox/state';
 import { createLogger } from '../logger';
 import { json, requestListener, Router } from './http';
 import { registerPickupProviderSandbox } from './pickup-provider/sandbox-routes';
+import { registerWebhookReceiverSandbox } from './webhook-receiver';
 
 const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
@@ -35,6 +36,7 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
   registerCarrierControl(router, ctx);
   registerPlatformSandbox(router, new PlatformSandboxState());
   registerPickupProviderSandbox(router);
+  registerWebhookReceiverSandbox(router);
   return router;
 }
 

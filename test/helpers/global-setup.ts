@@ -6,6 +6,8 @@ import searchAttributes from '../../src/temporal/search-attributes.json';
 import { freePort, spawnTs, waitForPort } from './processes';
 
 const root = join(__dirname, '..', '..');
+/** The worker's `PUBLIC_BASE_URL` (only webhook payloads read it there). */
+export const WORKER_PUBLIC_BASE_URL = 'https://labels.example.test';
 
 export interface TestRun {
   children: ChildProcess[];
@@ -90,6 +92,13 @@ export default async function globalSetup(): Promise<void> {
     REQUEST_LOG_PURGE_INTERVAL: '1h',
     // A carrier that holds the connection is given up on after 2 s (the spec's behaviour, at test speed).
     CARRIER_TIMEOUT: '2s',
+    // The base of URLs in webhook payloads; the webhook tests start their app with the same.
+    PUBLIC_BASE_URL: WORKER_PUBLIC_BASE_URL,
+    // Webhook deliveries retry within seconds instead of over 24 hours.
+    WEBHOOK_TIMEOUT: '2s',
+    WEBHOOK_RETRY_INITIAL: '200ms',
+    WEBHOOK_RETRY_MAX_INTERVAL: '1s',
+    WEBHOOK_RETRY_WINDOW: '2m',
   };
   const worker = await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker');
   children.push(worker);
@@ -102,6 +111,10 @@ export default async function globalSetup(): Promise<void> {
     LOG_LEVEL: env.LOG_LEVEL,
     SANDBOX_URL: sandboxUrl,
     CARRIER_TIMEOUT: env.CARRIER_TIMEOUT,
+    WEBHOOK_TIMEOUT: env.WEBHOOK_TIMEOUT,
+    WEBHOOK_RETRY_INITIAL: env.WEBHOOK_RETRY_INITIAL,
+    WEBHOOK_RETRY_MAX_INTERVAL: env.WEBHOOK_RETRY_MAX_INTERVAL,
+    WEBHOOK_RETRY_WINDOW: env.WEBHOOK_RETRY_WINDOW,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
   process.stderr.write(

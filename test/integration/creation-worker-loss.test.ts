@@ -2,7 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { spawnTs, stop } from '../helpers/processes';
+import { randomToken } from '../../src/ids';
+import { labelctlJson } from '../helpers/labelctl';
 import { eventually, ledger, scriptFaults } from '../helpers/sandbox';
+import { receiverUrl, untilReceived } from '../helpers/webhooks';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -17,6 +20,8 @@ const workerEnv = {
   // The carrier answers after 4 s here: well within the call's timeout, so only the kill makes the outcome unclear.
   CARRIER_TIMEOUT: '10s',
   WORKER_MANAGES_SCHEDULES: 'false',
+  WEBHOOK_RETRY_INITIAL: '200ms',
+  WEBHOOK_RETRY_MAX_INTERVAL: '1s',
   LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
 };
 const startWorker = () => spawnTs(join(__dirname, '..', '..', 'src', 'worker.ts'), workerEnv, 'loss-worker');
@@ -83,6 +88,8 @@ describe('a creation in needs_attention while no worker runs', () => {
     const account = await aCarrierAAccount(app.orm, shop.storeId);
     await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
     const order = await anOrderOnPlatform(shop.domain);
+    const receiver = `stop-${randomToken(10)}`;
+    await labelctlJson('webhooks', 'add', shop.storeId, receiverUrl(receiver));
     await scriptFaults(account.id, [{ type: 'server_error' }]);
     const key = `stop-${order.orderId}`;
     const unclear = await app.request('POST', '/v1/labels', {
@@ -107,6 +114,12 @@ describe('a creation in needs_attention while no worker runs', () => {
       100,
     );
     expect(abandoned).toMatchObject({ next_action: 'none', resolution: null, labels: [] });
+    // label_creation.updated for entering needs_attention, then exactly one for the abandon.
+    const events = (await untilReceived(receiver, 2)).map((d) => JSON.parse(d.body));
+    expect(events.map((e) => [e.topic, e.data.object.id, e.data.object.status])).toEqual([
+      ['label_creation.updated', id, 'needs_attention'],
+      ['label_creation.updated', id, 'abandoned'],
+    ]);
     // Exactly once: one abandon in the workflow's history, and the fulfillment order is blocked for new labels.
     const handle = app.temporal.workflow.getHandle(`label-creation/${shop.storeId}/${key}`);
     const history = await handle.fetchHistory();
@@ -142,6 +155,9 @@ describe('a creation in needs_attention while no worker runs', () => {
       body: { order_id: order.orderId },
     });
     expect(fresh.status).toBe(201);
+    // Nothing was sent twice meanwhile (the fresh creation adds its own succeeded event).
+    const all = (await untilReceived(receiver, 3)).map((d) => JSON.parse(d.body).data.object.id);
+    expect(all.filter((creation: string) => creation === id)).toHaveLength(2);
     expect(await ledger(account.id)).toHaveLength(1);
   }, 150_000);
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProviderClient, PROVIDER_CLIENT_DEFAULTS } from '../../src/pickup-points/provider-client';
 import { validateProviderAnswer } from '../../src/pickup-points/provider-contract';
-import { systemResolver, type Resolver } from '../../src/pickup-points/target-guard';
+import { systemResolver, type Resolver } from '../../src/net/target-guard';
 import {
   aProviderName,
   configureProvider,

@@ -9,7 +9,6 @@ import {
   checkProviderUrl,
   parseHeaderArgument,
   ProviderConfigError,
-  targetPolicy,
 } from '../../src/pickup-points/provider-config';
 import { InvalidProviderAnswerError, validateProviderAnswer } from '../../src/pickup-points/provider-contract';
 import { createProviderSearch, type ProviderRecord } from '../../src/pickup-points/provider-search';
@@ -18,8 +17,9 @@ import {
   checkEndpointUrl,
   guardedLookup,
   isPublicAddress,
+  targetPolicy,
   type Resolver,
-} from '../../src/pickup-points/target-guard';
+} from '../../src/net/target-guard';
 
 const ORIGIN = { latitude: 50.0755, longitude: 14.4378 };
 

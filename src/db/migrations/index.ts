@@ -12,6 +12,7 @@ import { Migration20261123020000PickupPointProviders } from './20261123020000-pi
 import { Migration20261123040000RateLimits } from './20261123040000-rate-limits';
 import { Migration20261123050000UnresolvedCreations } from './20261123050000-unresolved-creations';
 import { Migration20261123060000CarrierProtection } from './20261123060000-carrier-protection';
+import { Migration20261123070000Webhooks } from './20261123070000-webhooks';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -32,4 +33,5 @@ export const migrationsList = [
   { name: 'Migration20261123040000RateLimits', class: Migration20261123040000RateLimits },
   { name: 'Migration20261123050000UnresolvedCreations', class: Migration20261123050000UnresolvedCreations },
   { name: 'Migration20261123060000CarrierProtection', class: Migration20261123060000CarrierProtection },
+  { name: 'Migration20261123070000Webhooks', class: Migration20261123070000Webhooks },
 ];

@@ -1,8 +1,10 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import type { Config } from '../config';
 
 /**
- * SSRF protection for operator-configured provider URLs (decision 0202). A URL must be HTTPS, and every address its
+ * SSRF protection for URLs operators configure: custom pickup point providers (decision 0202) and webhook endpoints
+ * (decision 0601). A URL must be HTTPS, and every address its
  * host resolves to must be public: no loopback, private, link-local, carrier-grade NAT, multicast, documentation or
  * IPv4-in-IPv6 ranges. The check runs inside the connection's own DNS lookup, so the address connected to is the
  * address checked (no second resolution an attacker's DNS could answer differently). The sandbox's origin is the one
@@ -94,10 +96,12 @@ export function checkEndpointUrl(raw: string, policy: TargetPolicy): URL {
     throw new BlockedTargetError('invalid_url', 'not an absolute URL');
   }
   if (url.username || url.password)
-    throw new BlockedTargetError('credentials_in_url', 'put credentials in a custom header, not in the URL');
+    throw new BlockedTargetError(
+      'credentials_in_url',
+      'no credentials in the URL (a provider takes them in a custom header; webhooks are signed)',
+    );
   if (isTrusted(url, policy)) return url;
-  if (url.protocol !== 'https:')
-    throw new BlockedTargetError('scheme_not_https', 'the provider must be reachable over HTTPS');
+  if (url.protocol !== 'https:') throw new BlockedTargetError('scheme_not_https', 'the URL must use HTTPS');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !isPublicAddress(host))
     throw new BlockedTargetError('private_address', `${host} is not a public address`);
@@ -136,4 +140,38 @@ export function guardedLookup(resolve: Resolver): LookupFunction {
 /** Whether the call to `url` goes through `guardedLookup` (every origin but a trusted one). */
 export function needsGuard(url: URL, policy: TargetPolicy): boolean {
   return !isTrusted(url, policy);
+}
+
+/**
+ * The sandbox origin is trusted (plain HTTP, loopback) everywhere but production, so the reference provider and the
+ * webhook receiver in the sandbox can be configured like real ones; production reaches public HTTPS endpoints only.
+ */
+export function targetPolicy(config: Pick<Config, 'env' | 'sandboxUrl'>): TargetPolicy {
+  return { trustedOrigins: config.env === 'production' ? [] : [new URL(config.sandboxUrl).origin] };
+}
+
+/**
+ * Everything `checkEndpointUrl` checks, plus the DNS answer now: every address the host resolves to must be public.
+ * For configuration time, so an operator hears at once that a name points inward; the connection's own guarded
+ * lookup still checks again at every call (DNS answers change).
+ */
+export async function checkPublicTarget(raw: string, policy: TargetPolicy, resolve: Resolver): Promise<URL> {
+  const url = checkEndpointUrl(raw, policy);
+  if (!needsGuard(url, policy)) return url;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0) return url;
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    throw new BlockedTargetError('private_address', `${host} does not resolve (${(error as Error).message})`);
+  }
+  const blocked = addresses.find((a) => !isPublicAddress(a.address));
+  if (addresses.length === 0) throw new BlockedTargetError('private_address', `${host} does not resolve`);
+  if (blocked)
+    throw new BlockedTargetError(
+      'private_address',
+      `${host} resolves to ${blocked.address}, which is not a public address`,
+    );
+  return url;
 }
