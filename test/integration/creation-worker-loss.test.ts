@@ -78,6 +78,39 @@ describe('a worker killed in the middle of a creation', () => {
     // The retry on the new worker looked the shipment up by the creation's reference instead of creating it again.
     expect(await ledger(account.id)).toEqual([expect.objectContaining({ reference: started.body.id })]);
   }, 120_000);
+  it('is unclear (worker_lost) when the carrier made nothing: the new worker looks it up and never creates again', async () => {
+    await stop(worker);
+    worker = await startWorker();
+    const shop = await aStoreWithKey(app.orm);
+    const account = await aCarrierAAccount(app.orm, shop.storeId);
+    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+    const order = await anOrderOnPlatform(shop.domain);
+    // The carrier holds the call (within the 10 s timeout) and then drops it having made nothing.
+    await scriptFaults(account.id, [{ type: 'timeout_not_created', hold_ms: 6000 }]);
+    const started = await app.request('POST', '/v1/labels', {
+      headers: { ...shop.auth, 'Idempotency-Key': `lost-${order.orderId}`, Prefer: 'wait=0' },
+      body: { order_id: order.orderId },
+    });
+    await eventually(async () => {
+      const [row] = await app.orm.em
+        .fork()
+        .execute<Array<{ sent_at: string | null }>>('select sent_at from label_creations where id = ?', [
+          started.body.id,
+        ]);
+      return row?.sent_at ? true : null;
+    }, 200);
+    worker.kill('SIGKILL');
+    await new Promise((resolve) => worker!.once('exit', resolve));
+    worker = await startWorker();
+    const done = await app.request('GET', `/v1/label-creations/${started.body.id}`, {
+      headers: { ...shop.auth, Prefer: 'wait=60' },
+    });
+    expect(done.body).toMatchObject({
+      status: 'needs_attention',
+      attention: { reason: 'worker_lost', shipment_at_carrier: 'unknown' },
+    });
+    expect(await ledger(account.id)).toEqual([]);
+  }, 120_000);
 });
 
 describe('a creation in needs_attention while no worker runs', () => {

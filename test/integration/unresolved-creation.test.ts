@@ -66,13 +66,13 @@ const exportStarts = (shop: Shop, fulfillmentOrderId: string) =>
   });
 
 /** Waits (without asserting any duration) until the creation reads as `check` wants. */
-const until = (shop: Shop, id: string, check: (body: any) => boolean) =>
+const until = (shop: Shop, id: string, check: (body: any) => boolean, attempts = 200) =>
   eventually(
     async () => {
       const res = await getCreation(shop, id);
       return check(res.body) ? res.body : null;
     },
-    200,
+    attempts,
     100,
   );
 
@@ -281,7 +281,10 @@ describe('needs_attention without a resolve', () => {
     const { shop, account } = await aShopWith('carrier_b', 'b_standard');
     await control('PUT', `/_control/carrier-accounts/${account.id}/settings`, { batch_completion: 'manual' });
     const order = await anOrderOnPlatform(shop.domain);
-    const res = await create(shop, `later-${order.orderId}`, { order_id: order.orderId });
+    const started = await create(shop, `later-${order.orderId}`, { order_id: order.orderId }, 0);
+    // Accepted into a batch: the creation waits for the carrier, then (past the shortened 10 minutes) needs attention.
+    await until(shop, started.body.id, (b) => b.phase === 'waiting_for_carrier' || b.status !== 'processing');
+    const res = { body: await until(shop, started.body.id, (b) => b.status === 'needs_attention') };
     expect(res.body).toMatchObject({ status: 'needs_attention', attention: { reason: 'confirmation_missing' } });
     const pending = res.body.labels[0];
     const [batch] = await ledger(account.id);
@@ -299,6 +302,30 @@ describe('needs_attention without a resolve', () => {
         status: 'succeeded',
       }),
     );
+  });
+
+  it('a label the carrier does not serve yet: label_not_retrieved (shipment exists), then succeeded once it does', async () => {
+    const { shop, account } = await aShopWith('carrier_a', 'a_home');
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'render_error', operation: 'label', times: 1000 }]);
+    const started = await create(shop, `label-${order.orderId}`, { order_id: order.orderId }, 0);
+    // The label download is retried for a while before the creation needs attention.
+    const res = { body: await until(shop, started.body.id, (b) => b.status !== 'processing', 600) };
+    expect(res.body).toMatchObject({
+      status: 'needs_attention',
+      attention: {
+        reason: 'label_not_retrieved',
+        shipment_at_carrier: 'exists',
+        carrier_reference: expect.any(String),
+      },
+    });
+    await control('DELETE', `/_control/carrier-accounts/${account.id}/faults`);
+    const done = await until(shop, res.body.id, (b) => b.status === 'succeeded');
+    expect(done.labels[0]).toMatchObject({
+      status: 'ready',
+      document: expect.objectContaining({ availability: 'available' }),
+    });
+    expect(await ledger(account.id)).toHaveLength(1);
   });
 
   it('fails when carrier B refuses the batch at import: label carrier_import_rejected, creation carrier_rejected', async () => {
