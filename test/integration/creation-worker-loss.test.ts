@@ -131,6 +131,15 @@ describe('a creation in needs_attention while no worker runs', () => {
     });
     expect(unclear.body).toMatchObject({ status: 'needs_attention', attention: { reason: 'carrier_error' } });
     const id: string = unclear.body.id;
+    const handle = app.temporal.workflow.getHandle(`label-creation/${shop.storeId}/${key}`);
+    const activitiesOf = async () =>
+      ((await handle.fetchHistory()).events ?? []).flatMap((e) =>
+        e.activityTaskScheduledEventAttributes?.activityType?.name
+          ? [e.activityTaskScheduledEventAttributes.activityType.name]
+          : [],
+      );
+    // The worker has looked at the carrier at least once before it goes.
+    await eventually(async () => ((await activitiesOf()).includes('recoverShipment') ? true : null), 200, 100);
     await stop(worker);
     worker = undefined;
     // Past the (shortened) 24 hours with no worker: nothing moves until one is back.
@@ -154,13 +163,8 @@ describe('a creation in needs_attention while no worker runs', () => {
       ['label_creation.updated', id, 'abandoned'],
     ]);
     // Exactly once: one abandon in the workflow's history, and the fulfillment order is blocked for new labels.
-    const handle = app.temporal.workflow.getHandle(`label-creation/${shop.storeId}/${key}`);
     const history = await handle.fetchHistory();
-    const scheduled = (history.events ?? []).flatMap((e) =>
-      e.activityTaskScheduledEventAttributes?.activityType?.name
-        ? [e.activityTaskScheduledEventAttributes.activityType.name]
-        : [],
-    );
+    const scheduled = await activitiesOf();
     // Abandoning starts the record's retention workflow: once, whatever the worker went through.
     const retentionStarts = (history.events ?? []).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
     expect(retentionStarts).toHaveLength(1);
