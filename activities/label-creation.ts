@@ -32,7 +32,7 @@ import type { CreationContext } from '../src/domain/creation-context';
 import type { CreationRequest } from '../src/domain/creation-request';
 import { DomainError } from '../src/domain/errors';
 import type { WaitFor } from '../src/domain/existing-labels';
-import type { CodSource, FulfillmentMode, LabelCreationPhase } from '../src/domain/labels';
+import type { CodSource, FulfillmentMode, LabelCreationPhase, LabelCreationStatus } from '../src/domain/labels';
 import type { CreationWarning } from '../src/domain/refusal';
 import type { Resolution } from '../src/domain/resolve';
 import { holdForUnresolvedCreation, releaseUnresolvedCreationHold } from '../src/locks/platform-holds';
@@ -115,6 +115,17 @@ function nonRetryable(error: DomainError): ApplicationFailure {
     details: error.details,
     retryAfterSeconds: error.retryAfterSeconds,
   });
+}
+
+/**
+ * Worker metric `shipping_label_creations{status}`: creations by the status they reached (needs_attention included),
+ * on the worker's Prometheus endpoint with the SDK's own metrics (docs/operators.md, "Metrics").
+ */
+function countCreation(status: LabelCreationStatus): void {
+  Context.current()
+    .metricMeter.createCounter('shipping_label_creations', '', 'Label creations by the status they reached')
+    .withTags({ status })
+    .add(1);
 }
 
 /** A platform that does not answer is retried by Temporal (a plain error); its refusals are reported as they are. */
@@ -510,6 +521,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
       await publishCreationUpdated(input.creationId, 'succeeded');
+      countCreation('succeeded');
     },
 
     async failCreation(input: {
@@ -520,6 +532,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       await finishFailed(deps.orm, { id: input.creationId, error: input.error, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
       await publishCreationUpdated(input.creationId, 'failed');
+      countCreation('failed');
     },
 
     async creationNeedsAttention(input: {
@@ -530,6 +543,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       await enterNeedsAttention(em(), { id: input.creationId, attention: input.attention, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
       await publishCreationUpdated(input.creationId, 'needs_attention');
+      countCreation('needs_attention');
     },
     /**
      * `needs_attention`: one look at the carrier by the creation's stable reference (never a create). A shipment found
@@ -640,12 +654,14 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
         now: deps.now(),
       });
       await publishCreationUpdated(input.creationId, 'resolved_not_created');
+      countCreation('failed');
     },
 
     /** Resolve `shipment_exists`, or 24 hours in `needs_attention`: abandoned, locks released, key bound. */
     async abandonUnresolvedCreation(input: { creationId: string; resolution: Resolution | null }): Promise<void> {
       await abandonCreation(deps.orm, { id: input.creationId, resolution: input.resolution, now: deps.now() });
       await publishCreationUpdated(input.creationId, 'abandoned');
+      countCreation('abandoned');
     },
 
     /** 90 days after creation: the abandoned creation's record goes, and with it its block on the order. */

@@ -8,6 +8,7 @@ import searchAttributes from '../../src/temporal/search-attributes.json';
 import { servedContract } from '../helpers/contract';
 import { sampleValue } from '../helpers/prometheus';
 import { freePort, stop, waitForPort } from '../helpers/processes';
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { aStoreWithKey } from '../helpers/stores';
 
 // `npm run build`, then the compiled API and worker as `npm start` runs them (NODE_ENV=production: the worker must
@@ -158,5 +159,26 @@ describe('the compiled service (npm run build, npm start)', () => {
     expect(sampleValue(metrics, 'temporal_workflow_completed', completed)).toBe(1);
     expect(sampleValue(metrics, 'shipping_label_worker_running')).toBe(1);
     expect(sampleValue(metrics, 'shipping_label_worker_heartbeat_seconds')).toBeGreaterThan(1_700_000_000);
+  });
+
+  it('creates a label through the compiled API and worker, counted by status on the worker', async () => {
+    const { storeId, domain, auth } = await aStoreWithKey(orm);
+    const account = await aCarrierAAccount(orm, storeId);
+    await aRule(orm, storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+    const order = await anOrderOnPlatform(domain);
+    const response = await fetch(`${apiUrl}/v1/labels`, {
+      method: 'POST',
+      headers: {
+        ...auth,
+        'content-type': 'application/json',
+        'Idempotency-Key': `compiled-${order.orderId}`,
+        Prefer: 'wait=30',
+      },
+      body: JSON.stringify({ order_id: order.orderId }),
+    });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toMatchObject({ status: 'succeeded', created: true });
+    const metrics = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+    expect(sampleValue(metrics, 'shipping_label_creations', { status: 'succeeded' })).toBe(1);
   });
 });
