@@ -163,9 +163,11 @@ describe('a creation in needs_attention while no worker runs', () => {
       ['label_creation.updated', id, 'abandoned'],
     ]);
     // Exactly once: one abandon in the workflow's history, and the fulfillment order is blocked for new labels.
+    // Abandoning starts the record's retention workflow (just after the record says abandoned): once, whatever the
+    // worker went through. The run then ends.
+    await handle.result();
     const history = await handle.fetchHistory();
     const scheduled = await activitiesOf();
-    // Abandoning starts the record's retention workflow: once, whatever the worker went through.
     const retentionStarts = (history.events ?? []).filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes);
     expect(retentionStarts).toHaveLength(1);
     const looks = scheduled.filter((name) => name === 'recoverShipment').length;
