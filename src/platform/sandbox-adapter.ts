@@ -261,21 +261,11 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
     fulfillmentOrderIds: readonly string[],
     hold: { reason: string; handle: string },
   ): Promise<FulfillmentOrderHoldResult[]> {
-    const results: FulfillmentOrderHoldResult[] = [];
-    for (const id of fulfillmentOrderIds) {
-      const { status, body } = await this.call<{ errors?: string; code?: string }>(
-        'fulfillment_order_hold',
-        storeDomain,
-        'POST',
-        `/fulfillment-orders/${encodeURIComponent(id)}/holds`,
-        { reason: hold.reason, handle: hold.handle },
-      );
-      if (status === 200) results.push({ fulfillmentOrderId: id, outcome: 'done' });
-      else if (status === 404) results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
-      else if (body.code === 'not_holdable') results.push({ fulfillmentOrderId: id, outcome: 'closed' });
-      else throw new PlatformRequestError(body.code ?? 'refused', body.errors ?? `hold refused with HTTP ${status}`);
-    }
-    return results;
+    return this.eachHold(storeDomain, fulfillmentOrderIds, 'hold', (id) => ({
+      method: 'POST',
+      path: `/fulfillment-orders/${encodeURIComponent(id)}/holds`,
+      body: { reason: hold.reason, handle: hold.handle },
+    }));
   }
 
   async releaseFulfillmentOrderHolds(
@@ -283,21 +273,33 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
     fulfillmentOrderIds: readonly string[],
     handle: string,
   ): Promise<FulfillmentOrderHoldResult[]> {
+    return this.eachHold(storeDomain, fulfillmentOrderIds, 'hold release', (id) => ({
+      method: 'DELETE',
+      path: `/fulfillment-orders/${encodeURIComponent(id)}/holds/${encodeURIComponent(handle)}`,
+    }));
+  }
+
+  /** One hold call per fulfillment order; a missing one is `not_found`, a closed one (`not_holdable`) `closed`. */
+  private async eachHold(
+    storeDomain: string,
+    fulfillmentOrderIds: readonly string[],
+    what: string,
+    requestFor: (id: string) => { method: 'POST' | 'DELETE'; path: string; body?: unknown },
+  ): Promise<FulfillmentOrderHoldResult[]> {
     const results: FulfillmentOrderHoldResult[] = [];
     for (const id of fulfillmentOrderIds) {
+      const r = requestFor(id);
       const { status, body } = await this.call<{ errors?: string; code?: string }>(
         'fulfillment_order_hold',
         storeDomain,
-        'DELETE',
-        `/fulfillment-orders/${encodeURIComponent(id)}/holds/${encodeURIComponent(handle)}`,
+        r.method,
+        r.path,
+        r.body,
       );
       if (status === 200) results.push({ fulfillmentOrderId: id, outcome: 'done' });
       else if (status === 404) results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
-      else
-        throw new PlatformRequestError(
-          body.code ?? 'refused',
-          body.errors ?? `hold release refused with HTTP ${status}`,
-        );
+      else if (body.code === 'not_holdable') results.push({ fulfillmentOrderId: id, outcome: 'closed' });
+      else throw new PlatformRequestError(body.code ?? 'refused', body.errors ?? `${what} refused with HTTP ${status}`);
     }
     return results;
   }
