@@ -24,6 +24,7 @@ import { requestLog, type RequestLogWriter } from './http/request-log';
 import type { RouteDefinition } from './http/route';
 import { buildRouter, type Authorizer } from './http/router';
 import type { RequestLimiter } from './limits/request-limiter';
+import type { Admission } from './access/admission';
 import type { AppState } from './http/state';
 import { createApiMetrics, metricsEndpoint, type ApiMetrics } from './metrics/api-metrics';
 
@@ -39,6 +40,8 @@ export interface AppDeps {
   authorize: Authorizer;
   /** Rate limits of every key route (src/limits/). */
   limiter: RequestLimiter;
+  /** Authentication and rate limit in one statement on routes with a fixed class and no body. */
+  admission?: Admission;
   /** Carrier port's side-effect-free print call, for labels rendered on demand. */
   renderer: LabelRenderer;
   /** Store-platform port. */
@@ -127,6 +130,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     buildRouter(routes, {
       authorize: deps.authorize,
       limiter: deps.limiter,
+      ...(deps.admission ? { admission: deps.admission } : {}),
       maxBodyBytes: deps.config.maxBodyBytes,
       prefix: '/v1',
     }),

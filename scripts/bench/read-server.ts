@@ -36,6 +36,9 @@ const unlimited: RequestLimiter = {
   admit: async (ctx) => {
     ctx.state.limits = { charge: async () => undefined, note: () => undefined };
   },
+  settle: (ctx) => {
+    ctx.state.limits = { charge: async () => undefined, note: () => undefined };
+  },
 };
 
 /** Charges nothing but makes one trivial round trip on a pool like the limiter's: the floor of any check in SQL. */
@@ -46,6 +49,7 @@ function roundTripOnly(databaseUrl: string): RequestLimiter {
       await pool.query({ name: 'round_trip', text: 'select 1' });
       ctx.state.limits = { charge: async () => undefined, note: () => undefined };
     },
+    settle: (ctx) => unlimited.settle(ctx, [], 0),
   };
 }
 
@@ -72,4 +76,5 @@ async function main(): Promise<void> {
   });
 }
 
+process.once('SIGINT', () => process.exit(0));
 void main();

@@ -80,13 +80,17 @@ function startReadServer(
   env: NodeJS.ProcessEnv,
 ): Promise<{ port: number; stop: () => void }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'read-server.ts'), mode], {
+    // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each server process there (open it in Chrome DevTools).
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(__dirname, 'read-server.ts'), mode], {
       env,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
     child.on('message', (message: { type?: string; port?: number }) => {
-      if (message.type === 'ready') resolve({ port: message.port!, stop: () => child.kill('SIGKILL') });
+      // SIGINT lets a profiled process write its profile; read-server exits on it.
+      if (message.type === 'ready')
+        resolve({ port: message.port!, stop: () => child.kill(profile.length ? 'SIGINT' : 'SIGKILL') });
     });
   });
 }

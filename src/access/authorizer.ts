@@ -1,4 +1,4 @@
-import type { Orm } from '../db/orm';
+import type { Pool } from 'pg';
 import { ApiError } from '../http/api-error';
 import type { RouteDefinition } from '../http/route';
 import type { AppContext } from '../http/state';
@@ -6,15 +6,16 @@ import { gateRefusal, type StoreGates } from './gates';
 import { holdsScope, effectiveScopes } from './scopes';
 import { hashSecret, hashesEqual, looksLikeSecret } from './secrets';
 
-interface KeyRow {
+/** An API key with its store's gates, as one plain row. */
+export interface KeyRow {
   id: string;
   store_id: string;
   secret_hash: string;
   scopes: string[];
   pinned_version: string;
-  revoked_at: Date | null;
-  expires_at: Date | null;
-  last_used_at: Date | null;
+  revoked_at: Date | string | null;
+  expires_at: Date | string | null;
+  last_used_at: Date | string | null;
   app_installed: boolean;
   api_enabled: boolean;
   paused_by_support: boolean;
@@ -23,11 +24,15 @@ interface KeyRow {
   write_access: boolean;
 }
 
-const KEY_LOOKUP = `
-  select k.id, k.store_id, k.secret_hash, k.scopes, k.pinned_version, k.revoked_at, k.expires_at, k.last_used_at,
-         s.app_installed, s.api_enabled, s.paused_by_support, s.subscription_active, s.free_access, s.write_access
-  from api_keys k join stores s on s.id = k.store_id
-  where k.secret_hash = ?`;
+const KEY_LOOKUP = {
+  name: 'api_key_lookup',
+  text: `
+    select k.id, k.store_id, k.secret_hash, k.scopes, k.pinned_version, k.revoked_at, k.expires_at, k.last_used_at,
+           s.app_installed, s.api_enabled, s.paused_by_support, s.subscription_active, s.free_access, s.write_access
+    from api_keys k join stores s on s.id = k.store_id
+    where k.secret_hash = $1`,
+};
+const TOUCH = { name: 'api_key_touch', text: 'update api_keys set last_used_at = $1 where id = $2' };
 
 // A lookup hash that matches no key: malformed and unknown keys do the same work as known ones.
 const NO_KEY_HASH = '0'.repeat(64);
@@ -48,53 +53,90 @@ export function bearerCredential(header: string | undefined): string {
   return match[1];
 }
 
+/** The lookup hash of the request's key (401 `unauthorized` without a Bearer credential). */
+export function requestKeyHash(ctx: AppContext): string {
+  const credential = bearerCredential(ctx.get('Authorization') || undefined);
+  return looksLikeSecret(credential) ? hashSecret(credential) : NO_KEY_HASH;
+}
+
+/** The key statements of the hot path, prepared on its pool (src/db/hot-pool.ts). */
+export interface KeyStatements {
+  find(hash: string): Promise<KeyRow | undefined>;
+  /** `last_used_at`, at most once a minute per key. */
+  touchIfStale(row: KeyRow, now: Date): Promise<void>;
+}
+
+export function keyStatements(pool: Pool): KeyStatements {
+  return {
+    find: async (hash) => (await pool.query<KeyRow>({ ...KEY_LOOKUP, values: [hash] })).rows[0],
+    touchIfStale: async (row, now) => {
+      if (row.last_used_at && now.getTime() - new Date(row.last_used_at).getTime() <= LAST_USED_GRANULARITY_MS) return;
+      await pool.query({ ...TOUCH, values: [now, row.id] });
+    },
+  };
+}
+
 /**
- * Authenticates the key, applies the store gates in the spec's order, then the route's scope. Unknown, malformed,
- * revoked and expired keys answer the same 401 `invalid_token` after the same database lookup.
+ * Accepts a looked-up key for the route or throws the spec's refusal: unknown, malformed, revoked and expired keys
+ * answer the same 401 `invalid_token`; then the store gates in the spec's order, then the route's scope. Sets
+ * `ctx.state.auth` and the response's version once the key is known.
  */
-export function createAuthorizer(deps: { orm: Orm; now: () => Date; supportEmail?: string }) {
+export function acceptKey(
+  ctx: AppContext,
+  route: RouteDefinition,
+  row: KeyRow | undefined,
+  hash: string,
+  now: Date,
+  supportEmail: string,
+): KeyRow {
+  const usable =
+    row !== undefined &&
+    hashesEqual(row.secret_hash, hash) &&
+    row.revoked_at === null &&
+    (row.expires_at === null || new Date(row.expires_at).getTime() > now.getTime());
+  if (!usable) throw new ApiError('invalid_token');
+
+  const store: StoreGates = {
+    appInstalled: row.app_installed,
+    apiEnabled: row.api_enabled,
+    pausedBySupport: row.paused_by_support,
+    subscriptionActive: row.subscription_active,
+    freeAccess: row.free_access,
+    writeAccess: row.write_access,
+  };
+  ctx.state.auth = {
+    storeId: row.store_id,
+    apiKeyId: row.id,
+    scopes: effectiveScopes(row.scopes),
+    pinnedVersion: row.pinned_version,
+  };
+  ctx.state.apiVersion = ctx.state.requestedVersion ?? row.pinned_version;
+
+  const access = route.access.kind === 'key' ? route.access : { scope: '', write: false };
+  const refusal = gateRefusal(store, { write: access.write ?? false, supportEmail });
+  if (refusal) throw refusal;
+  if (!holdsScope(row.scopes, access.scope)) {
+    throw new ApiError('insufficient_scope', {
+      message: `This endpoint needs the \`${access.scope}\` scope.`,
+      details: { required_scope: access.scope },
+    });
+  }
+  return row;
+}
+
+/**
+ * Authenticates the key, applies the store gates in the spec's order, then the route's scope: one prepared lookup of
+ * key and store, read as a plain row, so a known-but-revoked key costs the same as an unknown one. Routes with a fixed
+ * rate-limit class and no body authenticate in the admission statement instead (src/access/admission.ts).
+ */
+export function createAuthorizer(deps: { keys: KeyStatements; now: () => Date; supportEmail?: string }) {
   const supportEmail = deps.supportEmail ?? 'support@example.com';
   return async (ctx: AppContext, route: RouteDefinition): Promise<void> => {
     if (route.access.kind !== 'key') return;
-    const credential = bearerCredential(ctx.get('Authorization') || undefined);
-    const hash = looksLikeSecret(credential) ? hashSecret(credential) : NO_KEY_HASH;
-    const conn = deps.orm.em.fork();
-    // One query for key and store, read as plain rows: a known-but-revoked key costs the same as an unknown one.
-    const [row] = await conn.execute<KeyRow[]>(KEY_LOOKUP, [hash]);
+    const hash = requestKeyHash(ctx);
+    const row = await deps.keys.find(hash);
     const now = deps.now();
-    const usable =
-      row !== undefined &&
-      hashesEqual(row.secret_hash, hash) &&
-      row.revoked_at === null &&
-      (row.expires_at === null || new Date(row.expires_at).getTime() > now.getTime());
-    if (!usable) throw new ApiError('invalid_token');
-
-    const store: StoreGates = {
-      appInstalled: row.app_installed,
-      apiEnabled: row.api_enabled,
-      pausedBySupport: row.paused_by_support,
-      subscriptionActive: row.subscription_active,
-      freeAccess: row.free_access,
-      writeAccess: row.write_access,
-    };
-    ctx.state.auth = {
-      storeId: row.store_id,
-      apiKeyId: row.id,
-      scopes: effectiveScopes(row.scopes),
-      pinnedVersion: row.pinned_version,
-    };
-    ctx.state.apiVersion = ctx.state.requestedVersion ?? row.pinned_version;
-
-    const refusal = gateRefusal(store, { write: route.access.write ?? false, supportEmail });
-    if (refusal) throw refusal;
-    if (!holdsScope(row.scopes, route.access.scope)) {
-      throw new ApiError('insufficient_scope', {
-        message: `This endpoint needs the \`${route.access.scope}\` scope.`,
-        details: { required_scope: route.access.scope },
-      });
-    }
-    if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() > LAST_USED_GRANULARITY_MS) {
-      await conn.execute('update api_keys set last_used_at = ? where id = ?', [now, row.id]);
-    }
+    acceptKey(ctx, route, row, hash, now, supportEmail);
+    await deps.keys.touchIfStale(row!, now);
   };
 }

@@ -39,3 +39,15 @@ export function scopesForNewKey(requested: readonly string[]): Scope[] {
 export function holdsScope(granted: readonly string[], required: string): boolean {
   return effectiveScopes(granted).includes(required as Scope);
 }
+
+/**
+ * The granted scopes that give `required`, for the admission statement's mirror of `holdsScope`
+ * (src/access/admission.ts): null when every key holds it (the read scopes), else the scope and its retired names.
+ */
+export function scopeGrantsFor(required: string): string[] | null {
+  if ((READ_SCOPES as readonly string[]).includes(required)) return null;
+  const retired = Object.keys(RETIRED_SCOPE_REPLACEMENTS).filter(
+    (name) => RETIRED_SCOPE_REPLACEMENTS[name] === required,
+  );
+  return [required, ...retired];
+}

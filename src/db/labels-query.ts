@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LabelDirection, LabelStatus } from '../domain/labels';
 import type { Label } from './entities/label';
+import { runPrepared, type ReadStatement } from './prepared';
 
 /**
  * The label read path: plain rows from one SQL statement per request into the one serializer, never ORM entities.
@@ -50,9 +51,10 @@ export interface LabelPage {
   hasMore: boolean;
 }
 
-interface ViewRow {
+/** A label view row: from node-postgres (numbers and timestamps as strings) or from JSON (numbers as numbers). */
+export interface ViewRow {
   id: string;
-  seq: string;
+  seq: string | number;
   store_id: string;
   order_gid: string;
   order_legacy_id: string;
@@ -68,10 +70,10 @@ interface ViewRow {
   service_code: string | null;
   service_name: string | null;
   source: Label['source'];
-  cod_amount: string | null;
+  cod_amount: string | number | null;
   cod_currency: string | null;
   cod_source: Label['codSource'];
-  declared_value_amount: string | null;
+  declared_value_amount: string | number | null;
   declared_value_currency: string | null;
   tracking_number: string | null;
   tracking_url: string | null;
@@ -94,7 +96,10 @@ interface ViewRow {
   document_not_isolated: boolean | null;
 }
 
-/** Every column of the label, its coverage as one JSON array, and whether a stored copy exists (never its bytes). */
+/**
+ * Every column of the label, with its coverage and whether a stored copy exists (never its bytes): both kept on the
+ * label row from `label_fulfillment_orders` and `label_documents` by triggers (migration 20261124000000).
+ */
 const VIEW_SELECT = `
   select l.id, l.seq, l.store_id, l.order_gid, l.order_legacy_id, l.order_name, l.order_name_key, l.direction, l.kind,
          l.status, l.failure_reason, l.carrier_account_id, l.carrier_code, l.carrier_name, l.service_code,
@@ -102,16 +107,16 @@ const VIEW_SELECT = `
          l.declared_value_currency, l.tracking_number, l.tracking_url, l.carrier_shipment_id, l.parcels, l.batch_id,
          l.extras, l.label_creation_id, l.coverage_known, l.created_at, l.updated_at, l.printed_count,
          l.last_printed_at, l.current, l.supersedes, l.superseded_by, l.current_set,
-         coalesce((select json_agg(json_build_array(f.fulfillment_order_gid, f.fulfillment_order_legacy_id)
-                                   order by f.fulfillment_order_gid)
-                     from label_fulfillment_orders f where f.label_id = l.id), '[]'::json) as coverage,
-         d.label_id is not null as has_document, d.not_isolated as document_not_isolated
-    from labels l left join label_documents d on d.label_id = l.id`;
+         l.coverage,
+         l.document_stored as has_document, l.document_not_isolated
+    from labels l`;
 
-// MikroORM's PostgreSQL driver hands timestamps to raw queries as strings (`2026-11-23 06:14:22.32+00`).
+// MikroORM's PostgreSQL driver hands timestamps to raw queries as strings (`2026-11-23 06:14:22.32+00`), JSON as ISO.
 const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
+// Numeric columns are strings from the driver and numbers in JSON; the label keeps strings.
+const decimalOrNull = (value: string | number | null): string | null => (value === null ? null : String(value));
 
-function toView(r: ViewRow): LabelView {
+export function toView(r: ViewRow): LabelView {
   return {
     label: {
       id: r.id,
@@ -131,10 +136,10 @@ function toView(r: ViewRow): LabelView {
       serviceCode: r.service_code,
       serviceName: r.service_name,
       source: r.source,
-      codAmount: r.cod_amount,
+      codAmount: decimalOrNull(r.cod_amount),
       codCurrency: r.cod_currency,
       codSource: r.cod_source,
-      declaredValueAmount: r.declared_value_amount,
+      declaredValueAmount: decimalOrNull(r.declared_value_amount),
       declaredValueCurrency: r.declared_value_currency,
       trackingNumber: r.tracking_number,
       trackingUrl: r.tracking_url,
@@ -158,16 +163,25 @@ function toView(r: ViewRow): LabelView {
   };
 }
 
+/** One label of the store (another store's ID reads nothing, like a nonexistent one). */
+export function labelViewStatement(storeId: string, labelId: string): ReadStatement {
+  return { text: `${VIEW_SELECT} where l.store_id = $1 and l.id = $2`, values: [storeId, labelId] };
+}
+
 /** One label of the store, or null (another store's ID answers like a nonexistent one). */
 export async function readLabelView(em: EntityManager, storeId: string, labelId: string): Promise<LabelView | null> {
-  const [row] = await em.execute<ViewRow[]>(`${VIEW_SELECT} where l.store_id = ? and l.id = ?`, [storeId, labelId]);
+  const { text, values } = labelViewStatement(storeId, labelId);
+  const [row] = await runPrepared<ViewRow>(em, text, values);
   return row ? toView(row) : null;
 }
 
 /** Labels of the store by ID, in the order asked; IDs the store does not have are left out. */
 export async function readLabelViews(em: EntityManager, storeId: string, ids: readonly string[]): Promise<LabelView[]> {
   if (ids.length === 0) return [];
-  const rows = await em.execute<ViewRow[]>(`${VIEW_SELECT} where l.store_id = ? and l.id in (?)`, [storeId, ids]);
+  const rows = await runPrepared<ViewRow>(em, `${VIEW_SELECT} where l.store_id = $1 and l.id = any($2)`, [
+    storeId,
+    ids,
+  ]);
   const byId = new Map(rows.map((r) => [r.id, toView(r)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
@@ -178,8 +192,9 @@ export async function readCurrentOutboundViews(
   storeId: string,
   orderGid: string,
 ): Promise<LabelView[]> {
-  const rows = await em.execute<ViewRow[]>(
-    `${VIEW_SELECT} where l.store_id = ? and l.order_gid = ? and l.direction = 'outbound' and l.current
+  const rows = await runPrepared<ViewRow>(
+    em,
+    `${VIEW_SELECT} where l.store_id = $1 and l.order_gid = $2 and l.direction = 'outbound' and l.current
       order by l.created_at, l.seq`,
     [storeId, orderGid],
   );
@@ -188,38 +203,25 @@ export async function readCurrentOutboundViews(
 
 /** The keyset and lookup filters, as SQL with its bindings (post-filters are applied by the page reader). */
 function keysetWhere(f: LabelListFilters, after: KeysetPosition): { sql: string; params: unknown[] } {
-  const clauses = ['l.store_id = ?'];
-  const params: unknown[] = [f.storeId];
-  if (f.orderGids) {
-    clauses.push('l.order_gid in (?)');
-    params.push(f.orderGids);
-  }
+  const params: unknown[] = [];
+  // The next positional placeholder for `value`.
+  const bind = (value: unknown) => `$${params.push(value)}`;
+  const clauses = [`l.store_id = ${bind(f.storeId)}`];
+  if (f.orderGids) clauses.push(`l.order_gid = any(${bind(f.orderGids)})`);
   const equal: Array<[string, unknown]> = [
     ['l.order_name_key', f.orderNameKey],
     ['l.batch_id', f.batchId],
     ['l.tracking_number', f.trackingNumber],
   ];
   for (const [column, value] of equal) {
-    if (value === undefined) continue;
-    clauses.push(`${column} = ?`);
-    params.push(value);
+    if (value !== undefined) clauses.push(`${column} = ${bind(value)}`);
   }
-  if (f.createdAfter) {
-    clauses.push('l.created_at >= ?');
-    params.push(f.createdAfter);
-  }
-  if (f.createdBefore) {
-    clauses.push('l.created_at <= ?');
-    params.push(f.createdBefore);
-  }
-  if (f.updatedAfter) {
-    clauses.push('l.updated_at >= ?');
-    params.push(f.updatedAfter);
-  }
+  if (f.createdAfter) clauses.push(`l.created_at >= ${bind(f.createdAfter)}`);
+  if (f.createdBefore) clauses.push(`l.created_at <= ${bind(f.createdBefore)}`);
+  if (f.updatedAfter) clauses.push(`l.updated_at >= ${bind(f.updatedAfter)}`);
   if (after) {
     // Row comparison keeps the keyset on the (store_id, created_at, id) index.
-    clauses.push(`(l.created_at, l.id) ${f.order === 'asc' ? '>' : '<'} (?, ?)`);
-    params.push(after.createdAt, after.id);
+    clauses.push(`(l.created_at, l.id) ${f.order === 'asc' ? '>' : '<'} (${bind(after.createdAt)}, ${bind(after.id)})`);
   }
   return { sql: clauses.join(' and '), params };
 }
@@ -235,6 +237,43 @@ function matchesPostFilters(
   );
 }
 
+const hasPostFilters = (f: LabelListFilters) =>
+  f.direction !== undefined || f.status !== undefined || f.current !== undefined;
+
+/** The keyset order of a page, for SQL (`l.` columns, or `q.` columns of the page's rows). */
+const pageOrder = (f: LabelListFilters, table: string) => {
+  const direction = f.order === 'asc' ? 'asc' : 'desc';
+  return `${table}.created_at ${direction}, ${table}.id ${direction}`;
+};
+
+/**
+ * A page without post-filters as one statement (one row more than `limit` tells `has_more`); null with post-filters,
+ * which scan keys first (`readLabelPage`).
+ */
+export function labelPageStatement(
+  filters: LabelListFilters,
+  after: KeysetPosition,
+  limit: number,
+): ReadStatement | null {
+  if (hasPostFilters(filters)) return null;
+  const where = keysetWhere(filters, after);
+  return {
+    text: `${VIEW_SELECT} where ${where.sql} order by ${pageOrder(filters, 'l')} limit $${where.params.length + 1}`,
+    values: [...where.params, limit + 1],
+  };
+}
+
+/** The page a `labelPageStatement` read: its first `limit` rows, and whether there are more. */
+export function labelPageOf(rows: readonly ViewRow[], after: KeysetPosition, limit: number): LabelPage {
+  const views = rows.slice(0, limit).map(toView);
+  const last = views.at(-1)?.label;
+  return {
+    views,
+    lastRead: last ? { createdAt: last.createdAt, id: last.id } : after,
+    hasMore: rows.length > limit,
+  };
+}
+
 /**
  * One page by keyset (created_at, id) after `after`, in the filters' order. Without post-filters it is one statement.
  * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page, then one statement reads it.
@@ -245,30 +284,22 @@ export async function readLabelPage(
   after: KeysetPosition,
   limit: number,
 ): Promise<LabelPage> {
+  const statement = labelPageStatement(filters, after, limit);
+  if (statement) return labelPageOf(await runPrepared<ViewRow>(em, statement.text, statement.values), after, limit);
   const where = keysetWhere(filters, after);
-  const direction = filters.order === 'asc' ? 'asc' : 'desc';
-  const orderBy = `order by l.created_at ${direction}, l.id ${direction}`;
-  const postFiltered = filters.direction !== undefined || filters.status !== undefined || filters.current !== undefined;
-  if (!postFiltered) {
-    const rows = await em.execute<ViewRow[]>(`${VIEW_SELECT} where ${where.sql} ${orderBy} limit ?`, [
-      ...where.params,
-      limit + 1,
-    ]);
-    const views = rows.slice(0, limit).map(toView);
-    const last = views.at(-1)?.label;
-    return {
-      views,
-      lastRead: last ? { createdAt: last.createdAt, id: last.id } : after,
-      hasMore: rows.length > limit,
-    };
-  }
   const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
-  const scanned = await em.execute<
-    Array<{ id: string; created_at: string; direction: string; status: string; current: boolean }>
-  >(`select l.id, l.created_at, l.direction, l.status, l.current from labels l where ${where.sql} ${orderBy} limit ?`, [
-    ...where.params,
-    window + 1,
-  ]);
+  const scanned = await runPrepared<{
+    id: string;
+    created_at: string;
+    direction: string;
+    status: string;
+    current: boolean;
+  }>(
+    em,
+    `select l.id, l.created_at, l.direction, l.status, l.current from labels l
+      where ${where.sql} order by ${pageOrder(filters, 'l')} limit $${where.params.length + 1}`,
+    [...where.params, window + 1],
+  );
   const picked: string[] = [];
   let consumed = 0;
   for (const row of scanned.slice(0, window)) {

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Orm } from '../db/orm';
+import { runPrepared } from '../db/prepared';
 import type { Logger } from '../logger';
 import type { AppState } from './state';
 
@@ -17,7 +18,12 @@ export interface RequestLogRow {
   at: Date;
 }
 
-const COLUMNS = 11;
+/** One statement for any batch: a column per array, so it is prepared once instead of built per batch. */
+const INSERT_BATCH = `
+  insert into request_log (request_id, store_id, api_key_id, method, endpoint, status, error_code, ip, label_count,
+                           byte_size, created_at)
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[],
+                       $8::text[], $9::integer[], $10::integer[], $11::timestamptz[])`;
 
 /**
  * Writes the store's request log (spec "Authentication" 5) in batches: one multi-row insert every `flushMs` or every
@@ -58,27 +64,21 @@ export class RequestLogWriter {
   }
 
   private async write(rows: RequestLogRow[]): Promise<void> {
-    const placeholders = rows.map(() => `(${new Array(COLUMNS).fill('?').join(', ')})`).join(', ');
-    const params = rows.flatMap((r) => [
-      r.requestId,
-      r.storeId,
-      r.apiKeyId,
-      r.method,
-      r.endpoint,
-      r.status,
-      r.errorCode,
-      r.ip,
-      r.labelCount,
-      r.byteSize,
-      r.at,
-    ]);
+    const column = <K extends keyof RequestLogRow>(name: K) => rows.map((r) => r[name]);
     try {
-      await this.orm.em.fork().execute(
-        `insert into request_log (request_id, store_id, api_key_id, method, endpoint, status, error_code, ip, label_count, byte_size, created_at)
-         values ${placeholders}`,
-        params,
-        'run',
-      );
+      await runPrepared(this.orm.em.fork(), INSERT_BATCH, [
+        column('requestId'),
+        column('storeId'),
+        column('apiKeyId'),
+        column('method'),
+        column('endpoint'),
+        column('status'),
+        column('errorCode'),
+        column('ip'),
+        column('labelCount'),
+        column('byteSize'),
+        column('at'),
+      ]);
     } catch (error) {
       this.logger.error({ err: error, rows: rows.length }, 'request log write failed; retrying with the next batch');
       this.buffer.unshift(...rows);

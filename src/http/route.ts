@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ReadStatement } from '../db/prepared';
 import type { LimitClass } from '../domain/rate-limits';
 import type { ErrorCode } from './error-catalog';
 import type { AppContext } from './state';
@@ -82,6 +83,14 @@ export interface RouteDefinition<
   errorHeaders?: Partial<Record<number, Record<string, string>>>;
   /** Cache-Control of successful answers when not the default `no-store, private`. */
   cacheControl?: string;
+  /**
+   * A hot read (docs/decisions/0017-admission-in-one-statement.md), on routes with a fixed rate-limit class and no
+   * body: the route's one statement, built from the validated input and the caller's store before any I/O, rides in
+   * the admission statement, so key, gates, rate limit and data take one round trip. The handler finds the rows in
+   * `ctx.state.admittedRows`; without them (a key's first request, a statement that cannot be built, such as one with a
+   * refused cursor, which the handler then refuses itself) it reads on its own. Reads only: nothing it builds may act.
+   */
+  admittedRead?: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, storeId: string) => ReadStatement | null;
   handler: (ctx: AppContext, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<void>;
 }
 

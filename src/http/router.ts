@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { ApiError } from './api-error';
 import { readJsonBody } from './body';
+import type { Admission } from '../access/admission';
 import type { RequestLimiter } from '../limits/request-limiter';
 import { toRouterPath, type RouteDefinition } from './route';
 import type { AppContext, AppState } from './state';
@@ -17,11 +18,36 @@ interface RouterOptions {
   authorize: Authorizer;
   /** Charges the route's rate-limit class (spec "Limits"). */
   limiter: RequestLimiter;
+  /** Authentication and the rate-limit charge in one statement, for routes with a fixed class and no body. */
+  admission?: Admission;
   maxBodyBytes: number;
   prefix: string;
 }
 
 function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middleware<AppState> {
+  const admission = options.admission;
+  if (admission && route.access.kind === 'key' && typeof route.limits === 'string' && !route.body) {
+    const limitClass = route.limits;
+    // The read path: validation first (pure), then one statement for key, gates, scope and rate limit. The spec's
+    // order of refusals holds: an invalid request is authenticated (not charged) before its validation error.
+    return async (ctx) => {
+      ctx.state.route = route;
+      const params = (ctx as unknown as { params: Record<string, string> }).params;
+      let query: unknown;
+      try {
+        query = parseInput(route.query ?? noQuery, { ...ctx.query }, 'query');
+      } catch (error) {
+        await options.authorize(ctx, route);
+        throw error;
+      }
+      const input = { params, query, body: undefined };
+      const read = route.admittedRead;
+      const rows = await admission(ctx, route, limitClass, read && ((storeId) => read(input, storeId)));
+      if (rows) ctx.state.admittedRows = rows;
+      await route.handler(ctx, input);
+      if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);
+    };
+  }
   return async (ctx) => {
     ctx.state.route = route;
     if (route.access.kind === 'key') await options.authorize(ctx, route);

@@ -1,4 +1,4 @@
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
 import type { BucketCharge, WindowBucketName } from '../domain/rate-limits';
 
 /** One bucket as the counter store answered: `used` includes this request's units when it was allowed. */
@@ -21,14 +21,6 @@ export type TakeBuckets = (input: {
   charges: readonly BucketCharge[];
 }) => Promise<TakenBucket[]>;
 
-export interface CounterStore {
-  take: TakeBuckets;
-  close: () => Promise<void>;
-}
-
-/** Connections of the counter store per API process: its statement is short, so few serve many requests. */
-const POOL_SIZE = 3;
-
 const TAKE = {
   name: 'rate_limit_take',
   text: 'select bucket, lim, used, window_start, allowed from rate_limit_take($1, $2, $3, $4, $5, $6, $7, $8)',
@@ -37,38 +29,32 @@ const TAKE = {
 
 type Row = [bucket: WindowBucketName, lim: number, used: number, windowStart: string, allowed: boolean];
 
+/** The statement's bucket arguments, one array per column (`rate_limit_take` and `api_admit` take the same). */
+export function bucketArrays(charges: readonly BucketCharge[]): unknown[] {
+  return [
+    charges.map((c) => c.bucket),
+    charges.map((c) => c.scope === 'key'),
+    charges.map((c) => c.windowSeconds),
+    charges.map((c) => c.limit),
+    charges.map((c) => c.units),
+  ];
+}
+
 /**
  * The PostgreSQL counter store: ONE statement per request, `rate_limit_take` (migration 20261123040000), which takes
  * every bucket of the request atomically, reads support's overrides in the same statement and answers what the
- * `X-RateLimit-*` headers need. Every API process shares the rows, so a limit holds across processes exactly.
+ * `X-RateLimit-*` headers need. Every API process shares the rows, so a limit holds across processes exactly. Routes
+ * with a fixed class take their buckets in the admission statement instead (src/access/admission.ts).
  *
- * It runs on a small pool of its own (docs/decisions/0400-rate-limit-counters.md): every request passes through it,
- * so it must not wait for a connection behind slow ORM work, and a prepared statement on plain node-postgres keeps
- * its cost per request to the round trip. `lock_timeout` is set per connection, so a stuck counter row fails the
- * statement instead of holding requests.
+ * It runs on the hot path's pool (src/db/hot-pool.ts, docs/decisions/0400-rate-limit-counters.md): a prepared
+ * statement on plain node-postgres keeps its cost per request to the round trip.
  */
-export function postgresCounterStore(databaseUrl: string, options: { lockTimeoutMs: number }): CounterStore {
-  const pool = new Pool({
-    connectionString: databaseUrl,
-    max: POOL_SIZE,
-    options: `-c lock_timeout=${Math.max(1, Math.round(options.lockTimeoutMs))}`,
-  });
-  // An idle connection that breaks is dropped by the pool; the next request opens another (or answers 503).
-  pool.on('error', () => undefined);
+export function postgresCounterStore(pool: Pool): { take: TakeBuckets } {
   return {
     take: async ({ storeId, apiKeyId, nowMs, charges }) => {
       const { rows } = await pool.query<Row>({
         ...TAKE,
-        values: [
-          storeId,
-          apiKeyId,
-          nowMs,
-          charges.map((c) => c.bucket),
-          charges.map((c) => c.scope === 'key'),
-          charges.map((c) => c.windowSeconds),
-          charges.map((c) => c.limit),
-          charges.map((c) => c.units),
-        ],
+        values: [storeId, apiKeyId, nowMs, ...bucketArrays(charges)],
       });
       return rows.map(([bucket, limit, used, windowStart, allowed]) => ({
         bucket,
@@ -78,6 +64,5 @@ export function postgresCounterStore(databaseUrl: string, options: { lockTimeout
         allowed,
       }));
     },
-    close: () => pool.end(),
   };
 }

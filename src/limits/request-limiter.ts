@@ -26,6 +26,11 @@ export interface RequestLimits {
 /** The router's hook: runs after authentication and validation, before the handler (src/http/router.ts). */
 export interface RequestLimiter {
   admit(ctx: AppContext, route: RouteDefinition, input: RouteInput<unknown, unknown, unknown>): Promise<void>;
+  /**
+   * The buckets the admission statement already took together with authentication (src/access/admission.ts), taken
+   * at `nowMs`: sets the request's limits and headers, or throws 429 `rate_limited`.
+   */
+  settle(ctx: AppContext, taken: readonly TakenBucket[], nowMs: number): void;
 }
 
 const COUNTERS_RETRY_AFTER_SECONDS = 5;
@@ -34,7 +39,7 @@ const COUNTERS_RETRY_AFTER_SECONDS = 5;
  * Counters that cannot be read refuse the request, never let it through unlimited: 503 `temporarily_unavailable`
  * (`Retry-After: 5`); a render's metering failing is 503 `carrier_unavailable` without `reason` (spec "Errors").
  */
-function countersUnavailable(rendering: boolean): DomainError {
+export function countersUnavailable(rendering: boolean): DomainError {
   return rendering
     ? new DomainError('carrier_unavailable', {
         message: 'Renders at the carrier cannot be metered right now; try again shortly.',
@@ -53,7 +58,9 @@ function countersUnavailable(rendering: boolean): DomainError {
  * `rate_limited` with the refusing bucket's `Retry-After` and headers otherwise.
  */
 export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date; logger: Logger }): RequestLimiter {
-  function requestLimits(ctx: AppContext): RequestLimits {
+  function requestLimits(ctx: AppContext): RequestLimits & {
+    settleTaken: (taken: readonly TakenBucket[], nowMs: number) => void;
+  } {
     const seen: BucketState[] = [];
     const note = (states: readonly BucketState[]) => {
       seen.push(...states);
@@ -72,12 +79,15 @@ export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date;
         deps.logger.error({ request_id: ctx.state.requestId, err: error }, 'rate-limit counters unavailable');
         throw countersUnavailable(charges.some((c) => c.limitClass === 'render' && c.units > 0));
       }
+      settleTaken(taken, nowMs);
+    };
+    const settleTaken = (taken: readonly TakenBucket[], nowMs: number) => {
       const states = taken.map((t) => windowBucketState(t, nowMs));
       const refused = refusingBucket(states);
       if (refused) throw refusalError(rateLimitedRefusal(refused));
       note(states);
     };
-    return { charge, note };
+    return { charge, note, settleTaken };
   }
 
   return {
@@ -88,6 +98,11 @@ export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date;
       ctx.state.limits = own;
       if (typeof limits === 'string') return own.charge([{ limitClass: limits, units: 1 }]);
       if ('classify' in limits) return own.charge([{ limitClass: await limits.classify(ctx, input), units: 1 }]);
+    },
+    settle(ctx, taken, nowMs) {
+      const own = requestLimits(ctx);
+      ctx.state.limits = own;
+      own.settleTaken(taken, nowMs);
     },
   };
 }

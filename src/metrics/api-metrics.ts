@@ -56,16 +56,30 @@ export function createApiMetrics(): ApiMetrics {
     labelNames: ['bucket'] as const,
     registers: [registry],
   });
+  // The labelled series of each method, route template and status, looked up once: the label hashing of every
+  // `inc`/`observe` call is a measurable share of a fast read. Bounded: route templates, not paths.
+  const series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  const seriesOf = (method: string, route: string, status: string) => {
+    const key = `${method} ${route} ${status}`;
+    let found = series.get(key);
+    if (!found) {
+      const count = requests.labels(method, route, status);
+      const time = duration.labels(method, route, status);
+      found = { count: () => count.inc(), time: (seconds) => time.observe(seconds) };
+      series.set(key, found);
+    }
+    return found;
+  };
   return {
     registry,
     middleware: async (ctx, next) => {
-      const stop = duration.startTimer();
+      const started = process.hrtime.bigint();
       try {
         await next();
       } finally {
-        const labels = { method: ctx.method, route: routeLabel(ctx), status: String(ctx.status) };
-        requests.inc(labels);
-        stop(labels);
+        const own = seriesOf(ctx.method, routeLabel(ctx), String(ctx.status));
+        own.count();
+        own.time(Number(process.hrtime.bigint() - started) / 1e9);
         const bucket = refusingBucket(ctx.status, ctx.body);
         if (bucket) rateLimited.inc({ bucket });
       }

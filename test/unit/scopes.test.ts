@@ -1,4 +1,12 @@
-import { effectiveScopes, holdsScope, ScopeError, scopesForNewKey } from '../../src/access/scopes';
+import {
+  ALL_SCOPES,
+  effectiveScopes,
+  holdsScope,
+  RETIRED_SCOPE_REPLACEMENTS,
+  ScopeError,
+  scopeGrantsFor,
+  scopesForNewKey,
+} from '../../src/access/scopes';
 
 const READ = ['shop:read', 'labels:read', 'carriers:read', 'orders:read', 'pickup_points:read'];
 
@@ -53,5 +61,27 @@ describe('scopesForNewKey', () => {
   it('refuses unknown scopes and wildcards', () => {
     expect(() => scopesForNewKey(['labels:*'])).toThrow(/unknown scope/);
     expect(() => scopesForNewKey(['admin'])).toThrow(ScopeError);
+  });
+});
+
+describe("scopeGrantsFor (the admission statement's mirror of holdsScope)", () => {
+  const grantable = [...ALL_SCOPES, ...Object.keys(RETIRED_SCOPE_REPLACEMENTS)];
+  // Every set of stored scopes a key can have, retired names included.
+  const subsets = Array.from({ length: 2 ** grantable.length }, (_, mask) =>
+    grantable.filter((_scope, i) => mask & (1 << i)),
+  );
+
+  it.each(ALL_SCOPES.map((s) => [s]))('agrees with holdsScope for %s on every stored scope set', (required) => {
+    const grants = scopeGrantsFor(required);
+    for (const stored of subsets) {
+      const mirrored = grants === null || stored.some((s) => grants.includes(s));
+      expect({ stored, held: mirrored }).toEqual({ stored, held: holdsScope(stored, required) });
+    }
+  });
+
+  it('lets every key through for the read scopes, and names retired grants', () => {
+    expect(scopeGrantsFor('labels:read')).toBeNull();
+    expect(scopeGrantsFor('labels:print')).toEqual(['labels:print', 'label_documents:read']);
+    expect(scopeGrantsFor('labels:write')).toEqual(['labels:write']);
   });
 });

@@ -1,5 +1,14 @@
 import type { Config } from '../../config';
-import { readLabelPage, readLabelView, type LabelListFilters } from '../../db/labels-query';
+import {
+  labelPageOf,
+  labelPageStatement,
+  labelViewStatement,
+  readLabelPage,
+  readLabelView,
+  toView,
+  type LabelListFilters,
+  type ViewRow,
+} from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { hasPrefix } from '../../ids';
 import { ApiError } from '../../http/api-error';
@@ -65,7 +74,30 @@ function cursorBinding(q: ListLabelsQuery): Record<string, unknown> {
   };
 }
 
+/** What a page request reads: its filters (the sync feed's hold-back applied) and where it starts. */
+function pageRequest(deps: LabelRoutesDeps, storeId: string, query: ListLabelsQuery, now: Date) {
+  const hash = filterHash(storeId, cursorBinding(query));
+  const after = positionOfCursor(deps.config.cursorSecret, query.cursor, hash);
+  const filters = filtersOf(storeId, query);
+  const syncFeed = isSyncFeed(query);
+  if (syncFeed) {
+    const holdBack = new Date(now.getTime() - SYNC_FEED_HOLD_BACK_MS);
+    if (!filters.createdBefore || filters.createdBefore > holdBack) filters.createdBefore = holdBack;
+  }
+  return { hash, after, filters, syncFeed };
+}
+
 export function createLabelRoutes(deps: LabelRoutesDeps) {
+  // The statement built for the admission and the handler share one reading of the request (cursor, filters).
+  const pages = new WeakMap<ListLabelsQuery, ReturnType<typeof pageRequest>>();
+  const pageOf = (storeId: string, query: ListLabelsQuery) => {
+    let page = pages.get(query);
+    if (!page) {
+      page = pageRequest(deps, storeId, query, deps.now());
+      pages.set(query, page);
+    }
+    return page;
+  };
   return [
     defineRoute({
       method: 'GET',
@@ -81,19 +113,18 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
       limits: 'read',
       query: listLabelsQuerySchema,
       responses: { 200: { description: 'A page of labels', schema: labelListSchema } },
+      admittedRead: ({ query }, storeId) => {
+        const { filters, after } = pageOf(storeId, query);
+        return labelPageStatement(filters, after, query.limit);
+      },
       handler: async (ctx, { query }) => {
         const storeId = ctx.state.auth!.storeId;
-        const hash = filterHash(storeId, cursorBinding(query));
-        const after = positionOfCursor(deps.config.cursorSecret, query.cursor, hash);
-        const filters = filtersOf(storeId, query);
-        const syncFeed = isSyncFeed(query);
         const now = deps.now();
-        if (syncFeed) {
-          const holdBack = new Date(now.getTime() - SYNC_FEED_HOLD_BACK_MS);
-          if (!filters.createdBefore || filters.createdBefore > holdBack) filters.createdBefore = holdBack;
-        }
-        const em = deps.orm.em.fork();
-        const page = await readLabelPage(em, filters, after, query.limit);
+        const { hash, after, filters, syncFeed } = pageOf(storeId, query);
+        const admitted = ctx.state.admittedRows as ViewRow[] | undefined;
+        const page = admitted
+          ? labelPageOf(admitted, after, query.limit)
+          : await readLabelPage(deps.orm.em.fork(), filters, after, query.limit);
         const base = baseUrl(ctx, deps.config.publicBaseUrl);
         const data: LabelWire[] = page.views.map((v) => serializeLabel(v, { baseUrl: base, now }));
         // Rule 2: the feed always hands back a position to resume from, also on its last page.
@@ -112,11 +143,15 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
       limits: 'read',
       params: labelParamsSchema,
       responses: { 200: { description: 'The label', schema: labelSchema } },
+      admittedRead: ({ params }, storeId) =>
+        hasPrefix('label', params.label_id) ? labelViewStatement(storeId, params.label_id) : null,
       handler: async (ctx, { params }) => {
         const storeId = ctx.state.auth!.storeId;
         // A malformed ID and another store's ID answer exactly like a nonexistent one (spec "Identifiers").
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
-        const view = await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
+        const admitted = ctx.state.admittedRows as ViewRow[] | undefined;
+        const row = admitted?.[0];
+        const view = admitted ? row && toView(row) : await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
         if (!view) throw new ApiError('not_found');
         ctx.body = serializeLabel(view, { baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() });
       },

@@ -13,6 +13,7 @@ import { Migration20261123040000RateLimits } from './20261123040000-rate-limits'
 import { Migration20261123050000UnresolvedCreations } from './20261123050000-unresolved-creations';
 import { Migration20261123060000CarrierProtection } from './20261123060000-carrier-protection';
 import { Migration20261123070000Webhooks } from './20261123070000-webhooks';
+import { Migration20261124000000Admission } from './20261124000000-admission';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -34,4 +35,5 @@ export const migrationsList = [
   { name: 'Migration20261123050000UnresolvedCreations', class: Migration20261123050000UnresolvedCreations },
   { name: 'Migration20261123060000CarrierProtection', class: Migration20261123060000CarrierProtection },
   { name: 'Migration20261123070000Webhooks', class: Migration20261123070000Webhooks },
+  { name: 'Migration20261124000000Admission', class: Migration20261124000000Admission },
 ];

@@ -1,0 +1,205 @@
+import type { Pool } from 'pg';
+import { statementName, type ReadStatement } from '../db/prepared';
+import { bucketCharges, type LimitClass, type WindowBucketName } from '../domain/rate-limits';
+import type { RouteDefinition } from '../http/route';
+import type { AppContext } from '../http/state';
+import { bucketArrays, type TakenBucket } from '../limits/counter-store';
+import { countersUnavailable, type RequestLimiter } from '../limits/request-limiter';
+import type { Logger } from '../logger';
+import { acceptKey, requestKeyHash, type KeyRow, type KeyStatements } from './authorizer';
+import { scopeGrantsFor } from './scopes';
+
+/**
+ * Authenticates a request and takes its rate-limit units in one statement (router: routes with a fixed class and no
+ * body), with the route's read when it has one (`admittedRead`): its rows come back, or null when the route must read
+ * on its own. Throws the spec's refusal: 401/403 as the separate lookup would, 429 `rate_limited`, or 503
+ * `temporarily_unavailable` when the statement cannot run.
+ */
+export type Admission = (
+  ctx: AppContext,
+  route: RouteDefinition,
+  limitClass: LimitClass,
+  read?: (storeId: string) => ReadStatement | null,
+) => Promise<unknown[] | null>;
+
+/** The row of `api_admit`, as JSON (`row_to_json`): once per answer, however many rows a carried read has. */
+interface AdmitRow {
+  key_id: string;
+  key_store_id: string;
+  key_secret_hash: string;
+  key_scopes: string[];
+  key_pinned_version: string;
+  key_revoked_at: string | null;
+  key_expires_at: string | null;
+  key_last_used_at: string | null;
+  store_app_installed: boolean;
+  store_api_enabled: boolean;
+  store_paused_by_support: boolean;
+  store_subscription_active: boolean;
+  store_free_access: boolean;
+  store_write_access: boolean;
+  taken_buckets: WindowBucketName[] | null;
+  taken_limits: number[] | null;
+  taken_used: number[] | null;
+  taken_window_starts: number[] | null;
+  taken_allowed: boolean[] | null;
+  read_allowed: boolean | null;
+}
+
+const ADMIT_TEXT =
+  'select row_to_json(a) as admission from api_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, null, null) a';
+/** `$10` is the store the read was built for; the read's own placeholders follow it. */
+const READ_OFFSET = 10;
+
+const admitTexts = new Map<string, string>();
+
+/**
+ * The admission statement carrying a read. The read is a materialized CTE, numbered in its own order, whose row count
+ * is an argument of `api_admit`, so it runs before the function takes (and locks) any counter row. Its rows are joined
+ * to the admission only when `read_allowed` (the units were taken for a key of the store they were read for); the
+ * admission comes once, on the first row (one row with no read columns when the read found nothing or is refused).
+ */
+function admitWithRead(read: ReadStatement): string {
+  let text = admitTexts.get(read.text);
+  if (!text) {
+    const shifted = read.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + READ_OFFSET}`);
+    text = `with q as materialized (select row_number() over () as read_row, r.* from (${shifted}) r)
+      select case when q.read_row is null or q.read_row = 1 then row_to_json(a) end as admission, q.*
+        from api_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $${READ_OFFSET}, (select count(*)::integer from q)) a
+        left join q on a.read_allowed
+       order by q.read_row`;
+    admitTexts.set(read.text, text);
+  }
+  return text;
+}
+
+/** Keys never move between stores: the store of a key hash, learnt from its admissions (bounded). */
+const STORE_CACHE_SIZE = 10_000;
+
+function keyOf(r: AdmitRow): KeyRow {
+  return {
+    id: r.key_id,
+    store_id: r.key_store_id,
+    secret_hash: r.key_secret_hash,
+    scopes: r.key_scopes,
+    pinned_version: r.key_pinned_version,
+    revoked_at: r.key_revoked_at,
+    expires_at: r.key_expires_at,
+    last_used_at: r.key_last_used_at,
+    app_installed: r.store_app_installed,
+    api_enabled: r.store_api_enabled,
+    paused_by_support: r.store_paused_by_support,
+    subscription_active: r.store_subscription_active,
+    free_access: r.store_free_access,
+    write_access: r.store_write_access,
+  };
+}
+
+function takenOf(r: AdmitRow): TakenBucket[] | null {
+  const { taken_buckets: buckets, taken_limits: limits, taken_used: used, taken_allowed: allowed } = r;
+  const windowStarts = r.taken_window_starts;
+  if (!buckets || !limits || !used || !windowStarts || !allowed) return null;
+  return buckets.map((bucket, i) => ({
+    bucket,
+    limit: limits[i]!,
+    used: used[i]!,
+    windowStartMs: windowStarts[i]!,
+    allowed: allowed[i]!,
+  }));
+}
+
+const GIVE_BACK = { name: 'rate_limit_give_back', text: 'select rate_limit_give_back($1, $2, $3, $4, $5, $6)' };
+
+/**
+ * The admission statement `api_admit` (migration 20261124000000, docs/decisions/0017-admission-in-one-statement.md):
+ * key, store gates and rate-limit buckets in one round trip, with the route's read when the key's store is known. The
+ * statement decides whether to take units with a mirror of the gates and the scope; the refusal itself always comes
+ * from `acceptKey`, the same code as the separate lookup. Should the mirror ever disagree, the units are given back
+ * (refused) or taken separately (accepted), and it is logged.
+ */
+export function createAdmission(deps: {
+  pool: Pool;
+  keys: KeyStatements;
+  limiter: RequestLimiter;
+  now: () => Date;
+  logger: Logger;
+  supportEmail?: string;
+}): Admission {
+  const supportEmail = deps.supportEmail ?? 'support@example.com';
+  const stores = new Map<string, string>();
+
+  /** The route's read for the key's store, when the store is known and the read can be built (else none). */
+  function readFor(hash: string, read: ((storeId: string) => ReadStatement | null) | undefined) {
+    const storeId = read && stores.get(hash);
+    if (!storeId) return null;
+    try {
+      const statement = read(storeId);
+      return statement && { storeId, statement };
+    } catch {
+      // A read that cannot be built (a refused cursor): the handler reads on its own and refuses it.
+      return null;
+    }
+  }
+
+  async function giveBack(
+    ctx: AppContext,
+    key: KeyRow,
+    taken: TakenBucket[],
+    charges: ReturnType<typeof bucketCharges>,
+  ) {
+    deps.logger.warn({ request_id: ctx.state.requestId }, 'admission mirror charged a refused request; given back');
+    const charged = new Map(charges.map((c) => [c.bucket, c]));
+    const values = [
+      key.store_id,
+      key.id,
+      taken.map((t) => t.bucket),
+      taken.map((t) => charged.get(t.bucket)!.scope === 'key'),
+      taken.map((t) => t.windowStartMs),
+      taken.map((t) => charged.get(t.bucket)!.units),
+    ];
+    await deps.pool
+      .query({ ...GIVE_BACK, values })
+      .catch((error: unknown) => deps.logger.error({ err: error }, 'giving back rate-limit units failed'));
+  }
+
+  return async (ctx, route, limitClass, read) => {
+    const hash = requestKeyHash(ctx);
+    const access = route.access.kind === 'key' ? route.access : { scope: '', write: false };
+    const now = deps.now();
+    const nowMs = now.getTime();
+    const charges = bucketCharges([{ limitClass, units: 1 }]);
+    const carried = readFor(hash, read);
+    let rows: Array<{ admission: AdmitRow | null; read_row?: string | null }>;
+    try {
+      const values = [hash, nowMs, access.write ?? false, scopeGrantsFor(access.scope), ...bucketArrays(charges)];
+      const text = carried ? admitWithRead(carried.statement) : ADMIT_TEXT;
+      if (carried) values.push(carried.storeId, ...carried.statement.values);
+      rows = (await deps.pool.query<(typeof rows)[number]>({ name: statementName(text), text, values })).rows;
+    } catch (error) {
+      deps.logger.error({ request_id: ctx.state.requestId, err: error }, 'admission statement failed');
+      throw countersUnavailable(false);
+    }
+    const row = rows[0]?.admission ?? undefined;
+    const key = row ? keyOf(row) : undefined;
+    const taken = row ? takenOf(row) : null;
+    try {
+      acceptKey(ctx, route, key, hash, now, supportEmail);
+    } catch (refusal) {
+      // A refused take already gave its units back in the statement.
+      if (taken && key && taken.every((t) => t.allowed)) await giveBack(ctx, key, taken, charges);
+      throw refusal;
+    }
+    if (stores.size >= STORE_CACHE_SIZE) stores.clear();
+    stores.set(hash, key!.store_id);
+    await deps.keys.touchIfStale(key!, now);
+    if (!taken) {
+      deps.logger.warn({ request_id: ctx.state.requestId }, 'admission mirror refused an accepted request; charged');
+      await deps.limiter.admit(ctx, { ...route, limits: limitClass }, { params: {}, query: {}, body: undefined });
+      return null;
+    }
+    deps.limiter.settle(ctx, taken, nowMs);
+    // Every bucket allowed (settle throws otherwise): the carried read's rows, none when it found nothing.
+    if (!carried || row!.read_allowed !== true) return null;
+    return rows[0]!.read_row === null ? [] : rows;
+  };
+}
