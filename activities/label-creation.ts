@@ -60,7 +60,10 @@ export type SentToCarrier =
       trackingNumber: string | null;
       trackingUrl: string | null;
       carrierReference: string;
+      /** The PDF is stored: returned with the shipment, or fetched by the same activity. */
       hasDocument: boolean;
+      /** The carrier account's label tag (null: nothing to tag), so the workflow schedules only side effects to do. */
+      labelTag: string | null;
       sentAt: string;
     }
   | { kind: 'rejected'; reason: string; sentAt: string }
@@ -174,6 +177,43 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       shipment,
       now: deps.now(),
     });
+  }
+
+  /** Downloads and stores a label's PDF (the document endpoints serve it from storage). */
+  async function fetchAndStore(
+    carrierCode: string,
+    settings: ReturnType<typeof accountSettings>,
+    shipmentId: string,
+    labelId: string,
+  ): Promise<void> {
+    const document = await deps.carrierFor(carrierCode).fetchLabel(settings, shipmentId);
+    await storeDocument(em(), {
+      labelId,
+      pdf: document.pdf,
+      pageSize: document.pageSize,
+      pages: document.pages,
+      now: deps.now(),
+    });
+  }
+
+  /**
+   * A carrier that serves the label apart from the create (carrier A): one try right after the create, in the same
+   * activity, saves the workflow a round trip. A failure is only logged: the workflow fetches with retries then.
+   */
+  async function fetchDocumentOnce(
+    input: SendToCarrierInput,
+    account: CarrierAccount,
+    settings: ReturnType<typeof accountSettings>,
+    shipmentId: string,
+    labelId: string,
+  ): Promise<boolean> {
+    try {
+      await fetchAndStore(account.carrierCode, settings, shipmentId, labelId);
+      return true;
+    } catch (error) {
+      deps.logger.warn({ err: error, label_creation_id: input.creationId }, 'label PDF not fetched with the create');
+      return false;
+    }
   }
 
   // ---- Carrier protection (docs/decisions/0500-carrier-protection.md): state in PostgreSQL, shared by every worker.
@@ -370,6 +410,10 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           };
         }
         const { labelId } = await record(input, account, outcome.shipment);
+        const ready = outcome.shipment.status !== 'pending';
+        const hasDocument =
+          outcome.shipment.document !== null ||
+          (ready && (await fetchDocumentOnce(input, account, settings, outcome.shipment.shipmentId, labelId)));
         return {
           kind: 'accepted',
           labelId,
@@ -378,7 +422,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           trackingNumber: outcome.shipment.trackingNumber,
           trackingUrl: outcome.shipment.trackingUrl,
           carrierReference: outcome.shipment.carrierReference,
-          hasDocument: outcome.shipment.document !== null,
+          hasDocument,
+          labelTag: account.labelTag,
           sentAt: at,
         };
       } finally {
@@ -416,24 +461,21 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       labelId: string;
     }): Promise<void> {
       const { account, settings } = await accountOf(input.storeId, input.carrierAccountId);
-      const document = await deps.carrierFor(account.carrierCode).fetchLabel(settings, input.shipmentId);
-      await storeDocument(em(), {
-        labelId: input.labelId,
-        pdf: document.pdf,
-        pageSize: document.pageSize,
-        pages: document.pages,
-        now: deps.now(),
-      });
+      await fetchAndStore(account.carrierCode, settings, input.shipmentId, input.labelId);
     },
 
+    /** `finalizing`: the phase, then the label ready with its final tracking number. */
     async finalizeCreationLabel(input: {
+      creationId: string;
       storeId: string;
       labelId: string;
       trackingNumber: string | null;
       trackingUrl: string | null;
       weightGrams: number;
     }): Promise<void> {
-      await finalizeLabel(deps.orm, { ...input, now: deps.now() });
+      const { creationId, ...label } = input;
+      await setPhase(em(), { id: creationId, phase: 'finalizing', now: deps.now() });
+      await finalizeLabel(deps.orm, { ...label, now: deps.now() });
     },
 
     /**

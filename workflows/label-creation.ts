@@ -150,8 +150,13 @@ function recoverActivity(d: CreationDurations) {
   }).recoverShipment;
 }
 
+/**
+ * `preparing` reads the platform and the database and changes nothing but the phase: a local activity, so the
+ * decision, the locks and the carrier call's scheduling follow in the same workflow task (a regular activity's task
+ * round trip is the largest share of a creation's time, docs/decisions/0018-creation-round-trips.md).
+ */
 function prepareActivity(remainingMs: number) {
-  return proxyActivities<Activities>({
+  return proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     // The platform may be down: retried until the creation's deadline, then the creation did not start.
     scheduleToCloseTimeout: Math.max(1000, remainingMs),
@@ -474,7 +479,8 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
         shipmentId: null,
       });
     }
-    await phase('waiting_for_carrier');
+    // `waiting_for_carrier` only when the creation does wait: a batch still pending, or a PDF still to fetch.
+    if (sent.shipmentStatus === 'pending' || !sent.hasDocument) await phase('waiting_for_carrier');
     state.labelIds = [sent.labelId];
     const known = { labelId: sent.labelId, shipmentId: sent.shipmentId, reference: sent.carrierReference };
     let tracking = { trackingNumber: sent.trackingNumber, trackingUrl: sent.trackingUrl };
@@ -498,24 +504,32 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
         return unclear({ reason: 'label_not_retrieved', exists: true, sentAt: sent.sentAt, ...known });
       }
     }
-    await phase('finalizing');
-    await complete(decision, sent.labelId, tracking);
+    await complete(decision, sent.labelId, tracking, sent.labelTag);
   }
 
-  /** The label is obtained and its PDF stored: finalize it, apply the side effects, succeed. */
+  /**
+   * The label is obtained and its PDF stored: finalize it (phase `finalizing`), apply the side effects, succeed.
+   * `labelTag` is the account's tag when known (undefined: the tag activity looks).
+   */
   async function complete(
     decision: Created,
     labelId: string,
     tracking: { trackingNumber: string | null; trackingUrl: string | null },
+    labelTag?: string | null,
   ): Promise<void> {
+    if (state.status === 'processing') {
+      state.phase = 'finalizing';
+      state.waitingFor = null;
+    }
     await local.finalizeCreationLabel({
+      creationId,
       storeId,
       labelId,
       trackingNumber: tracking.trackingNumber,
       trackingUrl: tracking.trackingUrl,
       weightGrams: decision.carrierCall.weightGrams,
     });
-    const sideEffects = await applySideEffects(decision, tracking);
+    const sideEffects = await applySideEffects(decision, tracking, labelTag);
     await local.succeedCreation({
       creationId,
       queueTicketId: input.queueTicketId,
@@ -549,27 +563,36 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     }
   }
 
+  /**
+   * Fulfilment and the order tag, side by side (they touch different things on the platform), each scheduled only
+   * when there is something to do: `fulfillment: none` and an account without a label tag cost no task.
+   */
   async function applySideEffects(
     decision: Created,
     tracking: { trackingNumber: string | null; trackingUrl: string | null },
+    labelTag: string | null | undefined,
   ): Promise<SideEffects> {
     const mode = decision.fulfillment;
-    let fulfillment: SideEffects['fulfillment'] = { mode, status: 'skipped' };
-    if (mode !== 'none') {
-      const status = await fulfillOrder({
-        storeId,
-        fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
-        mode,
-        ...tracking,
-        carrierCode: decision.carrierCall.carrierCode,
-      }).catch(() => 'failed' as const);
-      fulfillment = { mode, status };
-    }
-    const tags = await tagOrder({
-      storeId,
-      orderGid: decision.order.id,
-      carrierAccountId: decision.carrierCall.carrierAccountId,
-    }).catch(() => 'failed' as const);
+    const [fulfillment, tags] = await Promise.all([
+      mode === 'none'
+        ? ({ mode, status: 'skipped' } as const)
+        : fulfillOrder({
+            storeId,
+            fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+            mode,
+            ...tracking,
+            carrierCode: decision.carrierCall.carrierCode,
+          })
+            .catch(() => 'failed' as const)
+            .then((status) => ({ mode, status })),
+      labelTag === null
+        ? ('skipped' as const)
+        : tagOrder({
+            storeId,
+            orderGid: decision.order.id,
+            carrierAccountId: decision.carrierCall.carrierAccountId,
+          }).catch(() => 'failed' as const),
+    ]);
     return { fulfillment, orderTags: { status: tags } };
   }
 

@@ -437,6 +437,54 @@ describe('operators', () => {
   });
 });
 
+/** The activity tasks a creation's run scheduled (local activities run inside workflow tasks and are not listed). */
+async function scheduledActivities(workflowId: string): Promise<string[]> {
+  const history = await app.temporal.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
+}
+
+describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md)', () => {
+  it('a label at carrier A with nothing to fulfil or tag is one activity task: the carrier call, PDF included', async () => {
+    const { shop } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `round-trips-${order.orderId}`;
+    const res = await create(shop, key, { order_id: order.orderId });
+    expect(res.status).toBe(201);
+    expect(res.body.labels[0].document.availability).toBe('available');
+    expect(res.body.side_effects).toEqual({
+      fulfillment: { mode: 'none', status: 'skipped' },
+      order_tags: { status: 'skipped' },
+    });
+    expect(await scheduledActivities(`label-creation/${shop.storeId}/${key}`)).toEqual(['sendToCarrier']);
+  });
+
+  it('fulfilment and the label tag run side by side after the carrier call', async () => {
+    const { shop } = await aShopWithCarrierA({ labelTag: 'label-created' });
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `side-effects-${order.orderId}`;
+    const res = await create(shop, key, { order_id: order.orderId, fulfillment: 'fulfill' });
+    expect(res.body.side_effects).toEqual({
+      fulfillment: { mode: 'fulfill', status: 'succeeded' },
+      order_tags: { status: 'succeeded' },
+    });
+    const history = await app.temporal.workflow.getHandle(`label-creation/${shop.storeId}/${key}`).fetchHistory();
+    const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name).sort()).toEqual([
+      'fulfillOrder',
+      'sendToCarrier',
+      'tagOrder',
+    ]);
+    // Both side effects were scheduled by the same workflow task.
+    const [, fulfil, tag] = scheduled.map((e) =>
+      String(e.activityTaskScheduledEventAttributes!.workflowTaskCompletedEventId),
+    );
+    expect(fulfil).toBe(tag);
+  });
+});
+
 describe('POST /v1/labels: who may', () => {
   it('include: ["document"] needs labels:print; writes need write access', async () => {
     const writer = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
