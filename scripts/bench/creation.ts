@@ -19,6 +19,8 @@ import { startTestApp } from '../../test/helpers/test-app';
 const SEQUENTIAL = Number(process.env.BENCH_CREATIONS_SEQUENTIAL ?? 30);
 const CONCURRENT = Number(process.env.BENCH_CREATIONS_CONCURRENT ?? 100);
 const CONCURRENCY = 20;
+/** Throughput rounds: floor then creations, alternating, each side's best kept (machine noise hits both alike). */
+const ROUNDS = Number(process.env.BENCH_CREATION_ROUNDS ?? 2);
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -83,7 +85,7 @@ export async function creationBench(): Promise<void> {
       await setLimitOverride(app.orm.em.fork(), { storeId: shop.storeId, bucket, limit, now: new Date() });
     }
     const orders: Awaited<ReturnType<typeof anOrderOnPlatform>>[] = [];
-    for (let i = 0; i < SEQUENTIAL + CONCURRENT + 2; i += 1) orders.push(await anOrderOnPlatform(shop.domain));
+    for (let i = 0; i < SEQUENTIAL + CONCURRENT * ROUNDS + 2; i += 1) orders.push(await anOrderOnPlatform(shop.domain));
     let used = 0;
     const createOne = async () => {
       const n = used++;
@@ -123,8 +125,16 @@ export async function creationBench(): Promise<void> {
         await timed(() => carrier.createShipment(settings, aShipmentRequest({ serviceCode: 'a_home' }))),
       );
     }
-    const creationRate = await throughput(CONCURRENT, CONCURRENCY, () => createOne());
-    const floorRate = await throughput(CONCURRENT, CONCURRENCY, (i) => floorOne(1000 + i));
+    // The floor goes first in each round, on a server that is not still finishing the previous round's creations.
+    let floorRate = 0;
+    let creationRate = 0;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      floorRate = Math.max(
+        floorRate,
+        await throughput(CONCURRENT, CONCURRENCY, (i) => floorOne(1000 * (round + 1) + i)),
+      );
+      creationRate = Math.max(creationRate, await throughput(CONCURRENT, CONCURRENCY, () => createOne()));
+    }
     const line = (name: string, values: number[]) =>
       console.log(
         `  ${name.padEnd(44)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`,
@@ -133,7 +143,7 @@ export async function creationBench(): Promise<void> {
     line('floor: workflow + one no-op activity', floors);
     line('sandbox carrier A create call alone', carrierCalls);
     console.log(
-      `  throughput at ${CONCURRENCY}: creations ${creationRate.toFixed(1)}/s, floor ${floorRate.toFixed(1)}/s`,
+      `  throughput at ${CONCURRENCY}, best of ${ROUNDS} rounds of ${CONCURRENT}: creations ${creationRate.toFixed(1)}/s, floor ${floorRate.toFixed(1)}/s`,
     );
     const budget = 2 * percentile(floors, 50) + percentile(carrierCalls, 50);
     console.log(
