@@ -240,10 +240,10 @@ function matchesPostFilters(
 const hasPostFilters = (f: LabelListFilters) =>
   f.direction !== undefined || f.status !== undefined || f.current !== undefined;
 
-/** The keyset order of a page, for SQL (`l.` columns, or `q.` columns of the page's rows). */
-const pageOrder = (f: LabelListFilters, table: string) => {
+/** The keyset order of a page (`created_at`, `id`), oldest first for the sync feed. */
+const pageOrder = (f: LabelListFilters) => {
   const direction = f.order === 'asc' ? 'asc' : 'desc';
-  return `${table}.created_at ${direction}, ${table}.id ${direction}`;
+  return `l.created_at ${direction}, l.id ${direction}`;
 };
 
 /**
@@ -258,7 +258,7 @@ export function labelPageStatement(
   if (hasPostFilters(filters)) return null;
   const where = keysetWhere(filters, after);
   return {
-    text: `${VIEW_SELECT} where ${where.sql} order by ${pageOrder(filters, 'l')} limit $${where.params.length + 1}`,
+    text: `${VIEW_SELECT} where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
     values: [...where.params, limit + 1],
   };
 }
@@ -297,7 +297,7 @@ export async function readLabelPage(
   }>(
     em,
     `select l.id, l.created_at, l.direction, l.status, l.current from labels l
-      where ${where.sql} order by ${pageOrder(filters, 'l')} limit $${where.params.length + 1}`,
+      where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
     [...where.params, window + 1],
   );
   const picked: string[] = [];
