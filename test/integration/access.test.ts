@@ -1,39 +1,23 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { createApiKey, MAX_ACTIVE_KEYS, revokeApiKey, rotateApiKey, ApiKeyError } from '../../src/access/api-keys';
 import { setStoreGates } from '../../src/access/stores';
-import { defineRoute } from '../../src/http/route';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 import { expectError } from '../helpers/errors';
+import { aProbeRoute } from '../helpers/probes';
 import { eventually } from '../helpers/sandbox';
-
-// Routes of the test's own, declared exactly like the spec's write and print endpoints, exercise the real
-// authorizer for scopes and the write gate; the endpoints' own suites repeat the checks on the real routes.
-const probe = (path: string, scope: string, write = false) =>
-  defineRoute({
-    method: write ? 'POST' : 'GET',
-    path,
-    operationId: `probe${path.replace(/\W/g, '')}`,
-    summary: 'test only',
-    tag: 'Test',
-    access: { kind: 'key', scope, write },
-    limits: 'read',
-    responses: { 200: { description: 'ok', schema: z.object({ ok: z.literal(true) }) } },
-    handler: async (ctx) => {
-      ctx.body = { ok: true };
-    },
-  });
 
 let app: TestApp;
 beforeAll(async () => {
+  // Routes of the test's own, declared exactly like the spec's write and print endpoints, exercise the real
+  // authorizer for scopes and the write gate; the endpoints' own suites repeat the checks on the real routes.
   app = await startTestApp({
     extraRoutes: [
-      probe('/probe-read', 'labels:read'),
-      probe('/probe-print', 'labels:print'),
-      probe('/probe-write', 'labels:write', true),
-      probe('/probe-resolve', 'label_creations:resolve', true),
-      probe('/probe-assign', 'pickup_points:assign', true),
+      aProbeRoute('/probe-read', 'labels:read'),
+      aProbeRoute('/probe-print', 'labels:print'),
+      aProbeRoute('/probe-write', 'labels:write', true),
+      aProbeRoute('/probe-resolve', 'label_creations:resolve', true),
+      aProbeRoute('/probe-assign', 'pickup_points:assign', true),
     ],
   });
 });

@@ -1,12 +1,10 @@
-import { z } from 'zod';
-import { revokeApiKey } from '../../src/access/api-keys';
+import { createApiKey, revokeApiKey } from '../../src/access/api-keys';
 import { gateRefusal, type StoreGates } from '../../src/access/gates';
 import { holdsScope } from '../../src/access/scopes';
 import { setStoreGates } from '../../src/access/stores';
-import { createApiKey } from '../../src/access/api-keys';
-import { defineRoute } from '../../src/http/route';
 import { expectError } from '../helpers/errors';
 import { aLabel, aPlatformId, aStoredDocument } from '../helpers/labels';
+import { aProbeRoute } from '../helpers/probes';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -15,20 +13,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
  * statement, with the hot reads riding along. What it must never change: who gets which answer, and which requests
  * count in the rate limits.
  */
-const probe = (path: string, scope: string, write = false) =>
-  defineRoute({
-    method: write ? 'POST' : 'GET',
-    path,
-    operationId: `admissionProbe${path.replace(/\W/g, '')}`,
-    summary: 'test only',
-    tag: 'Test',
-    access: { kind: 'key', scope, write },
-    limits: 'read',
-    responses: { 200: { description: 'ok', schema: z.object({ ok: z.literal(true) }) } },
-    handler: async (ctx) => {
-      ctx.body = { ok: true };
-    },
-  });
 
 const ROUTES = [
   { method: 'GET', path: '/v1/admission-read', scope: 'labels:read', write: false },
@@ -38,7 +22,7 @@ const ROUTES = [
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ extraRoutes: ROUTES.map((r) => probe(r.path.slice(3), r.scope, r.write)) });
+  app = await startTestApp({ extraRoutes: ROUTES.map((r) => aProbeRoute(r.path.slice(3), r.scope, r.write)) });
 });
 afterAll(async () => app.close());
 afterEach(() => app.clock.reset());
