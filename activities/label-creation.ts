@@ -2,7 +2,12 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { accountSettings } from '../src/carriers/account-settings';
 import { carrierDefinition } from '../src/carriers/catalog';
-import { ImportRejectedError, type ShipmentRequest, type ShipmentResult } from '../src/carriers/port';
+import {
+  ImportRejectedError,
+  type LabelDocument,
+  type ShipmentRequest,
+  type ShipmentResult,
+} from '../src/carriers/port';
 import { createCarrierProtection } from '../src/carriers/protection/carrier-protection';
 import { findByReference, sendShipment, type SendOutcome } from '../src/creation/carrier-call';
 import { loadCreationContext } from '../src/creation/load-context';
@@ -179,14 +184,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     });
   }
 
-  /** Downloads and stores a label's PDF (the document endpoints serve it from storage). */
-  async function fetchAndStore(
-    carrierCode: string,
-    settings: ReturnType<typeof accountSettings>,
-    shipmentId: string,
-    labelId: string,
-  ): Promise<void> {
-    const document = await deps.carrierFor(carrierCode).fetchLabel(settings, shipmentId);
+  /** Stores a label's PDF as the carrier gave it (the document endpoints serve it from storage). */
+  async function keepDocument(labelId: string, document: LabelDocument): Promise<void> {
     await storeDocument(em(), {
       labelId,
       pdf: document.pdf,
@@ -194,6 +193,16 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       pages: document.pages,
       now: deps.now(),
     });
+  }
+
+  /** Downloads and stores a label's PDF. */
+  async function fetchAndStore(
+    carrierCode: string,
+    settings: ReturnType<typeof accountSettings>,
+    shipmentId: string,
+    labelId: string,
+  ): Promise<void> {
+    await keepDocument(labelId, await deps.carrierFor(carrierCode).fetchLabel(settings, shipmentId));
   }
 
   /**
@@ -633,14 +642,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       const [stored] = await em().execute('select 1 from label_documents where label_id = ?', [labelId]);
       if (!stored) {
         try {
-          const document = shipment.document ?? (await port.fetchLabel(settings, shipment.shipmentId));
-          await storeDocument(em(), {
-            labelId,
-            pdf: document.pdf,
-            pageSize: document.pageSize,
-            pages: document.pages,
-            now: deps.now(),
-          });
+          await keepDocument(labelId, shipment.document ?? (await port.fetchLabel(settings, shipment.shipmentId)));
         } catch {
           return exists;
         }
