@@ -51,7 +51,14 @@ const ADMIT_TEXT =
 /** `$10` is the store the read was built for; the read's own placeholders follow it. */
 const READ_OFFSET = 10;
 
-const admitTexts = new Map<string, string>();
+/** A named statement: the text and its prepared-statement name, worked out once per text. */
+interface Named {
+  name: string;
+  text: string;
+}
+const named = (text: string): Named => ({ name: statementName(text), text });
+const ADMIT = named(ADMIT_TEXT);
+const admitTexts = new Map<string, Named>();
 
 /**
  * The admission statement carrying a read. The read is a materialized CTE, numbered in its own order, whose row count
@@ -59,18 +66,18 @@ const admitTexts = new Map<string, string>();
  * to the admission only when `read_allowed` (the units were taken for a key of the store they were read for); the
  * admission comes once, on the first row (one row with no read columns when the read found nothing or is refused).
  */
-function admitWithRead(read: ReadStatement): string {
-  let text = admitTexts.get(read.text);
-  if (!text) {
+function admitWithRead(read: ReadStatement): Named {
+  let statement = admitTexts.get(read.text);
+  if (!statement) {
     const shifted = read.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + READ_OFFSET}`);
-    text = `with q as materialized (select row_number() over () as read_row, r.* from (${shifted}) r)
+    statement = named(`with q as materialized (select row_number() over () as read_row, r.* from (${shifted}) r)
       select case when q.read_row is null or q.read_row = 1 then row_to_json(a) end as admission, q.*
         from api_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, $${READ_OFFSET}, (select count(*)::integer from q)) a
         left join q on a.read_allowed
-       order by q.read_row`;
-    admitTexts.set(read.text, text);
+       order by q.read_row`);
+    admitTexts.set(read.text, statement);
   }
-  return text;
+  return statement;
 }
 
 /** Keys never move between stores: the store of a key hash, learnt from its admissions (bounded). */
@@ -172,9 +179,9 @@ export function createAdmission(deps: {
     let rows: Array<{ admission: AdmitRow | null; read_row?: string | null }>;
     try {
       const values = [hash, nowMs, access.write ?? false, scopeGrantsFor(access.scope), ...bucketArrays(charges)];
-      const text = carried ? admitWithRead(carried.statement) : ADMIT_TEXT;
+      const statement = carried ? admitWithRead(carried.statement) : ADMIT;
       if (carried) values.push(carried.storeId, ...carried.statement.values);
-      rows = (await deps.pool.query<(typeof rows)[number]>({ name: statementName(text), text, values })).rows;
+      rows = (await deps.pool.query<(typeof rows)[number]>({ ...statement, values })).rows;
     } catch (error) {
       deps.logger.error({ request_id: ctx.state.requestId, err: error }, 'admission statement failed');
       throw countersUnavailable(false);

@@ -36,6 +36,7 @@ export class Migration20261124000000Admission extends Migration {
         return null;
       end
       $fn$;`);
+    // Updates and deletes (`new` is null on a delete): the labels on both sides.
     this.addSql(`
       create function label_coverage_changed() returns trigger language plpgsql as $fn$
       begin
@@ -44,21 +45,11 @@ export class Migration20261124000000Admission extends Migration {
       end
       $fn$;`);
     this.addSql(`
-      create function label_coverage_removed() returns trigger language plpgsql as $fn$
-      begin
-        update labels l set coverage = label_coverage_of(l.id) where l.id = old.label_id;
-        return null;
-      end
-      $fn$;`);
-    this.addSql(`
       create trigger label_coverage_added after insert on label_fulfillment_orders
         referencing new table as added for each statement execute function label_coverage_added();`);
     this.addSql(`
-      create trigger label_coverage_changed after update on label_fulfillment_orders
+      create trigger label_coverage_changed after update or delete on label_fulfillment_orders
         for each row execute function label_coverage_changed();`);
-    this.addSql(`
-      create trigger label_coverage_removed after delete on label_fulfillment_orders
-        for each row execute function label_coverage_removed();`);
     this.addSql(`update labels l set coverage = label_coverage_of(l.id)
                   where exists (select 1 from label_fulfillment_orders f where f.label_id = l.id);`);
     this.addSql(`
@@ -144,10 +135,8 @@ export class Migration20261124000000Admission extends Migration {
     this.addSql(
       'alter table labels drop column if exists document_stored, drop column if exists document_not_isolated;',
     );
-    this.addSql('drop trigger if exists label_coverage_removed on label_fulfillment_orders;');
     this.addSql('drop trigger if exists label_coverage_changed on label_fulfillment_orders;');
     this.addSql('drop trigger if exists label_coverage_added on label_fulfillment_orders;');
-    this.addSql('drop function if exists label_coverage_removed();');
     this.addSql('drop function if exists label_coverage_changed();');
     this.addSql('drop function if exists label_coverage_added();');
     this.addSql('drop function if exists label_coverage_of(text);');
