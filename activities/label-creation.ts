@@ -23,9 +23,11 @@ import {
   finishFailed,
   finishSucceeded,
   markSent,
+  beginPreparing,
   recordDecision,
   recordShipment,
   setPhase,
+  type DecisionRecord,
   storeDocument,
   takeLocks,
 } from '../src/creation/transitions';
@@ -49,11 +51,15 @@ import { creationUpdatedPublisher } from './webhooks';
 
 /** The activities of the label-creation workflow (`workflows/label-creation.ts`): every side effect it has. */
 
-export interface PreparedCreation {
-  context: CreationContext;
-  /** The order's label state the decision saw (`orderLabelState`), checked again under the locks. */
-  orderState: string;
-}
+export type PreparedCreation =
+  | {
+      kind: 'prepared';
+      context: CreationContext;
+      /** The order's label state the decision saw (`orderLabelState`), checked again under the locks. */
+      orderState: string;
+    }
+  /** The record is no longer `processing` (a late duplicate run of an attempt that moved on): nothing to do. */
+  | { kind: 'stopped'; status: string | null };
 
 export type SentToCarrier =
   | {
@@ -67,6 +73,8 @@ export type SentToCarrier =
       carrierReference: string;
       /** The PDF is stored: returned with the shipment, or fetched by the same activity. */
       hasDocument: boolean;
+      /** The label was recorded `ready` (final number and PDF in hand): the workflow has nothing left to finalize. */
+      finalized: boolean;
       /** The carrier account's label tag (null: nothing to tag), so the workflow schedules only side effects to do. */
       labelTag: string | null;
       sentAt: string;
@@ -166,9 +174,10 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     return { account, settings: accountSettings(account) };
   }
 
-  /** An accepted shipment's label, recorded at once (with its PDF when the carrier returned one). */
-  function record(input: SendToCarrierInput, account: CarrierAccount, shipment: ShipmentResult) {
+  /** An accepted shipment's label, recorded at once (with its PDF when there is one; `ready` with `finalize`). */
+  function record(input: SendToCarrierInput, account: CarrierAccount, shipment: ShipmentResult, finalize = false) {
     return recordShipment(deps.orm, {
+      finalize,
       creationId: input.creationId,
       storeId: input.storeId,
       order: input.order,
@@ -207,21 +216,19 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
 
   /**
    * A carrier that serves the label apart from the create (carrier A): one try right after the create, in the same
-   * activity, saves the workflow a round trip. A failure is only logged: the workflow fetches with retries then.
+   * activity, saves the workflow a round trip. A failure is only logged (null): the workflow fetches with retries then.
    */
   async function fetchDocumentOnce(
     input: SendToCarrierInput,
     account: CarrierAccount,
     settings: ReturnType<typeof accountSettings>,
     shipmentId: string,
-    labelId: string,
-  ): Promise<boolean> {
+  ): Promise<LabelDocument | null> {
     try {
-      await fetchAndStore(account.carrierCode, settings, shipmentId, labelId);
-      return true;
+      return await deps.carrierFor(account.carrierCode).fetchLabel(settings, shipmentId);
     } catch (error) {
       deps.logger.warn({ err: error, label_creation_id: input.creationId }, 'label PDF not fetched with the create');
-      return false;
+      return null;
     }
   }
 
@@ -264,12 +271,6 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
   // ---- end of carrier protection
 
   return {
-    /** Whether this run carries the attempt on: its record must still be `processing` (a late duplicate run stops). */
-    async beginCreationAttempt(input: { creationId: string }): Promise<{ proceed: boolean; status: string | null }> {
-      const row = await beginAttempt(em(), input.creationId);
-      return { proceed: row?.status === 'processing', status: row?.status ?? null };
-    },
-
     async setCreationPhase(input: {
       creationId: string;
       phase: LabelCreationPhase;
@@ -280,7 +281,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
 
     /**
      * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot. A
-     * platform that cannot answer is retried (transient); the creation's 5-minute deadline bounds the retries.
+     * platform that cannot answer is retried (transient); the creation's 5-minute deadline bounds the retries. Only a
+     * record still `processing` is prepared (`stopped` otherwise: this run has nothing to do).
      */
     async prepareCreation(input: {
       creationId: string;
@@ -289,7 +291,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       lockStaleAfterMs: number;
     }): Promise<PreparedCreation> {
       const manager = em();
-      await setPhase(manager, { id: input.creationId, phase: 'preparing', now: deps.now() });
+      const status = await beginPreparing(manager, { id: input.creationId, now: deps.now() });
+      if (status !== 'processing') return { kind: 'stopped', status };
       try {
         const context = await loadCreationContext(
           { em: manager, platform: deps.platform },
@@ -308,7 +311,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
                 selfCreationId: input.creationId,
               })
             : '';
-        return { context, orderState };
+        return { kind: 'prepared', context, orderState };
       } catch (error) {
         // The platform throttled or failed: try again (plain errors are retried); anything else is a bug to retry too.
         if (error instanceof DomainError && error.code !== 'shopify_unavailable') throw nonRetryable(error);
@@ -333,21 +336,20 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       });
     },
 
+    /** The decision to create, recorded with the locks it needs (taken all or none) in one transaction. */
     async takeFulfillmentOrderLocks(input: {
       creationId: string;
       storeId: string;
-      orderGid: string;
       workflowId: string;
-      fulfillmentOrderGids: string[];
+      decision: DecisionRecord;
       staleAfterMs: number;
       expectedState: string;
     }): Promise<AcquireResult> {
       return takeLocks(deps.orm, {
         id: input.creationId,
         storeId: input.storeId,
-        orderGid: input.orderGid,
         workflowId: input.workflowId,
-        fulfillmentOrderGids: input.fulfillmentOrderGids,
+        decision: input.decision,
         staleAfterMs: input.staleAfterMs,
         expectedState: input.expectedState,
         now: deps.now(),
@@ -418,11 +420,12 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
             sentAt: at,
           };
         }
-        const { labelId } = await record(input, account, outcome.shipment);
         const ready = outcome.shipment.status !== 'pending';
-        const hasDocument =
-          outcome.shipment.document !== null ||
-          (ready && (await fetchDocumentOnce(input, account, settings, outcome.shipment.shipmentId, labelId)));
+        const document =
+          outcome.shipment.document ??
+          (ready ? await fetchDocumentOnce(input, account, settings, outcome.shipment.shipmentId) : null);
+        // Final number and PDF in hand: the label is recorded `ready`, with nothing left for the workflow to finalize.
+        const { labelId, finalized } = await record(input, account, { ...outcome.shipment, document }, ready);
         return {
           kind: 'accepted',
           labelId,
@@ -431,7 +434,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           trackingNumber: outcome.shipment.trackingNumber,
           trackingUrl: outcome.shipment.trackingUrl,
           carrierReference: outcome.shipment.carrierReference,
-          hasDocument,
+          hasDocument: document !== null,
+          finalized,
           labelTag: account.labelTag,
           sentAt: at,
         };

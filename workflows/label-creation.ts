@@ -253,14 +253,6 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     locksReleased = true;
   });
 
-  const begun = await local.beginCreationAttempt({ creationId });
-  if (!begun.proceed) {
-    // A duplicate run of an attempt that already moved on: nothing to do.
-    state.status = (begun.status as LabelCreationStatus | null) ?? 'failed';
-    state.phase = null;
-    return snapshot();
-  }
-
   const setStatus = (status: LabelCreationStatus) => {
     state.status = status;
     if (status !== 'processing') state.phase = null;
@@ -327,11 +319,12 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
 
   // Preparing, deciding, waiting and locking: until the creation holds its fulfillment orders or has its answer.
   let create: Created | null = null;
-  let prepared: PreparedCreation | null = null;
+  let prepared: Extract<PreparedCreation, { kind: 'prepared' }> | null = null;
   while (!create) {
     if (workflowNow() >= deadline) return finish(await notStarted());
+    let outcome: PreparedCreation;
     try {
-      prepared = await prepareActivity(deadline - workflowNow())({
+      outcome = await prepareActivity(deadline - workflowNow())({
         creationId,
         storeId,
         request: input.request,
@@ -343,15 +336,30 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       if (!refusal) throw error;
       return finish(await fail(refusal));
     }
+    if (outcome.kind === 'stopped') {
+      // A duplicate run of an attempt that already moved on: nothing to do.
+      state.status = (outcome.status as LabelCreationStatus | null) ?? 'failed';
+      state.phase = null;
+      return finish();
+    }
+    prepared = outcome;
     const decision = decideCreation(prepared.context, input.request, workflowNow());
-    if (decision.order) upsertSearchAttributes([{ key: ORDER_ID, value: decision.order.id }]);
-    await local.recordCreationDecision({
-      creationId,
+    const record = {
       order: decision.order ?? { id: '', legacyId: '', name: '' },
       fulfillmentOrderGids: decision.kind === 'refuse' ? [] : decision.targetFulfillmentOrderIds,
       resolved: decision.kind === 'create' ? decision.resolved : null,
       warnings: decision.kind === 'refuse' ? [] : decision.warnings,
-    });
+    };
+    if (decision.order) {
+      upsertSearchAttributes([
+        { key: ORDER_ID, value: decision.order.id },
+        ...(decision.kind === 'create'
+          ? [{ key: CARRIER_ACCOUNT_ID, value: decision.carrierCall.carrierAccountId }]
+          : []),
+      ]);
+    }
+    // A decision to create is recorded with its locks, in one step below.
+    if (decision.kind !== 'create') await local.recordCreationDecision({ creationId, ...record });
     if (decision.kind === 'refuse') return finish(await fail(refusalError(decision.refusal)));
     if (decision.kind === 'return_existing') {
       // Existing labels are returned as they are: nothing is fulfilled or tagged for them.
@@ -385,9 +393,8 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     const locked = await local.takeFulfillmentOrderLocks({
       creationId,
       storeId,
-      orderGid: decision.order.id,
       workflowId: workflowInfo().workflowId,
-      fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+      decision: record,
       staleAfterMs: durations.lockStaleMs,
       expectedState: prepared.orderState,
     });
@@ -409,7 +416,6 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
   }
   state.phase = 'sending_to_carrier';
   state.waitingFor = null;
-  upsertSearchAttributes([{ key: CARRIER_ACCOUNT_ID, value: create.carrierCall.carrierAccountId }]);
   return finish(await send(create));
 
   async function waitForPendingLabel(labelId: string) {
@@ -504,31 +510,35 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
         return unclear({ reason: 'label_not_retrieved', exists: true, sentAt: sent.sentAt, ...known });
       }
     }
-    await complete(decision, sent.labelId, tracking, sent.labelTag);
+    await complete(decision, sent.labelId, tracking, sent.labelTag, sent.finalized);
   }
 
   /**
    * The label is obtained and its PDF stored: finalize it (phase `finalizing`), apply the side effects, succeed.
-   * `labelTag` is the account's tag when known (undefined: the tag activity looks).
+   * `labelTag` is the account's tag when known (undefined: the tag activity looks); `finalized` when the carrier
+   * activity already recorded the label `ready`.
    */
   async function complete(
     decision: Created,
     labelId: string,
     tracking: { trackingNumber: string | null; trackingUrl: string | null },
     labelTag?: string | null,
+    finalized = false,
   ): Promise<void> {
     if (state.status === 'processing') {
       state.phase = 'finalizing';
       state.waitingFor = null;
     }
-    await local.finalizeCreationLabel({
-      creationId,
-      storeId,
-      labelId,
-      trackingNumber: tracking.trackingNumber,
-      trackingUrl: tracking.trackingUrl,
-      weightGrams: decision.carrierCall.weightGrams,
-    });
+    if (!finalized) {
+      await local.finalizeCreationLabel({
+        creationId,
+        storeId,
+        labelId,
+        trackingNumber: tracking.trackingNumber,
+        trackingUrl: tracking.trackingUrl,
+        weightGrams: decision.carrierCall.weightGrams,
+      });
+    }
     const sideEffects = await applySideEffects(decision, tracking, labelTag);
     await local.succeedCreation({
       creationId,
@@ -753,7 +763,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     });
   }
 
-  async function finish(_: void): Promise<CreationSnapshot> {
+  async function finish(_?: void): Promise<CreationSnapshot> {
     // Every waiting request gets its answer before the run ends.
     await condition(allHandlersFinished);
     return snapshot();

@@ -29,6 +29,19 @@ export async function beginAttempt(
   return row ? { status: row.status, sentAt: row.sent_at } : null;
 }
 
+/**
+ * `preparing`, when the record is still `processing` (a late duplicate run of an attempt that moved on stops): the
+ * check and the phase in one statement. Returns the record's status, null when there is none.
+ */
+export async function beginPreparing(em: EntityManager, input: { id: string; now: Date }): Promise<string | null> {
+  const [moved] = await em.execute<Array<{ status: string }>>(
+    `update label_creations set phase = 'preparing', waiting_for = 'null'::jsonb, updated_at = ?
+      where id = ? and status = 'processing' returning status`,
+    [input.now, input.id],
+  );
+  return moved ? moved.status : ((await beginAttempt(em, input.id))?.status ?? null);
+}
+
 export async function setPhase(
   em: EntityManager,
   input: { id: string; phase: LabelCreationPhase; waitingFor?: WaitFor | null; now: Date },
@@ -41,20 +54,23 @@ export async function setPhase(
 }
 
 /** What the decision found: the order, the target, the `resolved` block and warnings. */
+export interface DecisionRecord {
+  order: OrderRef;
+  fulfillmentOrderGids: string[];
+  resolved: ResolvedBlock | null;
+  warnings: CreationWarning[];
+}
+
+/** Records the decision; with `phase`, moves the creation there in the same statement. */
 export async function recordDecision(
   em: EntityManager,
-  input: {
-    id: string;
-    order: OrderRef;
-    fulfillmentOrderGids: string[];
-    resolved: ResolvedBlock | null;
-    warnings: CreationWarning[];
-    now: Date;
-  },
+  input: DecisionRecord & { id: string; now: Date; phase?: LabelCreationPhase },
 ): Promise<void> {
   await em.execute(
     `update label_creations set order_gid = ?, order_legacy_id = ?, order_name = ?, fulfillment_order_gids = array[?]::text[],
-            resolved = ?::jsonb, warnings = ?::jsonb, carrier_account_id = ?, updated_at = ?
+            resolved = ?::jsonb, warnings = ?::jsonb, carrier_account_id = ?, updated_at = ?,
+            phase = case when status = 'processing' then coalesce(?, phase) else phase end,
+            waiting_for = case when ?::text is null or status <> 'processing' then waiting_for else 'null'::jsonb end
       where id = ?`,
     [
       input.order.id,
@@ -65,20 +81,24 @@ export async function recordDecision(
       JSON.stringify(input.warnings),
       input.resolved?.carrierAccountId ?? null,
       input.now,
+      input.phase ?? null,
+      input.phase ?? null,
       input.id,
     ],
   );
 }
 
-/** Takes the creation's locks (all or none) and moves it to `sending_to_carrier` in the same transaction. */
+/**
+ * Takes the creation's locks (all or none) and records its decision in the same transaction, moving it to
+ * `sending_to_carrier` when the locks are taken.
+ */
 export async function takeLocks(
   orm: Orm,
   input: {
     id: string;
     storeId: string;
-    orderGid: string;
     workflowId: string;
-    fulfillmentOrderGids: string[];
+    decision: DecisionRecord;
     staleAfterMs: number;
     expectedState: string;
     now: Date;
@@ -87,14 +107,19 @@ export async function takeLocks(
   return inTransaction(orm, async (tx) => {
     const result = await acquireLocks(tx, {
       storeId: input.storeId,
-      orderGid: input.orderGid,
+      orderGid: input.decision.order.id,
       labelCreationId: input.id,
       workflowId: input.workflowId,
-      fulfillmentOrderGids: input.fulfillmentOrderGids,
+      fulfillmentOrderGids: input.decision.fulfillmentOrderGids,
       staleAfterMs: input.staleAfterMs,
       expectedState: input.expectedState,
     });
-    if (result.acquired) await setPhase(tx, { id: input.id, phase: 'sending_to_carrier', now: input.now });
+    await recordDecision(tx, {
+      ...input.decision,
+      id: input.id,
+      now: input.now,
+      ...(result.acquired ? { phase: 'sending_to_carrier' as const } : {}),
+    });
     return result;
   });
 }
@@ -124,17 +149,23 @@ export interface AcceptedShipment {
 }
 
 /**
- * The carrier accepted: the label is recorded at once (`pending` until the creation finalizes it), with the carrier's
- * PDF when the create answered with one, so nothing depends on the worker surviving until the next step. Idempotent:
- * a retry finds the label of this creation and shipment.
+ * The carrier accepted: the label is recorded at once, with the carrier's PDF when there is one, so nothing depends on
+ * the worker surviving until the next step. With `finalize` (the shipment number is final and the PDF is in hand) the
+ * label is recorded `ready` and the creation moves to `finalizing`, which saves the workflow the separate step;
+ * otherwise it is `pending` until the creation finalizes it. Idempotent: a retry finds the label of this creation and
+ * shipment (and leaves finalizing to the workflow).
  */
-export async function recordShipment(orm: Orm, input: AcceptedShipment): Promise<{ labelId: string }> {
+export async function recordShipment(
+  orm: Orm,
+  input: AcceptedShipment & { finalize?: boolean },
+): Promise<{ labelId: string; finalized: boolean }> {
   const em = orm.em.fork();
   const [existing] = await em.execute<Array<{ id: string }>>(
     'select id from labels where label_creation_id = ? and carrier_shipment_id = ?',
     [input.creationId, input.shipment.shipmentId],
   );
   let labelId = existing?.id;
+  const finalized = !labelId && input.finalize === true && input.shipment.document !== null;
   if (!labelId) {
     const label = await insertLabel(em, {
       storeId: input.storeId,
@@ -143,7 +174,7 @@ export async function recordShipment(orm: Orm, input: AcceptedShipment): Promise
       fulfillmentOrderIds: input.fulfillmentOrderGids,
       direction: 'outbound',
       kind: 'shipment',
-      status: 'pending',
+      status: finalized ? 'ready' : 'pending',
       carrierCode: input.carrierCode,
       carrierAccountId: input.carrierAccountId,
       service: input.service,
@@ -178,11 +209,12 @@ export async function recordShipment(orm: Orm, input: AcceptedShipment): Promise
   }
   await em.execute(
     `update label_creations set label_ids = array[?]::text[], created = true, updated_at = ?,
-            resolved = jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false)
+            resolved = jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false),
+            phase = case when ? and status = 'processing' then 'finalizing' else phase end
       where id = ?`,
-    [[labelId], input.now, input.creationId],
+    [[labelId], input.now, finalized, input.creationId],
   );
-  return { labelId };
+  return { labelId, finalized };
 }
 
 /** The stored PDF of a label fetched after the create (carrier A's separate label call, carrier B's batch). */

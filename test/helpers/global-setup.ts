@@ -100,7 +100,9 @@ export default async function globalSetup(): Promise<void> {
     WEBHOOK_RETRY_MAX_INTERVAL: '1s',
     WEBHOOK_RETRY_WINDOW: '2m',
   };
-  const worker = await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker');
+  // BENCH_CPU_PROF=<dir> (npm run bench): a V8 CPU profile of the worker's threads, written as it stops.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const worker = await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker', undefined, profile);
   children.push(worker);
 
   Object.assign(process.env, {

@@ -40,9 +40,10 @@ export function spawnTs(
   env: NodeJS.ProcessEnv,
   what: string,
   timeoutMs = 120_000,
+  nodeArgs: string[] = [],
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
