@@ -8,13 +8,12 @@ import {
   type ShipmentRequest,
   type ShipmentResult,
 } from '../src/carriers/port';
-import { createCarrierProtection } from '../src/carriers/protection/carrier-protection';
+import { createCarrierProtection, type ProtectedAccount } from '../src/carriers/protection/carrier-protection';
 import { findByReference, sendShipment, type SendOutcome } from '../src/creation/carrier-call';
 import { loadCreationContext } from '../src/creation/load-context';
 import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
 import {
   abandonCreation,
-  beginAttempt,
   deleteAbandonedCreation,
   resolveNotCreated,
   updateAttention,
@@ -24,6 +23,7 @@ import {
   finishSucceeded,
   markSent,
   beginPreparing,
+  sendingState,
   recordDecision,
   recordShipment,
   setPhase,
@@ -43,7 +43,7 @@ import type { CodSource, FulfillmentMode, LabelCreationPhase, LabelCreationStatu
 import type { CreationWarning } from '../src/domain/refusal';
 import type { Resolution } from '../src/domain/resolve';
 import { holdForUnresolvedCreation, releaseUnresolvedCreationHold } from '../src/locks/platform-holds';
-import { holdsLocks, orderLabelState, type AcquireResult } from '../src/locks/fulfillment-order-locks';
+import { orderLabelState, type AcquireResult } from '../src/locks/fulfillment-order-locks';
 import { createWriteLimits } from '../src/limits/write-limits';
 import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
 import type { ActivityDeps } from './deps';
@@ -234,15 +234,16 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
 
   // ---- Carrier protection (docs/decisions/0500-carrier-protection.md): state in PostgreSQL, shared by every worker.
   const protection = createCarrierProtection({ orm: deps.orm, now: deps.now, settings: deps.carrierProtection });
-  const protectionTarget = (input: SendToCarrierInput) => ({
+  const protectionTarget = (input: SendToCarrierInput, account: ProtectedAccount) => ({
     storeId: input.storeId,
     call: input.carrierCall,
     fulfillmentOrderGids: input.fulfillmentOrderGids,
+    account,
   });
 
   /** Checked before the call counts as sent: a blocked creation never reaches the carrier and gets its unit back. */
-  async function protectionBlock(input: SendToCarrierInput): Promise<SentToCarrier | null> {
-    const decision = await protection.check(protectionTarget(input));
+  async function protectionBlock(input: SendToCarrierInput, account: ProtectedAccount): Promise<SentToCarrier | null> {
+    const decision = await protection.check(protectionTarget(input, account));
     if (decision.kind === 'allow') return null;
     deps.logger.warn(
       { label_creation_id: input.creationId, code: decision.refusal.code, details: decision.refusal.details },
@@ -256,10 +257,14 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
   }
 
   /** What the call came to, for the account's circuit and refusal counts. Never fails the call it describes. */
-  async function recordOutcome(input: SendToCarrierInput, outcome: SendOutcome): Promise<void> {
+  async function recordOutcome(
+    input: SendToCarrierInput,
+    outcome: SendOutcome,
+    account: ProtectedAccount,
+  ): Promise<void> {
     try {
       await protection.record({
-        ...protectionTarget(input),
+        ...protectionTarget(input, account),
         creationId: input.creationId,
         outcome: outcome.kind,
         reason: outcome.kind === 'accepted' ? null : outcome.reason,
@@ -364,18 +369,19 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
      */
     async sendToCarrier(input: SendToCarrierInput): Promise<SentToCarrier> {
       const manager = em();
-      const row = await beginAttempt(manager, input.creationId);
+      const row = await sendingState(manager, {
+        id: input.creationId,
+        storeId: input.storeId,
+        fulfillmentOrderGids: input.fulfillmentOrderGids,
+      });
       const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
       // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
       if (!resumed && row?.status !== 'processing') return { kind: 'lost_locks' };
+      const { account, settings } = await accountOf(input.storeId, input.carrierCall.carrierAccountId);
+      const protectedAccount = { id: account.id, updatedAt: account.updatedAt };
       if (!resumed) {
-        const held = await holdsLocks(manager, {
-          storeId: input.storeId,
-          labelCreationId: input.creationId,
-          fulfillmentOrderGids: input.fulfillmentOrderGids,
-        });
-        if (!held) return { kind: 'lost_locks' };
-        const blocked = await protectionBlock(input);
+        if (!row.holdsLocks) return { kind: 'lost_locks' };
+        const blocked = await protectionBlock(input, protectedAccount);
         if (blocked) return blocked;
         // Reaching the carrier is what a daily creation unit counts (spec "Limits"): it stays counted from here.
         await limits.creationUnits.confirm(input.creationId);
@@ -384,7 +390,6 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       const sentAt = resumed ? new Date(row.sentAt!) : deps.now();
       const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
-        const { account, settings } = await accountOf(input.storeId, input.carrierCall.carrierAccountId);
         const call = input.carrierCall;
         const request: ShipmentRequest = {
           // The stable reference: the creation's ID, the same for every retry and run of this attempt.
@@ -402,7 +407,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           options: call.options,
         };
         const outcome = await sendShipment(deps.carrierFor(account.carrierCode), settings, request, { resumed });
-        await recordOutcome(input, outcome);
+        await recordOutcome(input, outcome, protectedAccount);
         const at = sentAt.toISOString();
         if (outcome.kind === 'rejected') {
           // The carrier's own words stay in the log; clients get the reason only.
@@ -567,6 +572,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
 
     async succeedCreation(input: {
       creationId: string;
+      /** The creation's store (optional for runs recorded before it was passed). */
+      storeId?: string;
       queueTicketId: string | null;
       labelIds: string[];
       created: boolean;
@@ -575,7 +582,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
       await leftProcessing(input.creationId, input.queueTicketId);
-      await publishCreationUpdated(input.creationId, 'succeeded');
+      await publishCreationUpdated(input.creationId, 'succeeded', input.storeId);
       countCreation('succeeded');
     },
 

@@ -36,8 +36,8 @@ const USER_AGENT = 'ShippingLabelAPI-Webhooks/1.0';
  */
 export function creationUpdatedPublisher(
   deps: Pick<ActivityDeps, 'orm' | 'temporal' | 'now' | 'webhooks'>,
-): (creationId: string, transitionKey: string) => Promise<void> {
-  return (creationId, transitionKey) =>
+): (creationId: string, transitionKey: string, storeId?: string) => Promise<void> {
+  return (creationId, transitionKey, storeId) =>
     publishCreationUpdated(
       {
         orm: deps.orm,
@@ -49,6 +49,7 @@ export function creationUpdatedPublisher(
       },
       creationId,
       transitionKey,
+      storeId,
     );
 }
 

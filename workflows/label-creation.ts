@@ -365,6 +365,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       // Existing labels are returned as they are: nothing is fulfilled or tagged for them.
       await local.succeedCreation({
         creationId,
+        storeId,
         queueTicketId: input.queueTicketId,
         labelIds: decision.labelIds,
         created: false,
@@ -542,6 +543,7 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
     const sideEffects = await applySideEffects(decision, tracking, labelTag);
     await local.succeedCreation({
       creationId,
+      storeId,
       queueTicketId: input.queueTicketId,
       labelIds: [labelId],
       created: true,

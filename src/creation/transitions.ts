@@ -30,6 +30,26 @@ export async function beginAttempt(
 }
 
 /**
+ * Where an attempt stands as its carrier call starts: the record's status, whether the carrier was already called
+ * (`sent_at`), and whether it still holds every lock on `fulfillmentOrderGids` (fencing), in one statement.
+ */
+export async function sendingState(
+  em: EntityManager,
+  input: { id: string; storeId: string; fulfillmentOrderGids: readonly string[] },
+): Promise<{ status: string; sentAt: string | null; holdsLocks: boolean } | null> {
+  const wanted = [...new Set(input.fulfillmentOrderGids)];
+  const [row] = await em.execute<Array<{ status: string; sent_at: string | null; held: number }>>(
+    `select c.status, c.sent_at,
+            (select count(*) from fulfillment_order_locks l
+              where l.store_id = ? and l.label_creation_id = c.id
+                and l.fulfillment_order_gid in (select jsonb_array_elements_text(?::jsonb)))::int as held
+       from label_creations c where c.id = ?`,
+    [input.storeId, JSON.stringify(wanted), input.id],
+  );
+  return row ? { status: row.status, sentAt: row.sent_at, holdsLocks: row.held === wanted.length } : null;
+}
+
+/**
  * `preparing`, when the record is still `processing` (a late duplicate run of an attempt that moved on stops): the
  * check and the phase in one statement. Returns the record's status, null when there is none.
  */
@@ -167,35 +187,39 @@ export async function recordShipment(
   let labelId = existing?.id;
   const finalized = !labelId && input.finalize === true && input.shipment.document !== null;
   if (!labelId) {
-    const label = await insertLabel(em, {
-      storeId: input.storeId,
-      orderId: input.order.id,
-      orderName: input.order.name,
-      fulfillmentOrderIds: input.fulfillmentOrderGids,
-      direction: 'outbound',
-      kind: 'shipment',
-      status: finalized ? 'ready' : 'pending',
-      carrierCode: input.carrierCode,
-      carrierAccountId: input.carrierAccountId,
-      service: input.service,
-      source: 'api',
-      cod: input.shipment.cod ? { ...input.shipment.cod, source: input.cod.source } : input.cod,
-      declaredValue: input.declaredValue,
-      trackingNumber: input.shipment.trackingNumber,
-      trackingUrl: input.shipment.trackingUrl,
-      carrierShipmentId: input.shipment.shipmentId,
-      parcels: [
-        {
-          trackingNumber: input.shipment.trackingNumber,
-          trackingUrl: input.shipment.trackingUrl,
-          weightGrams: input.weightGrams,
-        },
-      ],
-      extras: input.shipment.extras,
-      labelCreationId: input.creationId,
-      createdAt: input.now,
-      updatedAt: input.now,
-    });
+    const label = await insertLabel(
+      em,
+      {
+        storeId: input.storeId,
+        orderId: input.order.id,
+        orderName: input.order.name,
+        fulfillmentOrderIds: input.fulfillmentOrderGids,
+        direction: 'outbound',
+        kind: 'shipment',
+        status: finalized ? 'ready' : 'pending',
+        carrierCode: input.carrierCode,
+        carrierAccountId: input.carrierAccountId,
+        service: input.service,
+        source: 'api',
+        cod: input.shipment.cod ? { ...input.shipment.cod, source: input.cod.source } : input.cod,
+        declaredValue: input.declaredValue,
+        trackingNumber: input.shipment.trackingNumber,
+        trackingUrl: input.shipment.trackingUrl,
+        carrierShipmentId: input.shipment.shipmentId,
+        parcels: [
+          {
+            trackingNumber: input.shipment.trackingNumber,
+            trackingUrl: input.shipment.trackingUrl,
+            weightGrams: input.weightGrams,
+          },
+        ],
+        extras: input.shipment.extras,
+        labelCreationId: input.creationId,
+        createdAt: input.now,
+        updatedAt: input.now,
+      },
+      { refresh: false },
+    );
     labelId = label.id;
   }
   if (input.shipment.document) {
@@ -270,23 +294,23 @@ export async function finishSucceeded(
     now: Date;
   },
 ): Promise<void> {
-  await inTransaction(orm, async (tx) => {
-    await tx.execute(
-      `update label_creations set status = 'succeeded', phase = null, waiting_for = null, created = ?,
+  // One statement, atomic: the status and the release of the locks (the same delete as `releaseLocks`).
+  await orm.em.fork().execute(
+    `with unlocked as (delete from fulfillment_order_locks where label_creation_id = ?)
+       update label_creations set status = 'succeeded', phase = null, waiting_for = null, created = ?,
               label_ids = array[?]::text[], side_effects = ?::jsonb, warnings = coalesce(?::jsonb, warnings),
               attention = null, updated_at = ?
         where id = ? and status in ('processing', 'needs_attention')`,
-      [
-        input.created,
-        input.labelIds,
-        JSON.stringify(input.sideEffects),
-        input.warnings ? JSON.stringify(input.warnings) : null,
-        input.now,
-        input.id,
-      ],
-    );
-    await releaseLocks(tx, input.id);
-  });
+    [
+      input.id,
+      input.created,
+      input.labelIds,
+      JSON.stringify(input.sideEffects),
+      input.warnings ? JSON.stringify(input.warnings) : null,
+      input.now,
+      input.id,
+    ],
+  );
 }
 
 /**

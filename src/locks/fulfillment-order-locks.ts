@@ -119,20 +119,6 @@ export async function releaseLocks(tx: EntityManager, labelCreationId: string): 
   await tx.execute('delete from fulfillment_order_locks where label_creation_id = ?', [labelCreationId]);
 }
 
-/** Whether the creation still holds all its locks: checked right before the carrier is called (fencing). */
-export async function holdsLocks(
-  em: EntityManager,
-  input: { storeId: string; labelCreationId: string; fulfillmentOrderGids: readonly string[] },
-): Promise<boolean> {
-  if (input.fulfillmentOrderGids.length === 0) return true;
-  const [row] = await em.execute<Array<{ n: string }>>(
-    `select count(*) as n from fulfillment_order_locks
-      where store_id = ? and label_creation_id = ? and fulfillment_order_gid in (?)`,
-    [input.storeId, input.labelCreationId, [...new Set(input.fulfillmentOrderGids)]],
-  );
-  return Number(row!.n) === new Set(input.fulfillmentOrderGids).size;
-}
-
 /** Live locks on the given fulfillment orders, for `src/locks/holders.ts`. */
 export async function liveLocks(
   em: EntityManager,

@@ -103,13 +103,17 @@ export async function publishCreationUpdated(
   deps: WebhookPublishDeps,
   creationId: string,
   transitionKey: string,
+  /** The creation's store when the caller knows it: a store without endpoints then costs one read. */
+  knownStoreId?: string,
 ): Promise<void> {
   const em = deps.orm.em.fork();
+  const early = knownStoreId ? await subscribedEndpoints(em, knownStoreId, 'label_creation.updated') : null;
+  // A store without endpoints gets no events: nothing would ever read them.
+  if (early?.length === 0) return;
   const row = await readCreationById(em, creationId);
   if (!row) throw new Error(`label creation ${creationId} does not exist`);
   const now = deps.now();
-  const endpoints = await subscribedEndpoints(em, row.store_id, 'label_creation.updated');
-  // A store without endpoints gets no events: nothing would ever read them.
+  const endpoints = early ?? (await subscribedEndpoints(em, row.store_id, 'label_creation.updated'));
   if (endpoints.length === 0) return;
   const object = await creationWire(deps.orm, row, { baseUrl: deps.baseUrl, now });
   const event = await insertEvent(

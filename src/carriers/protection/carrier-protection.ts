@@ -31,6 +31,8 @@ export interface ProtectionTarget {
   /** What the carrier call sends (without the per-attempt reference), with the carrier account it goes to. */
   call: CarrierCall;
   fulfillmentOrderGids: string[];
+  /** The account as the caller just read it (saves reading it again); read here when absent. */
+  account?: ProtectedAccount;
 }
 
 export interface AccountProtectionStatus {
@@ -107,6 +109,7 @@ export function createCarrierProtection(deps: {
 
   /** The account as it is now: a change to its settings makes every shipment on it a new one. */
   async function accountOf(target: ProtectionTarget): Promise<ProtectedAccount> {
+    if (target.account) return target.account;
     const [row] = await em().execute<Array<{ updated_at: Date }>>(
       'select updated_at from carrier_accounts where store_id = ? and id = ?',
       [target.storeId, target.call.carrierAccountId],
@@ -114,43 +117,63 @@ export function createCarrierProtection(deps: {
     return { id: target.call.carrierAccountId, updatedAt: new Date(row?.updated_at ?? 0) };
   }
 
+  /** Everything the decision reads about the account, the shipment and its fulfillment orders, in one statement. */
   async function snapshotOf(target: ProtectionTarget, now: Date): Promise<ProtectionSnapshot> {
-    const manager = em();
     const account = await accountOf(target);
-    const streak = await streakOf(account.id);
-    const accountRefusals = await manager.execute<Array<{ recorded_at: Date }>>(
-      `select recorded_at from carrier_outcomes
-        where carrier_account_id = ? and outcome = 'rejected' and recorded_at > ?`,
-      [account.id, new Date(now.getTime() - settings.accountRejectingWindowMs)],
-    );
-    const fingerprintRefusals = await manager.execute<RefusalRow[]>(
-      `select recorded_at, reason, label_creation_id from carrier_outcomes
-        where fingerprint = ? and outcome = 'rejected' and recorded_at > ?`,
-      [shipmentFingerprint(target.call, account), new Date(now.getTime() - settings.fingerprintWindowMs)],
-    );
-    const foRefusals = await manager.execute<Array<RefusalRow & { fulfillment_order_gid: string }>>(
-      `select fo as fulfillment_order_gid, recorded_at, reason, label_creation_id
-         from carrier_outcomes, unnest(fulfillment_order_gids) fo
-        where store_id = ? and outcome = 'rejected' and recorded_at > ?
-          and fulfillment_order_gids && (select coalesce(array_agg(x), '{}') from jsonb_array_elements_text(?::jsonb) x)
-          and fo in (select jsonb_array_elements_text(?::jsonb))`,
+    const since = (windowMs: number) => new Date(now.getTime() - windowMs);
+    const refusal = `json_build_object('recorded_at', recorded_at, 'reason', reason, 'label_creation_id', label_creation_id)`;
+    const [row] = await em().execute<
+      Array<{
+        count: number;
+        last_at: Date | null;
+        last_accepted_at: Date | null;
+        account_refusals: string[];
+        fingerprint_refusals: RefusalRow[];
+        fulfillment_order_refusals: Array<RefusalRow & { fulfillment_order_gid: string }>;
+      }>
+    >(
+      // The streak: the account's unclear results since its last clear one, and its last acceptance.
+      `with cleared as (
+         select coalesce(max(seq), 0) as clear_seq from carrier_outcomes
+          where carrier_account_id = ? and outcome <> 'unclear'
+       )
+       select (count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq))::int as count,
+              max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at,
+              max(o.recorded_at) filter (where o.outcome = 'accepted') as last_accepted_at,
+              (select coalesce(json_agg(recorded_at), '[]') from carrier_outcomes
+                where carrier_account_id = ? and outcome = 'rejected' and recorded_at > ?) as account_refusals,
+              (select coalesce(json_agg(${refusal}), '[]') from carrier_outcomes
+                where fingerprint = ? and outcome = 'rejected' and recorded_at > ?) as fingerprint_refusals,
+              (select coalesce(json_agg(${refusal.replace('json_build_object(', "json_build_object('fulfillment_order_gid', fo, ")}), '[]')
+                 from carrier_outcomes, unnest(fulfillment_order_gids) fo
+                where store_id = ? and outcome = 'rejected' and recorded_at > ?
+                  and fulfillment_order_gids && (select coalesce(array_agg(x), '{}') from jsonb_array_elements_text(?::jsonb) x)
+                  and fo in (select jsonb_array_elements_text(?::jsonb))) as fulfillment_order_refusals
+         from cleared c left join carrier_outcomes o on o.carrier_account_id = ?
+        group by c.clear_seq`,
       [
+        account.id,
+        account.id,
+        since(settings.accountRejectingWindowMs),
+        shipmentFingerprint(target.call, account),
+        since(settings.fingerprintWindowMs),
         target.storeId,
-        new Date(now.getTime() - settings.fulfillmentOrderWindowMs),
+        since(settings.fulfillmentOrderWindowMs),
         JSON.stringify(target.fulfillmentOrderGids),
         JSON.stringify(target.fulfillmentOrderGids),
+        account.id,
       ],
     );
     const fulfillmentOrderRefusals: Record<string, RecordedRefusal[]> = {};
-    for (const row of foRefusals) {
-      (fulfillmentOrderRefusals[row.fulfillment_order_gid] ??= []).push(asRefusal(row));
+    for (const r of row!.fulfillment_order_refusals) {
+      (fulfillmentOrderRefusals[r.fulfillment_order_gid] ??= []).push(asRefusal(r));
     }
     return {
-      unclearStreak: { count: streak.count, lastAt: streak.lastAt },
-      lastAcceptedAt: streak.lastAcceptedAt,
+      unclearStreak: { count: row!.count, lastAt: orNull(row!.last_at) },
+      lastAcceptedAt: orNull(row!.last_accepted_at),
       accountChangedAt: account.updatedAt,
-      accountRefusals: accountRefusals.map((r) => new Date(r.recorded_at)),
-      fingerprintRefusals: fingerprintRefusals.map(asRefusal),
+      accountRefusals: row!.account_refusals.map((at) => new Date(at)),
+      fingerprintRefusals: row!.fingerprint_refusals.map(asRefusal),
       fulfillmentOrderRefusals,
     };
   }
