@@ -1,5 +1,4 @@
 import type { Orm } from '../db/orm';
-import { inLockedTransaction, type Tx } from '../db/transaction';
 import {
   WINDOW_BUCKETS,
   rateLimitedRefusal,
@@ -8,7 +7,6 @@ import {
   type BucketState,
 } from '../domain/rate-limits';
 import { refusalError } from '../domain/refusal';
-import { limitOf } from './overrides';
 
 /**
  * The daily creation limits (`write_shop_per_day` 2,000 and `create_new_daily` 50 per store and UTC day) count
@@ -29,48 +27,39 @@ export interface CreationUnits {
 }
 
 /**
- * A ledger row per unit (`creation_units`), durable and exact across processes: reservations are admitted under a
- * per-store transaction lock. A reservation neither confirmed nor returned stops counting after `leaseMs` (its
- * creation would have failed `not_started` long before); a confirmation always counts.
+ * A ledger row per unit (`creation_units`), durable and exact across processes: reservations are admitted by
+ * `creation_unit_reserve` (one statement) under a per-store transaction lock. A reservation neither confirmed nor
+ * returned stops counting after `leaseMs` (its creation would have failed `not_started` long before); a confirmation
+ * always counts.
  */
 export function createCreationUnits(deps: { orm: Orm; now: () => Date; leaseMs: number }): CreationUnits {
   return {
     async reserve({ storeId, unitId, createNew }) {
       const now = deps.now();
       const nowMs = now.getTime();
-      const day = now.toISOString().slice(0, 10);
-      return inLockedTransaction(deps.orm, `creation_units:${storeId}`, async (tx) => {
-        // Yesterday's rows stay for support questions; older ones go.
-        await tx.execute('delete from creation_units where store_id = ? and day < ?::date - 1', [storeId, day]);
-        const [counts] = await tx.execute<Array<{ total: number; create_new: number; mine: boolean }>>(
-          `select count(*)::int as total,
-                  (count(*) filter (where create_new))::int as create_new,
-                  bool_or(unit_id = ?) as mine
-             from creation_units
-            where store_id = ? and day = ?::date and (state = 'confirmed' or (state = 'reserved' and expires_at > ?))`,
-          [unitId, storeId, day, now],
-        );
-        const mine = counts!.mine === true;
-        // A unit already held is answered again, not taken twice.
-        const taking = mine ? 0 : 1;
-        const states: BucketState[] = [
-          await dailyState(tx, storeId, 'write_shop_per_day', counts!.total + taking, nowMs),
-          ...(createNew ? [await dailyState(tx, storeId, 'create_new_daily', counts!.create_new + taking, nowMs)] : []),
-        ];
-        const refused = refusingBucket(states);
-        if (refused) throw refusalError(rateLimitedRefusal(refused));
-        if (!mine) {
-          await tx.execute(
-            `insert into creation_units (unit_id, store_id, day, create_new, state, reserved_at, expires_at)
-             values (?, ?, ?::date, ?, 'reserved', ?, ?)
-             on conflict (unit_id) do update set store_id = excluded.store_id, day = excluded.day,
-               create_new = excluded.create_new, state = 'reserved', reserved_at = excluded.reserved_at,
-               expires_at = excluded.expires_at`,
-            [unitId, storeId, day, createNew, now, new Date(nowMs + deps.leaseMs)],
-          );
-        }
-        return states;
-      });
+      const [row] = await deps.orm.em
+        .fork()
+        .execute<
+          Array<{ total: number; create_new: number; mine: boolean; day_limit: number; create_new_limit: number }>
+        >('select * from creation_unit_reserve(?, ?, ?::date, ?, ?, ?, ?, ?)', [
+          unitId,
+          storeId,
+          now.toISOString().slice(0, 10),
+          createNew,
+          now,
+          new Date(nowMs + deps.leaseMs),
+          WINDOW_BUCKETS.write_shop_per_day.limit,
+          WINDOW_BUCKETS.create_new_daily.limit,
+        ]);
+      // A unit already held is answered again, not taken twice (the function took it only when every bucket allows).
+      const taking = row!.mine ? 0 : 1;
+      const states: BucketState[] = [
+        dailyState('write_shop_per_day', row!.total + taking, row!.day_limit, nowMs),
+        ...(createNew ? [dailyState('create_new_daily', row!.create_new + taking, row!.create_new_limit, nowMs)] : []),
+      ];
+      const refused = refusingBucket(states);
+      if (refused) throw refusalError(rateLimitedRefusal(refused));
+      return states;
     },
 
     async confirm(unitId) {
@@ -89,15 +78,13 @@ export function createCreationUnits(deps: { orm: Orm; now: () => Date; leaseMs: 
   };
 }
 
-async function dailyState(
-  tx: Tx,
-  storeId: string,
+function dailyState(
   bucket: 'write_shop_per_day' | 'create_new_daily',
   used: number,
+  limit: number,
   nowMs: number,
-): Promise<BucketState> {
+): BucketState {
   const { scope, windowSeconds } = WINDOW_BUCKETS[bucket];
-  const limit = await limitOf(tx, storeId, bucket, WINDOW_BUCKETS[bucket].limit);
   const allowed = used <= limit;
   return {
     bucket,

@@ -87,12 +87,3 @@ export async function storeLimits(em: EntityManager, storeId: string): Promise<S
     };
   });
 }
-
-/** The limit in force of one bucket of a store, read inside the caller's transaction. */
-export async function limitOf(em: EntityManager, storeId: string, bucket: BucketName, spec: number): Promise<number> {
-  const [row] = await em.execute<Array<{ limit: number }>>(
-    'select "limit" from rate_limit_overrides where store_id = ? and bucket = ?',
-    [storeId, bucket],
-  );
-  return row?.limit ?? spec;
-}

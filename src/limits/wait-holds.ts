@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '../db/orm';
-import { inLockedTransaction } from '../db/transaction';
 import { PREFER_WAIT_HOLDS_PER_KEY } from '../domain/rate-limits';
 
 /** A request allowed to hold its answer for `Prefer: wait`; release it once the answer is sent. */
@@ -22,31 +21,24 @@ const HOLD_MARGIN_MS = 10_000;
 
 /**
  * At most 8 requests per API key hold a `Prefer: wait` at once, across every API process: holds are rows of
- * `rate_limit_leases` admitted under a per-key transaction lock; a process that dies frees its holds when they expire.
+ * `rate_limit_leases`, admitted by `wait_hold_take` (one statement) under a per-key transaction lock; a process that
+ * dies frees its holds when they expire.
  */
 export function createWaitHolds(deps: { orm: Orm; now: () => Date }): WaitHolds {
   return {
     async hold(apiKeyId, waitSeconds) {
       const now = deps.now();
       const id = randomUUID();
-      const held = await inLockedTransaction(deps.orm, `prefer_wait:${apiKeyId}`, async (tx) => {
-        await tx.execute(
-          `delete from rate_limit_leases
-            where kind = 'prefer_wait' and subject = ? and (released_at is not null or expires_at <= ?)`,
-          [apiKeyId, now],
-        );
-        const [row] = await tx.execute<Array<{ holding: number }>>(
-          `select count(*)::int as holding from rate_limit_leases where kind = 'prefer_wait' and subject = ?`,
-          [apiKeyId],
-        );
-        if (row!.holding >= PREFER_WAIT_HOLDS_PER_KEY) return false;
-        await tx.execute(
-          `insert into rate_limit_leases (id, kind, subject, acquired_at, expires_at) values (?, 'prefer_wait', ?, ?, ?)`,
-          [id, apiKeyId, now, new Date(now.getTime() + waitSeconds * 1000 + HOLD_MARGIN_MS)],
-        );
-        return true;
-      });
-      if (!held) return null;
+      const [row] = await deps.orm.em
+        .fork()
+        .execute<Array<{ held: boolean }>>('select wait_hold_take(?, ?, ?, ?, ?) as held', [
+          id,
+          apiKeyId,
+          now,
+          new Date(now.getTime() + waitSeconds * 1000 + HOLD_MARGIN_MS),
+          PREFER_WAIT_HOLDS_PER_KEY,
+        ]);
+      if (!row?.held) return null;
       return {
         id,
         release: async () => {

@@ -10,7 +10,6 @@ import {
   type BucketState,
 } from '../domain/rate-limits';
 import { refusalError } from '../domain/refusal';
-import { limitOf } from './overrides';
 
 /** A place in a store's write queue, held from acceptance until the creation leaves `processing`. */
 export interface WriteQueueTicket {
@@ -58,17 +57,21 @@ export function createWriteQueue(deps: { orm: Orm; now: () => Date; leaseMs: num
           where kind = 'write_queue' and subject = ? and coalesce(released_at, expires_at) < ?`,
         [storeId, new Date(now.getTime() - RECENT_MS)],
       );
-      const [queue] = await tx.execute<Array<{ waiting: number; mean_seconds: number | null }>>(
+      const [queue] = await tx.execute<
+        Array<{ waiting: number; mean_seconds: number | null; cap_override: number | null }>
+      >(
         `select
            (select count(*) from rate_limit_leases
              where kind = 'write_queue' and subject = ? and released_at is null and expires_at > ?)::int as waiting,
            (select avg(extract(epoch from released_at - acquired_at)) from (
               select released_at, acquired_at from rate_limit_leases
                where kind = 'write_queue' and subject = ? and released_at is not null
-               order by released_at desc limit ?) recent)::float8 as mean_seconds`,
-        [storeId, now, storeId, RECENT_COUNT],
+               order by released_at desc limit ?) recent)::float8 as mean_seconds,
+           -- Support's override of the cap (src/limits/overrides.ts), read in the same statement.
+           (select "limit" from rate_limit_overrides where store_id = ? and bucket = ?) as cap_override`,
+        [storeId, now, storeId, RECENT_COUNT, storeId, WRITE_QUEUE_DEPTH.bucket],
       );
-      const cap = await limitOf(tx, storeId, WRITE_QUEUE_DEPTH.bucket, WRITE_QUEUE_DEPTH.limit);
+      const cap = queue!.cap_override ?? WRITE_QUEUE_DEPTH.limit;
       const mean = queue!.mean_seconds;
       const joined = writeQueueState({
         depth: writeQueueDepth({ cap, recentMeanSeconds: mean }),

@@ -67,7 +67,9 @@ export class Migration20261125000000CreationLimitsInOneCall extends Migration {
   }
 
   override async down(): Promise<void> {
-    this.addSql('drop function if exists creation_unit_reserve(text, text, date, boolean, timestamptz, timestamptz, int, int);');
+    this.addSql(
+      'drop function if exists creation_unit_reserve(text, text, date, boolean, timestamptz, timestamptz, int, int);',
+    );
     this.addSql('drop function if exists wait_hold_take(uuid, text, timestamptz, timestamptz, int);');
   }
 }

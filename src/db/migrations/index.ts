@@ -14,6 +14,7 @@ import { Migration20261123050000UnresolvedCreations } from './20261123050000-unr
 import { Migration20261123060000CarrierProtection } from './20261123060000-carrier-protection';
 import { Migration20261123070000Webhooks } from './20261123070000-webhooks';
 import { Migration20261124000000Admission } from './20261124000000-admission';
+import { Migration20261125000000CreationLimitsInOneCall } from './20261125000000-creation-limits-in-one-call';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -36,4 +37,8 @@ export const migrationsList = [
   { name: 'Migration20261123060000CarrierProtection', class: Migration20261123060000CarrierProtection },
   { name: 'Migration20261123070000Webhooks', class: Migration20261123070000Webhooks },
   { name: 'Migration20261124000000Admission', class: Migration20261124000000Admission },
+  {
+    name: 'Migration20261125000000CreationLimitsInOneCall',
+    class: Migration20261125000000CreationLimitsInOneCall,
+  },
 ];
