@@ -161,12 +161,14 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
       // Second precision, like every timestamp on the wire and the list's keyset.
       const now = new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
       // A repeat of a bound key joins its creation and takes nothing; a refusal of a new one binds nothing.
-      const repeat = await isKeyBound(em, {
-        storeId: input.storeId,
-        idempotencyKey: input.idempotencyKey,
-        now,
-        keyTtlMs: deps.config.creation.keyTtlMs,
-      });
+      const repeat =
+        input.keyBound ??
+        (await isKeyBound(em, {
+          storeId: input.storeId,
+          idempotencyKey: input.idempotencyKey,
+          now,
+          keyTtlMs: deps.config.creation.keyTtlMs,
+        }));
       let ticket = repeat ? null : await takeWriteLimits(ctx, input, creationId);
       const claim = await claimCreation(em, {
         id: creationId,

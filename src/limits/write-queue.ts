@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '../db/orm';
-import { inLockedTransaction } from '../db/transaction';
 import {
   WRITE_QUEUE_DEPTH,
+  WRITE_QUEUE_FORMULA,
   rateLimitedRefusal,
   writeQueueDepth,
   writeQueueRetryAfter,
@@ -34,7 +34,8 @@ const RECENT_COUNT = 20;
 
 /**
  * `POST /labels`'s per-store queue of waiting creations (spec "Limits"), shared by every API process and worker:
- * tickets are rows of `rate_limit_leases`, admitted under a per-store transaction lock so the depth is exact. A ticket
+ * tickets are rows of `rate_limit_leases`, admitted by `write_queue_enter` (one statement) under a per-store
+ * transaction lock so the depth is exact. A ticket
  * never released (a crashed process) stops counting after `leaseMs`. Depth and `Retry-After` follow the formula of
  * docs/decisions/0404-write-queue.md (`writeQueueDepth`), with support's `write_queue_depth` override as the cap.
  */
@@ -51,42 +52,35 @@ export function createWriteQueue(deps: { orm: Orm; now: () => Date; leaseMs: num
   const enter = async (storeId: string): Promise<WriteQueueTicket> => {
     const now = deps.now();
     const id = randomUUID();
-    const state = await inLockedTransaction(deps.orm, `write_queue:${storeId}`, async (tx) => {
-      await tx.execute(
-        `delete from rate_limit_leases
-          where kind = 'write_queue' and subject = ? and coalesce(released_at, expires_at) < ?`,
-        [storeId, new Date(now.getTime() - RECENT_MS)],
+    const { fastCreationSeconds, minDepth } = WRITE_QUEUE_FORMULA;
+    const [queue] = await deps.orm.em
+      .fork()
+      .execute<Array<{ waiting: number; mean_seconds: number | null; cap: number; entered: boolean }>>(
+        'select * from write_queue_enter(?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          id,
+          storeId,
+          now,
+          new Date(now.getTime() - RECENT_MS),
+          RECENT_COUNT,
+          new Date(now.getTime() + deps.leaseMs),
+          WRITE_QUEUE_DEPTH.limit,
+          fastCreationSeconds,
+          minDepth,
+        ],
       );
-      const [queue] = await tx.execute<
-        Array<{ waiting: number; mean_seconds: number | null; cap_override: number | null }>
-      >(
-        `select
-           (select count(*) from rate_limit_leases
-             where kind = 'write_queue' and subject = ? and released_at is null and expires_at > ?)::int as waiting,
-           (select avg(extract(epoch from released_at - acquired_at)) from (
-              select released_at, acquired_at from rate_limit_leases
-               where kind = 'write_queue' and subject = ? and released_at is not null
-               order by released_at desc limit ?) recent)::float8 as mean_seconds,
-           -- Support's override of the cap (src/limits/overrides.ts), read in the same statement.
-           (select "limit" from rate_limit_overrides where store_id = ? and bucket = ?) as cap_override`,
-        [storeId, now, storeId, RECENT_COUNT, storeId, WRITE_QUEUE_DEPTH.bucket],
-      );
-      const cap = queue!.cap_override ?? WRITE_QUEUE_DEPTH.limit;
-      const mean = queue!.mean_seconds;
-      const joined = writeQueueState({
-        depth: writeQueueDepth({ cap, recentMeanSeconds: mean }),
-        waiting: queue!.waiting,
-        retryAfterSeconds: writeQueueRetryAfter(mean),
-      });
-      if (!joined.allowed) throw refusalError(rateLimitedRefusal(joined));
-      await tx.execute(
-        `insert into rate_limit_leases (id, kind, subject, acquired_at, expires_at)
-         values (?, 'write_queue', ?, ?, ?)`,
-        [id, storeId, now, new Date(now.getTime() + deps.leaseMs)],
-      );
-      return joined;
+    const mean = queue!.mean_seconds;
+    const joined = writeQueueState({
+      depth: writeQueueDepth({ cap: queue!.cap, recentMeanSeconds: mean }),
+      waiting: queue!.waiting,
+      retryAfterSeconds: writeQueueRetryAfter(mean),
     });
-    return { id, state, release: () => release(id) };
+    if (!joined.allowed || !queue!.entered) {
+      // The SQL copy of the depth disagreeing would be a bug: a refusal either way, and no ticket left behind.
+      if (queue!.entered) await release(id);
+      throw refusalError(rateLimitedRefusal({ ...joined, allowed: false, remaining: 0 }));
+    }
+    return { id, state: joined, release: () => release(id) };
   };
 
   return { enter, release };

@@ -23,19 +23,9 @@ export type AcquireResult =
   /** The order's labels or blocking creations changed since the decision: decide again. */
   | { acquired: false; stale: true };
 
+/** A live holder (the same test as `fulfillment_order_locks_take`'s, which takes the locks). */
 const LIVE_HOLDER = `
   c.status = 'needs_attention' or (c.status = 'processing' and c.updated_at > now() - make_interval(secs => ?))`;
-
-/** Deletes stale locks on the given fulfillment orders (their holder ended or stopped moving). */
-async function reapStale(tx: EntityManager, storeId: string, gids: readonly string[], staleAfterMs: number) {
-  await tx.execute(
-    `delete from fulfillment_order_locks l
-      using label_creations c
-      where l.store_id = ? and l.fulfillment_order_gid in (?) and c.id = l.label_creation_id
-        and not (${LIVE_HOLDER})`,
-    [storeId, gids, staleAfterMs / 1000],
-  );
-}
 
 /**
  * What a creation's decision depended on, as one comparable string: the order's current outbound labels with their
@@ -58,9 +48,10 @@ export async function orderLabelState(
 }
 
 /**
- * Takes every lock or none, inside the caller's transaction. With `expectedState`, the order's label state is
- * checked under the locks: if another creation finished in between, the caller decides again instead of creating a
- * second label for the same fulfillment orders.
+ * Takes every lock or none, inside the caller's transaction, in one call of `fulfillment_order_locks_take` (rows in
+ * sorted order, so overlapping sets never deadlock). With `expectedState`, the order's label state is checked under
+ * the locks: if another creation finished in between, the caller decides again instead of creating a second label
+ * for the same fulfillment orders.
  */
 export async function acquireLocks(
   tx: EntityManager,
@@ -74,44 +65,31 @@ export async function acquireLocks(
     expectedState: string;
   },
 ): Promise<AcquireResult> {
-  const gids = [...new Set(input.fulfillmentOrderGids)].sort();
-  await reapStale(tx, input.storeId, gids, input.staleAfterMs);
-  for (const gid of gids) {
-    await tx.execute(
-      `insert into fulfillment_order_locks (store_id, fulfillment_order_gid, label_creation_id, workflow_id)
-       values (?, ?, ?, ?) on conflict do nothing`,
-      [input.storeId, gid, input.labelCreationId, input.workflowId],
-    );
-  }
-  const held = await tx.execute<
-    Array<{ fulfillment_order_gid: string; label_creation_id: string; workflow_id: string }>
+  const rows = await tx.execute<
+    Array<{ r_outcome: 'held' | 'stale' | 'acquired'; r_gid: string; r_creation: string; r_workflow: string }>
   >(
-    `select fulfillment_order_gid, label_creation_id, workflow_id from fulfillment_order_locks
-      where store_id = ? and fulfillment_order_gid in (?) order by fulfillment_order_gid`,
-    [input.storeId, gids],
+    `select * from fulfillment_order_locks_take(?, ?, ?, ?,
+       array(select jsonb_array_elements_text(?::jsonb)), ?, ?)`,
+    [
+      input.storeId,
+      input.labelCreationId,
+      input.workflowId,
+      input.orderGid,
+      JSON.stringify([...new Set(input.fulfillmentOrderGids)]),
+      input.staleAfterMs / 1000,
+      input.expectedState,
+    ],
   );
-  const others = held.filter((h) => h.label_creation_id !== input.labelCreationId);
-  if (others.length > 0) {
-    await releaseLocks(tx, input.labelCreationId);
-    return {
-      acquired: false,
-      holders: others.map((h) => ({
-        fulfillmentOrderGid: h.fulfillment_order_gid,
-        labelCreationId: h.label_creation_id,
-        workflowId: h.workflow_id,
-      })),
-    };
-  }
-  const state = await orderLabelState(tx, {
-    storeId: input.storeId,
-    orderGid: input.orderGid,
-    selfCreationId: input.labelCreationId,
-  });
-  if (state !== input.expectedState) {
-    await releaseLocks(tx, input.labelCreationId);
-    return { acquired: false, stale: true };
-  }
-  return { acquired: true };
+  if (rows[0]?.r_outcome === 'acquired') return { acquired: true };
+  if (rows[0]?.r_outcome === 'stale') return { acquired: false, stale: true };
+  return {
+    acquired: false,
+    holders: rows.map((h) => ({
+      fulfillmentOrderGid: h.r_gid,
+      labelCreationId: h.r_creation,
+      workflowId: h.r_workflow,
+    })),
+  };
 }
 
 /** Releases every lock of the creation; returns the workflows to wake (none: nobody waits on rows). */

@@ -9,6 +9,7 @@ import { refusalError } from '../../domain/refusal';
 import { ApiError } from '../../http/api-error';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
+import type { AppContext } from '../../http/state';
 import type { StorePlatformPort } from '../../platform/port';
 import { labelCreationSchema } from '../label-creations/schemas';
 import { serializeLabelCreation } from '../label-creations/serializer';
@@ -33,6 +34,9 @@ const creationHeaders = {
   'Preference-Applied': '`wait=N`: how long the answer was held for the result',
   'Idempotency-Replayed': '`true` on a repeat of a bound Idempotency-Key answered with the original answer',
 };
+
+/** Whether a request's Idempotency-Key was bound when its limit class was decided: the creation need not ask again. */
+const keyBoundOf = new WeakMap<AppContext, boolean>();
 
 export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
   return [
@@ -59,6 +63,7 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
           if (body.dry_run) return 'dry_run';
           const idempotencyKey = creationIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
           const bound = await deps.liveCreation.isBound?.({ storeId: ctx.state.auth!.storeId, idempotencyKey });
+          if (bound !== undefined) keyBoundOf.set(ctx, bound);
           return bound ? 'read' : 'write';
         },
       },
@@ -157,6 +162,7 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
             waitSeconds,
             request,
             baseUrl: base,
+            keyBound: keyBoundOf.get(ctx),
           });
           return;
         }

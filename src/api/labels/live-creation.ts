@@ -13,6 +13,8 @@ export interface LiveCreationInput {
   request: CreationRequest;
   /** Base of absolute URLs (`Location`, `url`), without `/v1`. */
   baseUrl: string;
+  /** Whether the key was bound when the request's limit class was decided (`isBound`); looked up when absent. */
+  keyBound?: boolean | undefined;
 }
 
 /**

@@ -15,6 +15,8 @@ import { Migration20261123060000CarrierProtection } from './20261123060000-carri
 import { Migration20261123070000Webhooks } from './20261123070000-webhooks';
 import { Migration20261124000000Admission } from './20261124000000-admission';
 import { Migration20261125000000CreationLimitsInOneCall } from './20261125000000-creation-limits-in-one-call';
+import { Migration20261125000100LockTakeInOneCall } from './20261125000100-lock-take-in-one-call';
+import { Migration20261125000200WriteQueueInOneCall } from './20261125000200-write-queue-in-one-call';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -41,4 +43,6 @@ export const migrationsList = [
     name: 'Migration20261125000000CreationLimitsInOneCall',
     class: Migration20261125000000CreationLimitsInOneCall,
   },
+  { name: 'Migration20261125000100LockTakeInOneCall', class: Migration20261125000100LockTakeInOneCall },
+  { name: 'Migration20261125000200WriteQueueInOneCall', class: Migration20261125000200WriteQueueInOneCall },
 ];
