@@ -98,73 +98,23 @@ export interface ViewRow {
 
 /**
  * Every column of the label, with its coverage and whether a stored copy exists (never its bytes): both kept on the
- * label row from `label_fulfillment_orders` and `label_documents` by triggers (migration 20261124000000). One JSON
- * object per row (`view`), parsed natively at once instead of 41 fields one by one in JavaScript (a page's largest
- * share of the API's CPU after writing the answer); numbers and timestamps as text, as the driver gives them.
+ * label row from `label_fulfillment_orders` and `label_documents` by triggers (migration 20261124000000).
  */
-const VIEW_FIELDS: Array<[keyof ViewRow, string]> = [
-  ...(
-    [
-      'id',
-      'store_id',
-      'order_gid',
-      'order_legacy_id',
-      'order_name',
-      'order_name_key',
-      'direction',
-      'kind',
-      'status',
-      'failure_reason',
-      'carrier_account_id',
-      'carrier_code',
-      'carrier_name',
-      'service_code',
-      'service_name',
-      'source',
-      'cod_currency',
-      'cod_source',
-      'declared_value_currency',
-      'tracking_number',
-      'tracking_url',
-      'carrier_shipment_id',
-      'parcels',
-      'batch_id',
-      'extras',
-      'label_creation_id',
-      'coverage_known',
-      'printed_count',
-      'current',
-      'supersedes',
-      'superseded_by',
-      'current_set',
-      'coverage',
-      'document_not_isolated',
-    ] as const
-  ).map((c): [keyof ViewRow, string] => [c, `l.${c}`]),
-  ['seq', 'l.seq::text'],
-  ['cod_amount', 'l.cod_amount::text'],
-  ['declared_value_amount', 'l.declared_value_amount::text'],
-  ['created_at', 'l.created_at::text'],
-  ['updated_at', 'l.updated_at::text'],
-  ['last_printed_at', 'l.last_printed_at::text'],
-  ['has_document', 'l.document_stored'],
-];
 const VIEW_SELECT = `
-  select json_build_object(${VIEW_FIELDS.map(([name, sql]) => `'${name}', ${sql}`).join(', ')}) as view
+  select l.id, l.seq, l.store_id, l.order_gid, l.order_legacy_id, l.order_name, l.order_name_key, l.direction, l.kind,
+         l.status, l.failure_reason, l.carrier_account_id, l.carrier_code, l.carrier_name, l.service_code,
+         l.service_name, l.source, l.cod_amount, l.cod_currency, l.cod_source, l.declared_value_amount,
+         l.declared_value_currency, l.tracking_number, l.tracking_url, l.carrier_shipment_id, l.parcels, l.batch_id,
+         l.extras, l.label_creation_id, l.coverage_known, l.created_at, l.updated_at, l.printed_count,
+         l.last_printed_at, l.current, l.supersedes, l.superseded_by, l.current_set,
+         l.coverage,
+         l.document_stored as has_document, l.document_not_isolated
     from labels l`;
-
-/** A row of the label read statements. */
-export interface ViewRecord {
-  view: ViewRow;
-}
 
 // MikroORM's PostgreSQL driver hands timestamps to raw queries as strings (`2026-11-23 06:14:22.32+00`), JSON as ISO.
 const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
 // Numeric columns are strings from the driver and numbers in JSON; the label keeps strings.
 const decimalOrNull = (value: string | number | null): string | null => (value === null ? null : String(value));
-
-/** The view of a read statement's row. */
-export const viewOf = (r: ViewRecord): LabelView => toView(r.view);
 
 export function toView(r: ViewRow): LabelView {
   return {
@@ -221,18 +171,18 @@ export function labelViewStatement(storeId: string, labelId: string): ReadStatem
 /** One label of the store, or null (another store's ID answers like a nonexistent one). */
 export async function readLabelView(em: EntityManager, storeId: string, labelId: string): Promise<LabelView | null> {
   const { text, values } = labelViewStatement(storeId, labelId);
-  const [row] = await runPrepared<ViewRecord>(em, text, values);
-  return row ? viewOf(row) : null;
+  const [row] = await runPrepared<ViewRow>(em, text, values);
+  return row ? toView(row) : null;
 }
 
 /** Labels of the store by ID, in the order asked; IDs the store does not have are left out. */
 export async function readLabelViews(em: EntityManager, storeId: string, ids: readonly string[]): Promise<LabelView[]> {
   if (ids.length === 0) return [];
-  const rows = await runPrepared<ViewRecord>(em, `${VIEW_SELECT} where l.store_id = $1 and l.id = any($2)`, [
+  const rows = await runPrepared<ViewRow>(em, `${VIEW_SELECT} where l.store_id = $1 and l.id = any($2)`, [
     storeId,
     ids,
   ]);
-  const byId = new Map(rows.map((r) => [r.view.id, viewOf(r)]));
+  const byId = new Map(rows.map((r) => [r.id, toView(r)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -242,13 +192,13 @@ export async function readCurrentOutboundViews(
   storeId: string,
   orderGid: string,
 ): Promise<LabelView[]> {
-  const rows = await runPrepared<ViewRecord>(
+  const rows = await runPrepared<ViewRow>(
     em,
     `${VIEW_SELECT} where l.store_id = $1 and l.order_gid = $2 and l.direction = 'outbound' and l.current
       order by l.created_at, l.seq`,
     [storeId, orderGid],
   );
-  return rows.map(viewOf);
+  return rows.map(toView);
 }
 
 /** The keyset and lookup filters, as SQL with its bindings (post-filters are applied by the page reader). */
@@ -314,8 +264,8 @@ export function labelPageStatement(
 }
 
 /** The page a `labelPageStatement` read: its first `limit` rows, and whether there are more. */
-export function labelPageOf(rows: readonly ViewRecord[], after: KeysetPosition, limit: number): LabelPage {
-  const views = rows.slice(0, limit).map(viewOf);
+export function labelPageOf(rows: readonly ViewRow[], after: KeysetPosition, limit: number): LabelPage {
+  const views = rows.slice(0, limit).map(toView);
   const last = views.at(-1)?.label;
   return {
     views,
@@ -335,7 +285,7 @@ export async function readLabelPage(
   limit: number,
 ): Promise<LabelPage> {
   const statement = labelPageStatement(filters, after, limit);
-  if (statement) return labelPageOf(await runPrepared<ViewRecord>(em, statement.text, statement.values), after, limit);
+  if (statement) return labelPageOf(await runPrepared<ViewRow>(em, statement.text, statement.values), after, limit);
   const where = keysetWhere(filters, after);
   const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
   const scanned = await runPrepared<{

@@ -5,9 +5,9 @@ import {
   labelViewStatement,
   readLabelPage,
   readLabelView,
-  viewOf,
+  toView,
   type LabelListFilters,
-  type ViewRecord,
+  type ViewRow,
 } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { hasPrefix } from '../../ids';
@@ -121,7 +121,7 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         const storeId = ctx.state.auth!.storeId;
         const now = deps.now();
         const { hash, after, filters, syncFeed } = pageOf(storeId, query);
-        const admitted = ctx.state.admittedRows as ViewRecord[] | undefined;
+        const admitted = ctx.state.admittedRows as ViewRow[] | undefined;
         const page = admitted
           ? labelPageOf(admitted, after, query.limit)
           : await readLabelPage(deps.orm.em.fork(), filters, after, query.limit);
@@ -149,9 +149,9 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         const storeId = ctx.state.auth!.storeId;
         // A malformed ID and another store's ID answer exactly like a nonexistent one (spec "Identifiers").
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
-        const admitted = ctx.state.admittedRows as ViewRecord[] | undefined;
+        const admitted = ctx.state.admittedRows as ViewRow[] | undefined;
         const row = admitted?.[0];
-        const view = admitted ? row && viewOf(row) : await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
+        const view = admitted ? row && toView(row) : await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
         if (!view) throw new ApiError('not_found');
         ctx.body = serializeLabel(view, { baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() });
       },
