@@ -175,9 +175,14 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
   }
 
   /** An accepted shipment's label, recorded at once (with its PDF when there is one; `ready` with `finalize`). */
-  function record(input: SendToCarrierInput, account: CarrierAccount, shipment: ShipmentResult, finalize = false) {
+  function record(
+    input: SendToCarrierInput,
+    account: CarrierAccount,
+    shipment: ShipmentResult,
+    options: { finalize?: boolean; mayExist?: boolean } = {},
+  ) {
     return recordShipment(deps.orm, {
-      finalize,
+      ...options,
       creationId: input.creationId,
       storeId: input.storeId,
       order: input.order,
@@ -430,7 +435,12 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           outcome.shipment.document ??
           (ready ? await fetchDocumentOnce(input, account, settings, outcome.shipment.shipmentId) : null);
         // Final number and PDF in hand: the label is recorded `ready`, with nothing left for the workflow to finalize.
-        const { labelId, finalized } = await record(input, account, { ...outcome.shipment, document }, ready);
+        const { labelId, finalized } = await record(
+          input,
+          account,
+          { ...outcome.shipment, document },
+          { finalize: ready, mayExist: resumed },
+        );
         return {
           kind: 'accepted',
           labelId,

@@ -13,10 +13,9 @@ import type {
 import type { CreationRequest } from '../domain/creation-request';
 import { DomainError } from '../domain/errors';
 import type { CodSource, CurrentSet, LabelKind, LabelSource, LabelStatus } from '../domain/labels';
-import { CarrierAccount } from '../db/entities/carrier-account';
-import { CarrierRule } from '../db/entities/carrier-rule';
-import { Store } from '../db/entities/store';
-import { StoreSettings } from '../db/entities/store-settings';
+import type { CarrierAccount } from '../db/entities/carrier-account';
+import type { CarrierRule } from '../db/entities/carrier-rule';
+import type { StoreSettings } from '../db/entities/store-settings';
 import { findHolders } from '../locks/holders';
 import {
   PlatformUnavailableError,
@@ -89,7 +88,23 @@ function contextFulfillmentOrder(fo: PlatformFulfillmentOrder): ContextFulfillme
   };
 }
 
-function contextAccount(a: CarrierAccount): ContextCarrierAccount {
+/** The carrier account fields the context reads. */
+type AccountFields = Pick<
+  CarrierAccount,
+  | 'id'
+  | 'carrierCode'
+  | 'currency'
+  | 'apiCreation'
+  | 'services'
+  | 'options'
+  | 'declaredValueSupported'
+  | 'codRoundingByCurrency'
+  | 'defaultFulfillment'
+  | 'sender'
+  | 'createdAt'
+>;
+
+function contextAccount(a: AccountFields): ContextCarrierAccount {
   return {
     id: a.id,
     carrierCode: a.carrierCode,
@@ -112,7 +127,9 @@ function contextAccount(a: CarrierAccount): ContextCarrierAccount {
   };
 }
 
-function contextRule(r: CarrierRule): ContextRule {
+function contextRule(
+  r: Pick<CarrierRule, 'id' | 'priority' | 'conditions' | 'carrierAccountId' | 'serviceCode'>,
+): ContextRule {
   return {
     id: r.id,
     priority: r.priority,
@@ -208,6 +225,48 @@ async function openCreations(
 }
 
 /**
+ * The store's domain, COD setting, carrier accounts (oldest first) and rules (by priority) in one statement, as the
+ * context reads them: every creation and dry run reads them, and the ORM's four reads and hydration cost more.
+ */
+async function storeSetup(em: EntityManager, storeId: string) {
+  const [row] = await em.execute<
+    Array<{
+      id: string;
+      domain: string;
+      settings: Pick<StoreSettings, 'codRuleEnabled' | 'codRule'> | null;
+      accounts: Array<Omit<AccountFields, 'createdAt'> & { createdAt: string }>;
+      rules: Array<Pick<CarrierRule, 'id' | 'priority' | 'conditions' | 'carrierAccountId' | 'serviceCode'>>;
+    }>
+  >(
+    `select s.id, s.domain,
+            (select json_build_object('codRuleEnabled', t.cod_rule_enabled, 'codRule', t.cod_rule)
+               from store_settings t where t.store_id = s.id) as settings,
+            coalesce((select json_agg(json_build_object(
+                        'id', a.id, 'carrierCode', a.carrier_code, 'currency', a.currency,
+                        'apiCreation', a.api_creation, 'services', a.services, 'options', a.options,
+                        'declaredValueSupported', a.declared_value_supported,
+                        'codRoundingByCurrency', a.cod_rounding_by_currency,
+                        'defaultFulfillment', a.default_fulfillment, 'sender', a.sender, 'createdAt', a.created_at)
+                        order by a.created_at, a.id)
+                        from carrier_accounts a where a.store_id = s.id), '[]') as accounts,
+            coalesce((select json_agg(json_build_object(
+                        'id', r.id, 'priority', r.priority, 'conditions', r.conditions,
+                        'carrierAccountId', r.carrier_account_id, 'serviceCode', r.service_code)
+                        order by r.priority)
+                        from carrier_rules r where r.store_id = s.id), '[]') as rules
+       from stores s where s.id = ?`,
+    [storeId],
+  );
+  if (!row) throw new Error(`store ${storeId} does not exist`);
+  return {
+    store: { id: row.id, domain: row.domain },
+    settings: row.settings,
+    accounts: row.accounts.map((a) => ({ ...a, createdAt: new Date(a.createdAt) })),
+    rules: row.rules,
+  };
+}
+
+/**
  * The one loader of the creation context (`src/domain/creation-context.ts`): the order and its fulfillment orders
  * from the store platform, the store's carrier accounts, rules and COD setting, the order's current labels and open
  * creations, and who holds its fulfillment orders. The dry run calls it; so does the creation workflow's preparing
@@ -216,14 +275,7 @@ async function openCreations(
 export async function loadCreationContext(deps: LoadContextDeps, input: LoadContextInput): Promise<CreationContext> {
   const { em } = deps;
   // One entity manager, one connection: queries run one after another.
-  const store = await em.findOneOrFail(Store, { id: input.storeId });
-  const settings = await em.findOne(StoreSettings, { storeId: input.storeId });
-  const accounts = await em.find(
-    CarrierAccount,
-    { storeId: input.storeId },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
-  const rules = await em.find(CarrierRule, { storeId: input.storeId }, { orderBy: { priority: 'asc' } });
+  const { store, settings, accounts, rules } = await storeSetup(em, input.storeId);
   const base = {
     store: {
       id: store.id,

@@ -177,13 +177,18 @@ export interface AcceptedShipment {
  */
 export async function recordShipment(
   orm: Orm,
-  input: AcceptedShipment & { finalize?: boolean },
+  input: AcceptedShipment & { finalize?: boolean; mayExist?: boolean },
 ): Promise<{ labelId: string; finalized: boolean }> {
   const em = orm.em.fork();
-  const [existing] = await em.execute<Array<{ id: string }>>(
-    'select id from labels where label_creation_id = ? and carrier_shipment_id = ?',
-    [input.creationId, input.shipment.shipmentId],
-  );
+  // `mayExist: false`: the carrier call's first try (`sent_at` was not set), which nothing can have recorded yet; any
+  // retry of it finds `sent_at` and looks.
+  const [existing] =
+    input.mayExist === false
+      ? []
+      : await em.execute<Array<{ id: string }>>(
+          'select id from labels where label_creation_id = ? and carrier_shipment_id = ?',
+          [input.creationId, input.shipment.shipmentId],
+        );
   let labelId = existing?.id;
   const finalized = !labelId && input.finalize === true && input.shipment.document !== null;
   if (!labelId) {
