@@ -164,9 +164,10 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
    * Leaving `processing` frees the creation's write-queue place, and its daily unit comes back unless the carrier was
    * called (a confirmed unit stays counted): spec "Limits", docs/decisions/0405-creation-limits-wiring.md.
    */
-  async function leftProcessing(creationId: string, queueTicketId: string | null) {
+  async function leftProcessing(creationId: string, queueTicketId: string | null, carrierCalled = false) {
     if (queueTicketId) await limits.writeQueue.release(queueTicketId);
-    await limits.creationUnits.returnUnit(creationId);
+    // A creation that made a label called the carrier, which confirmed its unit before the call: nothing to return.
+    if (!carrierCalled) await limits.creationUnits.returnUnit(creationId);
   }
 
   async function accountOf(storeId: string, carrierAccountId: string) {
@@ -591,7 +592,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       warnings?: CreationWarning[];
     }): Promise<void> {
       await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
-      await leftProcessing(input.creationId, input.queueTicketId);
+      await leftProcessing(input.creationId, input.queueTicketId, input.created);
       await publishCreationUpdated(input.creationId, 'succeeded', input.storeId);
       countCreation('succeeded');
     },

@@ -95,12 +95,28 @@ export type ClaimResult = { claimed: true; row: CreationRow } | { claimed: false
  * concurrent identical requests claim exactly once; a binding older than the key's 30 days is released first.
  */
 export async function claimCreation(em: EntityManager, claim: NewClaim): Promise<ClaimResult> {
-  await em.execute(
-    `update label_creations set key_bound = false
-      where store_id = ? and idempotency_key = ? and key_bound and created_at < ?`,
-    [claim.storeId, claim.idempotencyKey, new Date(claim.now.getTime() - claim.keyTtlMs)],
+  let inserted = await insertClaim(em, claim);
+  // The key is bound: when its binding is older than the key's 30 days, it is released and the claim tried again.
+  if (!inserted[0]) {
+    const released = await em.execute(
+      `update label_creations set key_bound = false
+        where store_id = ? and idempotency_key = ? and key_bound and created_at < ? returning id`,
+      [claim.storeId, claim.idempotencyKey, new Date(claim.now.getTime() - claim.keyTtlMs)],
+    );
+    if (released.length > 0) inserted = await insertClaim(em, claim);
+  }
+  if (inserted[0]) return { claimed: true, row: inserted[0] };
+  const [bound] = await em.execute<CreationRow[]>(
+    `select ${COLUMNS} from label_creations where store_id = ? and idempotency_key = ? and key_bound`,
+    [claim.storeId, claim.idempotencyKey],
   );
-  const inserted = await em.execute<CreationRow[]>(
+  // Released between the insert and the select (failed just now): claim again.
+  return bound ? { claimed: false, row: bound } : claimCreation(em, claim);
+}
+
+/** The claim's insert: its row, or none when the key is bound. */
+function insertClaim(em: EntityManager, claim: NewClaim): Promise<CreationRow[]> {
+  return em.execute<CreationRow[]>(
     `insert into label_creations (id, store_id, status, phase, idempotency_key, request_hash, key_bound, api_key_id,
        order_gid, order_legacy_id, requested, client_reference, workflow_id, created_at, updated_at)
      values (?, ?, 'processing', 'queued', ?, ?, true, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
@@ -121,13 +137,6 @@ export async function claimCreation(em: EntityManager, claim: NewClaim): Promise
       claim.now,
     ],
   );
-  if (inserted[0]) return { claimed: true, row: inserted[0] };
-  const [bound] = await em.execute<CreationRow[]>(
-    `select ${COLUMNS} from label_creations where store_id = ? and idempotency_key = ? and key_bound`,
-    [claim.storeId, claim.idempotencyKey],
-  );
-  // Released between the insert and the select (failed just now): claim again.
-  return bound ? { claimed: false, row: bound } : claimCreation(em, claim);
 }
 
 /** Whether the key is bound to a creation of the store (a repeat of it counts as a read, spec "Limits"). */

@@ -182,6 +182,34 @@ describe('POST /v1/labels: idempotency', () => {
     expect(await ledger(account.id)).toHaveLength(1);
   });
 
+  it('binds a key for 30 days: until then another body is a conflict, after that the key starts a new creation', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const [order, other] = [await anOrderOnPlatform(shop.domain), await anOrderOnPlatform(shop.domain)];
+    const key = `ttl-${order.orderId}`;
+    const first = await create(shop, key, { order_id: order.orderId });
+    expect(first.status).toBe(201);
+    const DAY = 86_400_000;
+    try {
+      app.clock.set(new Date(Date.now() + 29 * DAY));
+      expectError(await create(shop, key, { order_id: other.orderId }), 409, 'idempotency_conflict', {
+        idempotency_key: key,
+        label_creation_id: first.body.id,
+        retry: 'no',
+        next_action: 'none',
+      });
+      app.clock.set(new Date(Date.now() + 31 * DAY));
+      const later = await create(shop, key, { order_id: other.orderId });
+      expect(later.status).toBe(201);
+      expect(later.body.id).not.toBe(first.body.id);
+      expect(later.body.order.id).toBe(other.orderGid);
+      // The first creation keeps its record; only its binding of the key ended.
+      expect((await getCreation(shop, first.body.id)).body).toMatchObject({ status: 'succeeded', created: true });
+    } finally {
+      app.clock.reset();
+    }
+    expect(await ledger(account.id)).toHaveLength(2);
+  });
+
   it('after a failed attempt, the same key makes a new attempt with a new lcr_ ID', async () => {
     const { shop, account } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);
