@@ -8,13 +8,7 @@ import type { WaitFor } from '../domain/existing-labels';
 import type { CodSource, LabelCreationPhase } from '../domain/labels';
 import type { CreationWarning } from '../domain/refusal';
 import type { Resolution } from '../domain/resolve';
-import {
-  acquireResultOf,
-  lockTakeCall,
-  releaseLocks,
-  type AcquireResult,
-  type LockTakeRow,
-} from '../locks/fulfillment-order-locks';
+import { acquireLocks, releaseLocks, type AcquireResult } from '../locks/fulfillment-order-locks';
 import type { CreationError, SideEffects, StoredAttention } from './records';
 
 /**
@@ -87,12 +81,18 @@ export interface DecisionRecord {
   warnings: CreationWarning[];
 }
 
-/** The decision's columns, as the `set` list of an update of the record, with its bindings. */
-function decisionSet(input: DecisionRecord & { now: Date }): { sql: string; params: unknown[] } {
-  return {
-    sql: `order_gid = ?, order_legacy_id = ?, order_name = ?, fulfillment_order_gids = array[?]::text[],
-          resolved = ?::jsonb, warnings = ?::jsonb, carrier_account_id = ?, updated_at = ?`,
-    params: [
+/** Records the decision; with `phase`, moves the creation there in the same statement. */
+export async function recordDecision(
+  em: EntityManager,
+  input: DecisionRecord & { id: string; now: Date; phase?: LabelCreationPhase },
+): Promise<void> {
+  await em.execute(
+    `update label_creations set order_gid = ?, order_legacy_id = ?, order_name = ?, fulfillment_order_gids = array[?]::text[],
+            resolved = ?::jsonb, warnings = ?::jsonb, carrier_account_id = ?, updated_at = ?,
+            phase = case when status = 'processing' then coalesce(?, phase) else phase end,
+            waiting_for = case when ?::text is null or status <> 'processing' then waiting_for else 'null'::jsonb end
+      where id = ?`,
+    [
       input.order.id,
       input.order.legacyId,
       input.order.name,
@@ -101,22 +101,16 @@ function decisionSet(input: DecisionRecord & { now: Date }): { sql: string; para
       JSON.stringify(input.warnings),
       input.resolved?.carrierAccountId ?? null,
       input.now,
+      input.phase ?? null,
+      input.phase ?? null,
+      input.id,
     ],
-  };
-}
-
-/** Records the decision (one that creates nothing: a refusal, existing labels, a wait). */
-export async function recordDecision(
-  em: EntityManager,
-  input: DecisionRecord & { id: string; now: Date },
-): Promise<void> {
-  const set = decisionSet(input);
-  await em.execute(`update label_creations set ${set.sql} where id = ?`, [...set.params, input.id]);
+  );
 }
 
 /**
- * Takes the creation's locks (all or none, `fulfillment_order_locks_take`) and records its decision in one statement,
- * moving it to `sending_to_carrier` when the locks are taken.
+ * Takes the creation's locks (all or none) and records its decision in the same transaction, moving it to
+ * `sending_to_carrier` when the locks are taken.
  */
 export async function takeLocks(
   orm: Orm,
@@ -130,31 +124,24 @@ export async function takeLocks(
     now: Date;
   },
 ): Promise<AcquireResult> {
-  const take = lockTakeCall({
-    storeId: input.storeId,
-    orderGid: input.decision.order.id,
-    labelCreationId: input.id,
-    workflowId: input.workflowId,
-    fulfillmentOrderGids: input.decision.fulfillmentOrderGids,
-    staleAfterMs: input.staleAfterMs,
-    expectedState: input.expectedState,
+  return inTransaction(orm, async (tx) => {
+    const result = await acquireLocks(tx, {
+      storeId: input.storeId,
+      orderGid: input.decision.order.id,
+      labelCreationId: input.id,
+      workflowId: input.workflowId,
+      fulfillmentOrderGids: input.decision.fulfillmentOrderGids,
+      staleAfterMs: input.staleAfterMs,
+      expectedState: input.expectedState,
+    });
+    await recordDecision(tx, {
+      ...input.decision,
+      id: input.id,
+      now: input.now,
+      ...(result.acquired ? { phase: 'sending_to_carrier' as const } : {}),
+    });
+    return result;
   });
-  const set = decisionSet({ ...input.decision, now: input.now });
-  const rows = await orm.em.fork().execute<LockTakeRow[]>(
-    `with taken as materialized (${take.sql}),
-          recorded as (
-            update label_creations
-               set ${set.sql},
-                   phase = case when status = 'processing' and exists (select 1 from taken where r_outcome = 'acquired')
-                                then 'sending_to_carrier' else phase end,
-                   waiting_for = case when status = 'processing'
-                                       and exists (select 1 from taken where r_outcome = 'acquired')
-                                      then 'null'::jsonb else waiting_for end
-             where id = ?)
-     select * from taken`,
-    [...take.params, ...set.params, input.id],
-  );
-  return acquireResultOf(rows);
 }
 
 /** The moment before the carrier is called: `sent_at` says a retry may find the shipment already made. */

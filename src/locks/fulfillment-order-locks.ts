@@ -53,34 +53,24 @@ export async function orderLabelState(
  * the locks: if another creation finished in between, the caller decides again instead of creating a second label
  * for the same fulfillment orders.
  */
-export async function acquireLocks(tx: EntityManager, input: LockTakeInput): Promise<AcquireResult> {
-  const call = lockTakeCall(input);
-  return acquireResultOf(await tx.execute<LockTakeRow[]>(call.sql, call.params));
-}
-
-export interface LockTakeInput {
-  storeId: string;
-  orderGid: string;
-  labelCreationId: string;
-  workflowId: string;
-  fulfillmentOrderGids: readonly string[];
-  staleAfterMs: number;
-  expectedState: string;
-}
-
-/** A row of `fulfillment_order_locks_take`: the outcome, and each live holder when it is `held`. */
-export interface LockTakeRow {
-  r_outcome: 'held' | 'stale' | 'acquired';
-  r_gid: string;
-  r_creation: string;
-  r_workflow: string;
-}
-
-/** The call of `fulfillment_order_locks_take` as SQL, for a caller that makes it part of a larger statement. */
-export function lockTakeCall(input: LockTakeInput): { sql: string; params: unknown[] } {
-  return {
-    sql: `select * from fulfillment_order_locks_take(?, ?, ?, ?, array(select jsonb_array_elements_text(?::jsonb)), ?, ?)`,
-    params: [
+export async function acquireLocks(
+  tx: EntityManager,
+  input: {
+    storeId: string;
+    orderGid: string;
+    labelCreationId: string;
+    workflowId: string;
+    fulfillmentOrderGids: readonly string[];
+    staleAfterMs: number;
+    expectedState: string;
+  },
+): Promise<AcquireResult> {
+  const rows = await tx.execute<
+    Array<{ r_outcome: 'held' | 'stale' | 'acquired'; r_gid: string; r_creation: string; r_workflow: string }>
+  >(
+    `select * from fulfillment_order_locks_take(?, ?, ?, ?,
+       array(select jsonb_array_elements_text(?::jsonb)), ?, ?)`,
+    [
       input.storeId,
       input.labelCreationId,
       input.workflowId,
@@ -89,10 +79,7 @@ export function lockTakeCall(input: LockTakeInput): { sql: string; params: unkno
       input.staleAfterMs / 1000,
       input.expectedState,
     ],
-  };
-}
-
-export function acquireResultOf(rows: readonly LockTakeRow[]): AcquireResult {
+  );
   if (rows[0]?.r_outcome === 'acquired') return { acquired: true };
   if (rows[0]?.r_outcome === 'stale') return { acquired: false, stale: true };
   return {
