@@ -12,14 +12,3 @@ export type Tx = EntityManager;
 export function inTransaction<T>(orm: Orm, work: (tx: Tx) => Promise<T>): Promise<T> {
   return orm.em.fork().transactional(work);
 }
-
-/**
- * `inTransaction` holding a transaction-scoped advisory lock on `lockName` first: check-then-insert work on shared rows
- * (counting places, then taking one) is serialised per name across every process, and the lock ends with the commit.
- */
-export function inLockedTransaction<T>(orm: Orm, lockName: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return inTransaction(orm, async (tx) => {
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [lockName]);
-    return work(tx);
-  });
-}

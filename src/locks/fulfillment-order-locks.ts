@@ -23,28 +23,24 @@ export type AcquireResult =
   /** The order's labels or blocking creations changed since the decision: decide again. */
   | { acquired: false; stale: true };
 
-/** A live holder (the same test as `fulfillment_order_locks_take`'s, which takes the locks). */
-const LIVE_HOLDER = `
-  c.status = 'needs_attention' or (c.status = 'processing' and c.updated_at > now() - make_interval(secs => ?))`;
+/** A live holder: the rule `fulfillment_order_locks_take` applies too (migration 20261125000300). */
+const LIVE_HOLDER = `fulfillment_order_lock_live(c.status, c.updated_at, ?)`;
 
 /**
  * What a creation's decision depended on, as one comparable string: the order's current outbound labels with their
  * status, and the order's creations that block (needing attention, abandoned), besides the deciding creation itself.
+ * The same SQL function is what `fulfillment_order_locks_take` compares under the locks.
  */
 export async function orderLabelState(
   tx: EntityManager,
   input: { storeId: string; orderGid: string; selfCreationId: string },
 ): Promise<string> {
-  const rows = await tx.execute<Array<{ item: string }>>(
-    `select id || ':' || status as item from labels
-      where store_id = ? and order_gid = ? and direction = 'outbound' and current
-     union all
-     select id || ':' || status from label_creations
-      where store_id = ? and order_gid = ? and id <> ? and status in ('needs_attention', 'abandoned')
-     order by 1`,
-    [input.storeId, input.orderGid, input.storeId, input.orderGid, input.selfCreationId],
-  );
-  return rows.map((r) => r.item).join(',');
+  const [row] = await tx.execute<Array<{ state: string }>>('select order_label_state(?, ?, ?) as state', [
+    input.storeId,
+    input.orderGid,
+    input.selfCreationId,
+  ]);
+  return row!.state;
 }
 
 /**

@@ -80,6 +80,19 @@ const asRefusal = (r: RefusalRow): RecordedRefusal => ({
 
 const orNull = (value: Date | string | null | undefined) => (value ? new Date(value) : null);
 
+/**
+ * The streak of an account (bindings: the account twice): its unclear results since its last clear one, and its last
+ * acceptance; one row even without outcomes.
+ */
+const STREAK_COLUMNS = `(count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq))::int as count,
+  max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at,
+  max(o.recorded_at) filter (where o.outcome = 'accepted') as last_accepted_at`;
+const STREAK_FROM = `from carrier_outcomes o,
+  (select coalesce(max(seq), 0) as clear_seq from carrier_outcomes where carrier_account_id = ? and outcome <> 'unclear') c
+  where o.carrier_account_id = ?`;
+/** A recorded refusal as JSON fields, the shape of `RefusalRow`. */
+const REFUSAL_FIELDS = `'recorded_at', recorded_at, 'reason', reason, 'label_creation_id', label_creation_id`;
+
 export function createCarrierProtection(deps: {
   orm: Orm;
   now: () => Date;
@@ -91,13 +104,7 @@ export function createCarrierProtection(deps: {
   /** The account's unclear results since its last clear one, and its last acceptance. */
   async function streakOf(accountId: string) {
     const [row] = await em().execute<Array<{ count: number; last_at: Date | null; last_accepted_at: Date | null }>>(
-      `select (count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq))::int as count,
-              max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at,
-              max(o.recorded_at) filter (where o.outcome = 'accepted') as last_accepted_at
-         from carrier_outcomes o,
-              (select coalesce(max(seq), 0) as clear_seq from carrier_outcomes
-                where carrier_account_id = ? and outcome <> 'unclear') c
-        where o.carrier_account_id = ?`,
+      `select ${STREAK_COLUMNS} ${STREAK_FROM}`,
       [accountId, accountId],
     );
     return {
@@ -121,7 +128,6 @@ export function createCarrierProtection(deps: {
   async function snapshotOf(target: ProtectionTarget, now: Date): Promise<ProtectionSnapshot> {
     const account = await accountOf(target);
     const since = (windowMs: number) => new Date(now.getTime() - windowMs);
-    const refusal = `json_build_object('recorded_at', recorded_at, 'reason', reason, 'label_creation_id', label_creation_id)`;
     const [row] = await em().execute<
       Array<{
         count: number;
@@ -132,27 +138,18 @@ export function createCarrierProtection(deps: {
         fulfillment_order_refusals: Array<RefusalRow & { fulfillment_order_gid: string }>;
       }>
     >(
-      // The streak: the account's unclear results since its last clear one, and its last acceptance.
-      `with cleared as (
-         select coalesce(max(seq), 0) as clear_seq from carrier_outcomes
-          where carrier_account_id = ? and outcome <> 'unclear'
-       )
-       select (count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq))::int as count,
-              max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at,
-              max(o.recorded_at) filter (where o.outcome = 'accepted') as last_accepted_at,
+      `select ${STREAK_COLUMNS},
               (select coalesce(json_agg(recorded_at), '[]') from carrier_outcomes
                 where carrier_account_id = ? and outcome = 'rejected' and recorded_at > ?) as account_refusals,
-              (select coalesce(json_agg(${refusal}), '[]') from carrier_outcomes
+              (select coalesce(json_agg(json_build_object(${REFUSAL_FIELDS})), '[]') from carrier_outcomes
                 where fingerprint = ? and outcome = 'rejected' and recorded_at > ?) as fingerprint_refusals,
-              (select coalesce(json_agg(${refusal.replace('json_build_object(', "json_build_object('fulfillment_order_gid', fo, ")}), '[]')
+              (select coalesce(json_agg(json_build_object('fulfillment_order_gid', fo, ${REFUSAL_FIELDS})), '[]')
                  from carrier_outcomes, unnest(fulfillment_order_gids) fo
                 where store_id = ? and outcome = 'rejected' and recorded_at > ?
                   and fulfillment_order_gids && (select coalesce(array_agg(x), '{}') from jsonb_array_elements_text(?::jsonb) x)
                   and fo in (select jsonb_array_elements_text(?::jsonb))) as fulfillment_order_refusals
-         from cleared c left join carrier_outcomes o on o.carrier_account_id = ?
-        group by c.clear_seq`,
+         ${STREAK_FROM}`,
       [
-        account.id,
         account.id,
         since(settings.accountRejectingWindowMs),
         shipmentFingerprint(target.call, account),
@@ -161,6 +158,7 @@ export function createCarrierProtection(deps: {
         since(settings.fulfillmentOrderWindowMs),
         JSON.stringify(target.fulfillmentOrderGids),
         JSON.stringify(target.fulfillmentOrderGids),
+        account.id,
         account.id,
       ],
     );

@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * locks go, the wanted rows go in in sorted order (two creations wanting overlapping sets queue on the lowest shared
  * key, never deadlock), and then either the live holders come back (`held`, its own rows released), or the order's
  * label state differs from the one the decision saw (`stale`, released), or the creation holds them all
- * (`acquired`). The label state is `orderLabelState`'s string, built by the same query.
+ * (`acquired`). Migration 20261125000300 redefines it over the rules it shares with the TypeScript reads.
  */
 export class Migration20261125000100LockTakeInOneCall extends Migration {
   override async up(): Promise<void> {
