@@ -45,6 +45,8 @@ const envSchema = z.object({
     .int()
     .positive()
     .default(256 * 1024),
+  /** Labels whose wire JSON the API keeps in memory, checked against the row's version on every read (decision 0020). */
+  LABEL_JSON_CACHE_ENTRIES: z.coerce.number().int().min(1).default(20_000),
   /** SMTP transport for store notifications; unset keeps them in the outbox (`labelctl outbox`). */
   SMTP_URL: z.string().url().optional(),
   MAIL_FROM: z.string().default('Shipping Label API <no-reply@example.com>'),
@@ -132,6 +134,7 @@ export type Config = Readonly<{
   supportEmail: string;
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
+  labelJsonCacheEntries: number;
   idempotencyLeaseMs: number;
   rateLimitLockTimeoutMs: number;
   trustProxy: boolean;
@@ -193,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     supportEmail: e.SUPPORT_EMAIL,
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),
     maxBodyBytes: e.MAX_BODY_BYTES,
+    labelJsonCacheEntries: e.LABEL_JSON_CACHE_ENTRIES,
     idempotencyLeaseMs: e.IDEMPOTENCY_LEASE,
     rateLimitLockTimeoutMs: e.RATE_LIMIT_LOCK_TIMEOUT,
     trustProxy: e.TRUST_PROXY === 'true',

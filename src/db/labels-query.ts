@@ -45,7 +45,8 @@ export interface LabelListFilters {
 }
 
 export interface LabelPage {
-  views: LabelView[];
+  /** The page's labels, by reference (their wire JSON comes from src/api/labels/label-json.ts). */
+  refs: LabelRef[];
   /** The last label read (returned or skipped by a filter); null when nothing was read. */
   lastRead: KeysetPosition;
   hasMore: boolean;
@@ -94,6 +95,18 @@ export interface ViewRow {
   coverage: Array<[string, string]>;
   has_document: boolean;
   document_not_isolated: boolean | null;
+  /** Moves with every update of the row (migration 20261125100000): what a cached wire JSON of the label is valid for. */
+  row_version: string;
+}
+
+/**
+ * What the hot reads ask PostgreSQL for (docs/decisions/0020-label-json-cache.md): a label's ID and row version, which
+ * find its wire JSON in the API's memory, and its keyset position for the page's cursor.
+ */
+export interface LabelRef {
+  id: string;
+  row_version: string;
+  created_at: string;
 }
 
 /**
@@ -108,8 +121,10 @@ const VIEW_SELECT = `
          l.extras, l.label_creation_id, l.coverage_known, l.created_at, l.updated_at, l.printed_count,
          l.last_printed_at, l.current, l.supersedes, l.superseded_by, l.current_set,
          l.coverage,
-         l.document_stored as has_document, l.document_not_isolated
+         l.document_stored as has_document, l.document_not_isolated, l.row_version
     from labels l`;
+
+const REF_SELECT = 'select l.id, l.row_version, l.created_at from labels l';
 
 // MikroORM's PostgreSQL driver hands timestamps to raw queries as strings (`2026-11-23 06:14:22.32+00`), JSON as ISO.
 const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
@@ -163,26 +178,36 @@ export function toView(r: ViewRow): LabelView {
   };
 }
 
-/** One label of the store (another store's ID reads nothing, like a nonexistent one). */
-export function labelViewStatement(storeId: string, labelId: string): ReadStatement {
-  return { text: `${VIEW_SELECT} where l.store_id = $1 and l.id = $2`, values: [storeId, labelId] };
+/** One label of the store, by reference (another store's ID reads nothing, like a nonexistent one). */
+export function labelRefStatement(storeId: string, labelId: string): ReadStatement {
+  return { text: `${REF_SELECT} where l.store_id = $1 and l.id = $2`, values: [storeId, labelId] };
+}
+
+/** One label of the store by reference, or null (another store's ID answers like a nonexistent one). */
+export async function readLabelRef(em: EntityManager, storeId: string, labelId: string): Promise<LabelRef | null> {
+  const { text, values } = labelRefStatement(storeId, labelId);
+  const [row] = await runPrepared<LabelRef>(em, text, values);
+  return row ?? null;
 }
 
 /** One label of the store, or null (another store's ID answers like a nonexistent one). */
 export async function readLabelView(em: EntityManager, storeId: string, labelId: string): Promise<LabelView | null> {
-  const { text, values } = labelViewStatement(storeId, labelId);
-  const [row] = await runPrepared<ViewRow>(em, text, values);
+  const [row] = await runPrepared<ViewRow>(em, `${VIEW_SELECT} where l.store_id = $1 and l.id = $2`, [
+    storeId,
+    labelId,
+  ]);
   return row ? toView(row) : null;
+}
+
+/** Rows of the store's labels by ID, in no particular order; IDs the store does not have are left out. */
+export async function readLabelRows(em: EntityManager, storeId: string, ids: readonly string[]): Promise<ViewRow[]> {
+  if (ids.length === 0) return [];
+  return runPrepared<ViewRow>(em, `${VIEW_SELECT} where l.store_id = $1 and l.id = any($2)`, [storeId, ids]);
 }
 
 /** Labels of the store by ID, in the order asked; IDs the store does not have are left out. */
 export async function readLabelViews(em: EntityManager, storeId: string, ids: readonly string[]): Promise<LabelView[]> {
-  if (ids.length === 0) return [];
-  const rows = await runPrepared<ViewRow>(em, `${VIEW_SELECT} where l.store_id = $1 and l.id = any($2)`, [
-    storeId,
-    ids,
-  ]);
-  const byId = new Map(rows.map((r) => [r.id, toView(r)]));
+  const byId = new Map((await readLabelRows(em, storeId, ids)).map((r) => [r.id, toView(r)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
@@ -247,8 +272,8 @@ const pageOrder = (f: LabelListFilters) => {
 };
 
 /**
- * A page without post-filters as one statement (one row more than `limit` tells `has_more`); null with post-filters,
- * which scan keys first (`readLabelPage`).
+ * A page without post-filters as one statement of references (one row more than `limit` tells `has_more`); null with
+ * post-filters, which scan keys first (`readLabelPage`).
  */
 export function labelPageStatement(
   filters: LabelListFilters,
@@ -258,25 +283,25 @@ export function labelPageStatement(
   if (hasPostFilters(filters)) return null;
   const where = keysetWhere(filters, after);
   return {
-    text: `${VIEW_SELECT} where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
+    text: `${REF_SELECT} where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
     values: [...where.params, limit + 1],
   };
 }
 
 /** The page a `labelPageStatement` read: its first `limit` rows, and whether there are more. */
-export function labelPageOf(rows: readonly ViewRow[], after: KeysetPosition, limit: number): LabelPage {
-  const views = rows.slice(0, limit).map(toView);
-  const last = views.at(-1)?.label;
+export function labelPageOf(rows: readonly LabelRef[], after: KeysetPosition, limit: number): LabelPage {
+  const refs = rows.slice(0, limit);
+  const last = refs.at(-1);
   return {
-    views,
-    lastRead: last ? { createdAt: last.createdAt, id: last.id } : after,
+    refs,
+    lastRead: last ? { createdAt: new Date(last.created_at), id: last.id } : after,
     hasMore: rows.length > limit,
   };
 }
 
 /**
  * One page by keyset (created_at, id) after `after`, in the filters' order. Without post-filters it is one statement.
- * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page, then one statement reads it.
+ * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page.
  */
 export async function readLabelPage(
   em: EntityManager,
@@ -285,32 +310,26 @@ export async function readLabelPage(
   limit: number,
 ): Promise<LabelPage> {
   const statement = labelPageStatement(filters, after, limit);
-  if (statement) return labelPageOf(await runPrepared<ViewRow>(em, statement.text, statement.values), after, limit);
+  if (statement) return labelPageOf(await runPrepared<LabelRef>(em, statement.text, statement.values), after, limit);
   const where = keysetWhere(filters, after);
   const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
-  const scanned = await runPrepared<{
-    id: string;
-    created_at: string;
-    direction: string;
-    status: string;
-    current: boolean;
-  }>(
+  const scanned = await runPrepared<LabelRef & { direction: string; status: string; current: boolean }>(
     em,
-    `select l.id, l.created_at, l.direction, l.status, l.current from labels l
+    `select l.id, l.row_version, l.created_at, l.direction, l.status, l.current from labels l
       where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
     [...where.params, window + 1],
   );
-  const picked: string[] = [];
+  const refs: LabelRef[] = [];
   let consumed = 0;
   for (const row of scanned.slice(0, window)) {
     consumed += 1;
     if (!matchesPostFilters(row, filters)) continue;
-    picked.push(row.id);
-    if (picked.length === limit) break;
+    refs.push({ id: row.id, row_version: row.row_version, created_at: row.created_at });
+    if (refs.length === limit) break;
   }
   const last = consumed > 0 ? scanned[consumed - 1]! : null;
   return {
-    views: await readLabelViews(em, filters.storeId, picked),
+    refs,
     lastRead: last ? { createdAt: new Date(last.created_at), id: last.id } : after,
     hasMore: scanned.length > consumed,
   };

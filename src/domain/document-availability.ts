@@ -26,6 +26,16 @@ export function documentAvailableUntil(createdAt: Date): Date {
   return new Date(createdAt.getTime() + DOCUMENT_RETENTION_MS);
 }
 
+/**
+ * The last instant (milliseconds) at which `deriveDocument` still answers for a label what it answers at `now`: age is
+ * its only input that moves with time, and it changes the answer once, when the document expires. Infinity once
+ * expired.
+ */
+export function documentStableThroughMs(createdAt: Date, now: Date): number {
+  const until = documentAvailableUntil(createdAt).getTime();
+  return now.getTime() > until ? Infinity : until;
+}
+
 /** Where the document comes from: the stored copy, else the carrier's render; null when neither exists. */
 function sourceOf(input: DocumentAvailabilityInput): DocumentSource | null {
   if (input.storedDocument) return 'stored';

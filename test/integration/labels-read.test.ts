@@ -230,6 +230,55 @@ describe('current, supersedes and current_set as seen through the API', () => {
   });
 });
 
+describe('label reads answer the label as it is now (wire JSON kept in memory by row version, decision 0020)', () => {
+  it('shows every change of the row, of its fulfillment orders, of its stored copy, and of its age', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const label = await aLabel(app.orm, store.storeId, {
+      carrierCode: 'carrier_a',
+      fulfillmentOrderIds: ['8880001'],
+      createdAt: at('2026-10-01T12:00:00Z'),
+    });
+    app.clock.set('2026-10-02T00:00:00Z');
+    const both = async () => {
+      const single = await getLabel(store.auth, label.id);
+      const page = await listLabels(store.auth);
+      expect(single.status).toBe(200);
+      expect(page.body.data).toEqual([single.body]);
+      return single.body;
+    };
+    // Carrier A stores copies: ready without a stored copy is pending, twice from the same row.
+    expect((await both()).document.availability).toBe('pending');
+    expect((await both()).document.availability).toBe('pending');
+
+    await aStoredDocument(app.orm, label.id);
+    expect((await both()).document).toMatchObject({ availability: 'available', source: 'stored' });
+
+    await app.orm.em.fork().execute(
+      `insert into label_fulfillment_orders (label_id, fulfillment_order_gid, fulfillment_order_legacy_id, store_id)
+         values (?, 'gid://shopify/FulfillmentOrder/8880002', '8880002', ?)`,
+      [label.id, store.storeId],
+    );
+    expect((await both()).fulfillment_orders.map((fo: { legacy_id: string }) => fo.legacy_id)).toEqual([
+      '8880001',
+      '8880002',
+    ]);
+
+    await updateLabelState(app.orm.em.fork(), {
+      storeId: store.storeId,
+      labelId: label.id,
+      patch: { trackingNumber: 'NEW-1' },
+      now: at('2026-10-02T00:00:00Z'),
+    });
+    expect(await both()).toMatchObject({ tracking_number: 'NEW-1', updated_at: '2026-10-02T00:00:00Z' });
+
+    // Nothing in the row moves at 60 days; the answer does.
+    app.clock.set('2026-11-30T12:00:00Z');
+    expect((await both()).document.availability).toBe('available');
+    app.clock.set('2026-11-30T12:00:01Z');
+    expect((await both()).document.availability).toBe('expired');
+  });
+});
+
 describe('GET /v1/labels filters', () => {
   it('never lists other stores’ labels', async () => {
     const mine = await aStoreWithKey(app.orm);

@@ -1,5 +1,9 @@
 import type { DocumentMode } from '../../src/carriers/catalog';
-import { deriveDocument, type DocumentAvailabilityInput } from '../../src/domain/document-availability';
+import {
+  deriveDocument,
+  documentStableThroughMs,
+  type DocumentAvailabilityInput,
+} from '../../src/domain/document-availability';
 
 const CREATED = new Date('2026-10-01T12:00:00Z');
 const DAY = 86_400_000;
@@ -87,5 +91,22 @@ describe('deriveDocument', () => {
     expect(deriveDocument(input('render'), FRESH).formats).toEqual(['label', 'a4']);
     expect(deriveDocument(input('stored', { kind: 'claim' }), FRESH).formats).toEqual([]);
     expect(deriveDocument(input('excluded'), FRESH).formats).toEqual([]);
+  });
+});
+
+describe('documentStableThroughMs', () => {
+  const modes: DocumentMode[] = ['stored', 'render', 'stored_only', 'excluded'];
+  it.each(modes)('%s: the answer at any earlier moment holds through the last moment before expiry', (mode) => {
+    const through = documentStableThroughMs(CREATED, FRESH);
+    expect(through).toBe(LAST_MOMENT.getTime());
+    for (const label of [input(mode), input(mode, { storedDocument: stored }), input(mode, { status: 'pending' })]) {
+      expect(deriveDocument(label, new Date(through))).toEqual(deriveDocument(label, FRESH));
+    }
+  });
+
+  it('changes once: the first moment after it may answer otherwise, and expired never changes again', () => {
+    expect(deriveDocument(input('render'), new Date(LAST_MOMENT.getTime() + 1)).availability).toBe('expired');
+    expect(documentStableThroughMs(CREATED, LAST_MOMENT)).toBe(LAST_MOMENT.getTime());
+    expect(documentStableThroughMs(CREATED, EXPIRED)).toBe(Infinity);
   });
 });

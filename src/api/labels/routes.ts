@@ -2,12 +2,12 @@ import type { Config } from '../../config';
 import {
   labelPageOf,
   labelPageStatement,
-  labelViewStatement,
+  labelRefStatement,
   readLabelPage,
-  readLabelView,
-  toView,
+  readLabelRef,
+  readLabelRows,
   type LabelListFilters,
-  type ViewRow,
+  type LabelRef,
 } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { hasPrefix } from '../../ids';
@@ -16,15 +16,15 @@ import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
 import { encodeCursor, filterHash } from '../../http/cursor';
 import { positionOfCursor } from '../../http/query-params';
+import { setJsonText } from '../../http/serialize';
+import { createLabelJson } from './label-json';
 import {
   labelListSchema,
   labelParamsSchema,
   labelSchema,
   listLabelsQuerySchema,
   type ListLabelsQuery,
-  type LabelWire,
 } from './schemas';
-import { serializeLabel } from './serializer';
 
 /** Spec "GET /labels" Rule 2: the sync feed holds back labels younger than this. */
 export const SYNC_FEED_HOLD_BACK_MS = 15_000;
@@ -32,7 +32,7 @@ export const SYNC_FEED_HOLD_BACK_MS = 15_000;
 export interface LabelRoutesDeps {
   orm: Orm;
   now: () => Date;
-  config: Pick<Config, 'publicBaseUrl' | 'cursorSecret'>;
+  config: Pick<Config, 'publicBaseUrl' | 'cursorSecret' | 'labelJsonCacheEntries'>;
 }
 
 /** Sync feed = `sort=created_at` without the lookup filters (Rule 2). */
@@ -88,6 +88,10 @@ function pageRequest(deps: LabelRoutesDeps, storeId: string, query: ListLabelsQu
 }
 
 export function createLabelRoutes(deps: LabelRoutesDeps) {
+  const labelJson = createLabelJson({
+    maxEntries: deps.config.labelJsonCacheEntries,
+    readRows: (storeId, ids) => readLabelRows(deps.orm.em.fork(), storeId, ids),
+  });
   // The statement built for the admission and the handler share one reading of the request (cursor, filters).
   const pages = new WeakMap<ListLabelsQuery, ReturnType<typeof pageRequest>>();
   const pageOf = (storeId: string, query: ListLabelsQuery) => {
@@ -121,16 +125,23 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         const storeId = ctx.state.auth!.storeId;
         const now = deps.now();
         const { hash, after, filters, syncFeed } = pageOf(storeId, query);
-        const admitted = ctx.state.admittedRows as ViewRow[] | undefined;
+        const admitted = ctx.state.admittedRows as LabelRef[] | undefined;
         const page = admitted
           ? labelPageOf(admitted, after, query.limit)
           : await readLabelPage(deps.orm.em.fork(), filters, after, query.limit);
-        const base = baseUrl(ctx, deps.config.publicBaseUrl);
-        const data: LabelWire[] = page.views.map((v) => serializeLabel(v, { baseUrl: base, now }));
+        const data = await labelJson.of(page.refs, {
+          storeId,
+          baseUrl: baseUrl(ctx, deps.config.publicBaseUrl),
+          now,
+        });
         // Rule 2: the feed always hands back a position to resume from, also on its last page.
         const nextCursor =
           page.hasMore || syncFeed ? encodeCursor(deps.config.cursorSecret, page.lastRead, hash) : null;
-        ctx.body = { data, next_cursor: nextCursor, has_more: page.hasMore };
+        // The labels are JSON text already: the page is written around them (labelListSchema's shape).
+        setJsonText(
+          ctx,
+          `{"data":[${data.join(',')}],"next_cursor":${JSON.stringify(nextCursor)},"has_more":${page.hasMore}}`,
+        );
       },
     }),
     defineRoute({
@@ -144,16 +155,18 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
       params: labelParamsSchema,
       responses: { 200: { description: 'The label', schema: labelSchema } },
       admittedRead: ({ params }, storeId) =>
-        hasPrefix('label', params.label_id) ? labelViewStatement(storeId, params.label_id) : null,
+        hasPrefix('label', params.label_id) ? labelRefStatement(storeId, params.label_id) : null,
       handler: async (ctx, { params }) => {
         const storeId = ctx.state.auth!.storeId;
         // A malformed ID and another store's ID answer exactly like a nonexistent one (spec "Identifiers").
         if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
-        const admitted = ctx.state.admittedRows as ViewRow[] | undefined;
-        const row = admitted?.[0];
-        const view = admitted ? row && toView(row) : await readLabelView(deps.orm.em.fork(), storeId, params.label_id);
-        if (!view) throw new ApiError('not_found');
-        ctx.body = serializeLabel(view, { baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() });
+        const admitted = ctx.state.admittedRows as LabelRef[] | undefined;
+        const ref = admitted ? admitted[0] : await readLabelRef(deps.orm.em.fork(), storeId, params.label_id);
+        const [json] = ref
+          ? await labelJson.of([ref], { storeId, baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() })
+          : [];
+        if (!json) throw new ApiError('not_found');
+        setJsonText(ctx, json);
       },
     }),
   ];
