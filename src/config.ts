@@ -38,6 +38,11 @@ const envSchema = z.object({
    * unavailable (503 `temporarily_unavailable`, never an unlimited pass).
    */
   RATE_LIMIT_LOCK_TIMEOUT: duration('2s'),
+  /**
+   * Connections of each API process's hot pool (authentication, rate-limit counters, hot label reads): its statements
+   * are short, and more than two in flight only queue on a key's counter rows (docs/decisions/0021-hot-pool-size.md).
+   */
+  HOT_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(2),
   /** Trust X-Forwarded-* from a reverse proxy (the request log then records the client address). */
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
   MAX_BODY_BYTES: z.coerce
@@ -137,6 +142,7 @@ export type Config = Readonly<{
   labelJsonCacheEntries: number;
   idempotencyLeaseMs: number;
   rateLimitLockTimeoutMs: number;
+  hotPoolSize: number;
   trustProxy: boolean;
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
@@ -199,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     labelJsonCacheEntries: e.LABEL_JSON_CACHE_ENTRIES,
     idempotencyLeaseMs: e.IDEMPOTENCY_LEASE,
     rateLimitLockTimeoutMs: e.RATE_LIMIT_LOCK_TIMEOUT,
+    hotPoolSize: e.HOT_POOL_SIZE,
     trustProxy: e.TRUST_PROXY === 'true',
     mail: Object.freeze({
       smtpUrl: e.SMTP_URL,

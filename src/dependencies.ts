@@ -40,7 +40,10 @@ export async function openAppDeps(
   const temporal = options.temporal ?? (await connectTemporal(config.temporal.address, config.temporal.namespace));
   const adapters = composeAdapters(config, orm, logger);
   const requestLog = new RequestLogWriter(orm, logger);
-  const hotPool = openHotPool(config.databaseUrl, { lockTimeoutMs: config.rateLimitLockTimeoutMs });
+  const hotPool = openHotPool(config.databaseUrl, {
+    lockTimeoutMs: config.rateLimitLockTimeoutMs,
+    max: config.hotPoolSize,
+  });
   const keys = keyStatements(hotPool);
   const limiter =
     options.overrides?.limiter ?? createRequestLimiter({ take: postgresCounterStore(hotPool).take, now, logger });

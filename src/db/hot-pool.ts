@@ -12,10 +12,10 @@ rawTimestamps.setTypeParser(TIMESTAMPTZ, (value: string) => value);
  * by the query builder on every request. `lock_timeout` is set per connection: a rate-limit counter row held too long
  * fails the statement (the API answers 503) instead of holding requests, and JIT is off. Reads here run outside any transaction.
  */
-export function openHotPool(databaseUrl: string, options: { lockTimeoutMs: number; max?: number }): Pool {
+export function openHotPool(databaseUrl: string, options: { lockTimeoutMs: number; max: number }): Pool {
   const pool = new Pool({
     connectionString: databaseUrl,
-    max: options.max ?? 6,
+    max: options.max,
     types: rawTimestamps,
     // Short OLTP statements only: JIT compilation would cost more than any of them runs.
     options: `-c lock_timeout=${Math.max(1, Math.round(options.lockTimeoutMs))} -c jit=off`,
