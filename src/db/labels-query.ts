@@ -45,8 +45,8 @@ export interface LabelListFilters {
 }
 
 export interface LabelPage {
-  /** The page's labels, by reference (their wire JSON comes from src/api/labels/label-json.ts). */
-  refs: LabelRef[];
+  /** The page's labels, by reference or as full rows (their wire JSON comes from src/api/labels/label-json.ts). */
+  refs: Array<LabelRef | ViewRow>;
   /** The last label read (returned or skipped by a filter); null when nothing was read. */
   lastRead: KeysetPosition;
   hasMore: boolean;
@@ -107,6 +107,11 @@ export interface LabelRef {
   id: string;
   row_version: string;
   created_at: string;
+}
+
+/** Whether a row read for a page is the label's full row (a page after a cursor) rather than its reference. */
+export function isFullRow(row: LabelRef | ViewRow): row is ViewRow {
+  return 'order_gid' in row;
 }
 
 /**
@@ -272,8 +277,10 @@ const pageOrder = (f: LabelListFilters) => {
 };
 
 /**
- * A page without post-filters as one statement of references (one row more than `limit` tells `has_more`); null with
- * post-filters, which scan keys first (`readLabelPage`).
+ * A page without post-filters as one statement (one row more than `limit` tells `has_more`); null with post-filters,
+ * which scan keys first (`readLabelPage`). The first page, which clients poll, reads references (decision 0020); a
+ * page after a cursor reads full rows, because paging (the sync feed above all) reads each page once, so its labels are
+ * rarely in memory and a second statement for them would cost more than the columns.
  */
 export function labelPageStatement(
   filters: LabelListFilters,
@@ -283,13 +290,13 @@ export function labelPageStatement(
   if (hasPostFilters(filters)) return null;
   const where = keysetWhere(filters, after);
   return {
-    text: `${REF_SELECT} where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
+    text: `${after ? VIEW_SELECT : REF_SELECT} where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
     values: [...where.params, limit + 1],
   };
 }
 
 /** The page a `labelPageStatement` read: its first `limit` rows, and whether there are more. */
-export function labelPageOf(rows: readonly LabelRef[], after: KeysetPosition, limit: number): LabelPage {
+export function labelPageOf(rows: ReadonlyArray<LabelRef | ViewRow>, after: KeysetPosition, limit: number): LabelPage {
   const refs = rows.slice(0, limit);
   const last = refs.at(-1);
   return {
@@ -310,7 +317,9 @@ export async function readLabelPage(
   limit: number,
 ): Promise<LabelPage> {
   const statement = labelPageStatement(filters, after, limit);
-  if (statement) return labelPageOf(await runPrepared<LabelRef>(em, statement.text, statement.values), after, limit);
+  if (statement) {
+    return labelPageOf(await runPrepared<LabelRef | ViewRow>(em, statement.text, statement.values), after, limit);
+  }
   const where = keysetWhere(filters, after);
   const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
   const scanned = await runPrepared<LabelRef & { direction: string; status: string; current: boolean }>(

@@ -129,6 +129,15 @@ describe('label JSON by reference', () => {
     ]);
   });
 
+  it('writes full rows (a page after a cursor) from themselves and keeps them for later reads by reference', async () => {
+    const db = aDatabase([aRow('lbl_1'), aRow('lbl_2')]);
+    const json = createLabelJson({ maxEntries: 10, readRows: db.readRows });
+    const texts = await json.of([aRow('lbl_2'), aRow('lbl_1')], context());
+    expect(texts.map((t) => JSON.parse(t).id)).toEqual(['lbl_2', 'lbl_1']);
+    expect(await json.of([db.ref('lbl_1'), db.ref('lbl_2')], context())).toEqual([texts[1], texts[0]]);
+    expect(db.reads).toEqual([]);
+  });
+
   it('never answers with another store’s label, whatever is in memory', async () => {
     const db = aDatabase([aRow('lbl_1')]);
     const json = createLabelJson({ maxEntries: 10, readRows: db.readRows });

@@ -1,4 +1,4 @@
-import { toView, type LabelRef, type ViewRow } from '../../db/labels-query';
+import { isFullRow, toView, type LabelRef, type ViewRow } from '../../db/labels-query';
 import { documentStableThroughMs } from '../../domain/document-availability';
 import { serializeLabel } from './serializer';
 
@@ -25,8 +25,11 @@ export interface LabelJsonContext {
  * Bounded: past `maxEntries` the oldest entries go first.
  */
 export interface LabelJson {
-  /** The labels' JSON texts in the order of `refs`; a label deleted since its reference was read is left out. */
-  of(refs: readonly LabelRef[], context: LabelJsonContext): Promise<string[]>;
+  /**
+   * The labels' JSON texts in the order of `refs`; a label deleted since its reference was read is left out. A full
+   * row (a page after a cursor) is written from itself when its version is not the one in memory.
+   */
+  of(refs: ReadonlyArray<LabelRef | ViewRow>, context: LabelJsonContext): Promise<string[]>;
 }
 
 export function createLabelJson(options: {
@@ -41,6 +44,19 @@ export function createLabelJson(options: {
     entries.delete(id);
     entries.set(id, entry);
     if (entries.size > options.maxEntries) entries.delete(entries.keys().next().value!);
+  }
+
+  /** Serializes a full row and keeps its JSON under the row's version. */
+  function write(row: ViewRow, context: LabelJsonContext): string {
+    const view = toView(row);
+    const json = JSON.stringify(serializeLabel(view, { baseUrl: context.baseUrl, now: context.now }));
+    remember(row.id, {
+      version: String(row.row_version),
+      baseUrl: context.baseUrl,
+      stableThroughMs: documentStableThroughMs(view.label.createdAt, context.now),
+      json,
+    });
+    return json;
   }
 
   return {
@@ -58,23 +74,15 @@ export function createLabelJson(options: {
           nowMs <= entry.stableThroughMs
         ) {
           texts[i] = entry.json;
+        } else if (isFullRow(ref)) {
+          texts[i] = write(ref, context);
         } else {
           (missing ??= []).push(ref.id);
         }
       }
       if (!missing) return texts as string[];
       const written = new Map<string, string>();
-      for (const row of await options.readRows(context.storeId, missing)) {
-        const view = toView(row);
-        const json = JSON.stringify(serializeLabel(view, { baseUrl: context.baseUrl, now: context.now }));
-        remember(row.id, {
-          version: String(row.row_version),
-          baseUrl: context.baseUrl,
-          stableThroughMs: documentStableThroughMs(view.label.createdAt, context.now),
-          json,
-        });
-        written.set(row.id, json);
-      }
+      for (const row of await options.readRows(context.storeId, missing)) written.set(row.id, write(row, context));
       return refs.flatMap((ref, i) => texts[i] ?? written.get(ref.id) ?? []);
     },
   };

@@ -8,6 +8,7 @@ import {
   readLabelRows,
   type LabelListFilters,
   type LabelRef,
+  type ViewRow,
 } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { hasPrefix } from '../../ids';
@@ -125,7 +126,7 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
         const storeId = ctx.state.auth!.storeId;
         const now = deps.now();
         const { hash, after, filters, syncFeed } = pageOf(storeId, query);
-        const admitted = ctx.state.admittedRows as LabelRef[] | undefined;
+        const admitted = ctx.state.admittedRows as Array<LabelRef | ViewRow> | undefined;
         const page = admitted
           ? labelPageOf(admitted, after, query.limit)
           : await readLabelPage(deps.orm.em.fork(), filters, after, query.limit);
