@@ -6,6 +6,9 @@ import { projectRoot } from './paths.mjs';
 import { waitForPort } from './ports.mjs';
 
 const searchAttributes = JSON.parse(readFileSync(join(projectRoot, 'src/temporal/search-attributes.json'), 'utf8'));
+// One task-queue partition: a single-node dev server gains nothing from more, and tasks forwarded between partitions
+// cost it CPU and latency (docs/decisions/0022-dev-server-partitions.md).
+const dynamicConfig = JSON.parse(readFileSync(join(projectRoot, 'src/temporal/dev-server-config.json'), 'utf8'));
 
 /**
  * Starts `temporal server start-dev` and waits for its gRPC port ourselves: the SDK's own launcher gives up
@@ -39,6 +42,8 @@ export async function startTemporalServer({
   if (metricsPort) args.push('--metrics-port', String(metricsPort));
   if (dbFile) args.push('--db-filename', dbFile);
   for (const [key, type] of Object.entries(searchAttributes)) args.push('--search-attribute', `${key}=${type}`);
+  for (const [key, value] of Object.entries(dynamicConfig))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   const child = spawn(cli, args, {
     cwd: projectRoot,

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { migrate, openOrm } from '../../src/db/orm';
+import dynamicConfig from '../../src/temporal/dev-server-config.json';
 import searchAttributes from '../../src/temporal/search-attributes.json';
 import { freePort, spawnTs, waitForPort } from './processes';
 
@@ -46,6 +47,9 @@ export default async function globalSetup(): Promise<void> {
   ];
   args.push('--http-port', String(await freePort()), '--metrics-port', String(await freePort()));
   for (const [key, type] of Object.entries(searchAttributes)) args.push('--search-attribute', `${key}=${type}`);
+  // One task-queue partition, as `npm run dev` (docs/decisions/0022-dev-server-partitions.md).
+  for (const [key, value] of Object.entries(dynamicConfig))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   const temporal = spawn(cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(temporal);
   const spawnFailed = new Promise<never>((_, reject) =>
