@@ -277,6 +277,19 @@ describe('label reads answer the label as it is now (wire JSON kept in memory by
     app.clock.set('2026-11-30T12:00:01Z');
     expect((await both()).document.availability).toBe('expired');
   });
+
+  it('answers a label deleted and inserted again under the same ID with its new content', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const id = `lbl_again_${aPlatformId()}`;
+    await aLabel(app.orm, store.storeId, { id, trackingNumber: 'FIRST' });
+    expect((await getLabel(store.auth, id)).body.tracking_number).toBe('FIRST');
+    await app.orm.em.fork().execute('delete from labels where id = ?', [id]);
+    await aLabel(app.orm, store.storeId, { id, trackingNumber: 'SECOND' });
+    expect((await getLabel(store.auth, id)).body.tracking_number).toBe('SECOND');
+    expect((await listLabels(store.auth)).body.data.map((l: { tracking_number: string }) => l.tracking_number)).toEqual(
+      ['SECOND'],
+    );
+  });
 });
 
 describe('GET /v1/labels filters', () => {
