@@ -102,6 +102,16 @@ interface LoadResult {
   non2xx: number;
 }
 
+/** The medians of several rounds of one load (non-2xx answers summed). */
+function medianLoad(rounds: readonly LoadResult[]): LoadResult {
+  return {
+    rps: median(rounds.map((x) => x.rps)),
+    p50: median(rounds.map((x) => x.p50)),
+    p99: median(rounds.map((x) => x.p99)),
+    non2xx: rounds.reduce((n, x) => n + x.non2xx, 0),
+  };
+}
+
 /** 2 s of warm-up, then READ_SECONDS at READ_CONNECTIONS connections. */
 async function load(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
   await autocannon({ url, connections: READ_CONNECTIONS, duration: 2, headers });
@@ -169,15 +179,7 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   bare.stop();
   api.stop();
   uncached.stop();
-  const result = (name: string): LoadResult => {
-    const r = runs.get(name)!;
-    return {
-      rps: median(r.map((x) => x.rps)),
-      p50: median(r.map((x) => x.p50)),
-      p99: median(r.map((x) => x.p99)),
-      non2xx: r.reduce((n, x) => n + x.non2xx, 0),
-    };
-  };
+  const result = (name: string) => medianLoad(runs.get(name)!);
   for (const [name] of loads) {
     const r = result(name);
     const each = runs
@@ -233,15 +235,7 @@ async function limiterCost(secret: string): Promise<void> {
     }
   }
   for (const server of Object.values(servers)) server.stop();
-  const summary = (key: string): LoadResult => {
-    const r = runs.get(key)!;
-    return {
-      rps: median(r.map((x) => x.rps)),
-      p50: median(r.map((x) => x.p50)),
-      p99: median(r.map((x) => x.p99)),
-      non2xx: r.reduce((n, x) => n + x.non2xx, 0),
-    };
-  };
+  const summary = (key: string) => medianLoad(runs.get(key)!);
   const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
   for (const profile of LIMITER_PROFILES) {
     const without = summary(`${profile.name}|without`);
