@@ -95,7 +95,7 @@ export interface ViewRow {
   coverage: Array<[string, string]>;
   has_document: boolean;
   document_not_isolated: boolean | null;
-  /** Moves with every update of the row (migration 20261125100000): what a cached wire JSON of the label is valid for. */
+  /** A new number with every insert and update of the row (migration 20261125100000): what cached wire JSON is for. */
   row_version: string;
 }
 
