@@ -1,9 +1,14 @@
 /**
  * `npm run bench -- creation`: `POST /v1/labels` against the sandbox carriers, next to a floor measured in the same run
  * on the same Temporal server (a workflow with one no-op activity, started and awaited by a client, on a worker in this
- * process), and next to the sandbox carrier's own create time. Starts what the integration tests start: an in-memory
- * Temporal dev server, a fresh database, the sandbox and the project's worker.
+ * process), and next to the sandbox carrier's own create time. Starts what the integration tests start (a Temporal dev
+ * server, a fresh database, the sandbox and the project's worker) once per kind of dev server: file-backed, as
+ * `npm run dev` runs it and as the issue's reference numbers were measured, then in memory, as the tests run it
+ * (`BENCH_CREATION_SERVERS=file,memory` by default).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker, NativeConnection } from '@temporalio/worker';
 import { createApiKey } from '../../src/access/api-keys';
@@ -11,7 +16,7 @@ import { accountSettings } from '../../src/carriers/account-settings';
 import { sandboxCarrierAdapter } from '../../src/carriers/sandbox-adapter';
 import { setLimitOverride } from '../../src/limits/overrides';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../../test/helpers/creation';
-import globalSetup from '../../test/helpers/global-setup';
+import { startTestRun } from '../../test/helpers/global-setup';
 import globalTeardown from '../../test/helpers/global-teardown';
 import { aShipmentRequest } from '../../test/helpers/sandbox';
 import { aStoreWithKey } from '../../test/helpers/stores';
@@ -22,6 +27,12 @@ const CONCURRENT = Number(process.env.BENCH_CREATIONS_CONCURRENT ?? 100);
 const CONCURRENCY = 20;
 /** Throughput rounds: floor then creations, alternating, each side's best kept (machine noise hits both alike). */
 const ROUNDS = Number(process.env.BENCH_CREATION_ROUNDS ?? 2);
+type ServerKind = 'file' | 'memory';
+const SERVERS = (process.env.BENCH_CREATION_SERVERS ?? 'file,memory').split(',') as ServerKind[];
+const SERVER_NAMES: Record<ServerKind, string> = {
+  file: 'file-backed Temporal dev server, as npm run dev runs it',
+  memory: 'in-memory Temporal dev server, as the tests run it',
+};
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -58,6 +69,7 @@ async function printTimeline(
   app: Awaited<ReturnType<typeof startTestApp>>,
   storeId: string,
   requests: Map<string, { startMs: number; endMs: number }>,
+  what: string,
 ): Promise<void> {
   const gaps = new Map<string, number[]>();
   const add = (step: string, ms: number) => gaps.set(step, [...(gaps.get(step) ?? []), ms]);
@@ -73,7 +85,7 @@ async function printTimeline(
     });
     add('answer received by the client', request.endMs - previous);
   }
-  console.log(`  timeline of ${requests.size} creations at ${CONCURRENCY} (mean ms before each step):`);
+  console.log(`  timeline of ${requests.size} creations ${what} (mean ms before each step):`);
   for (const [step, values] of gaps) {
     console.log(
       `    ${step.padEnd(60)} ${(values.reduce((a, b) => a + b, 0) / values.length).toFixed(1).padStart(7)} (n=${values.length})`,
@@ -81,11 +93,32 @@ async function printTimeline(
   }
 }
 
+interface Ratios {
+  server: ServerKind;
+  latency: number;
+  throughput: number;
+}
+
 export async function creationBench(): Promise<void> {
+  const ratios: Ratios[] = [];
+  for (const server of SERVERS) {
+    if (!(server in SERVER_NAMES)) throw new Error(`BENCH_CREATION_SERVERS: unknown server "${server}" (file, memory)`);
+    ratios.push(await creationOn(server));
+  }
+  console.log('\nLabel creation against the floor, by Temporal dev server:');
+  for (const r of ratios) {
+    console.log(
+      `  ${r.server.padEnd(7)} p50 ratio ${r.latency.toFixed(2)} (target at most 1.0), throughput ratio ${r.throughput.toFixed(2)} (target at least 0.5)`,
+    );
+  }
+}
+
+async function creationOn(server: ServerKind): Promise<Ratios> {
   console.log(
-    `\nLabel creation: ${SEQUENTIAL} sequential, ${CONCURRENT} at concurrency ${CONCURRENCY} (in-memory Temporal dev server)`,
+    `\nLabel creation: ${SEQUENTIAL} sequential, ${CONCURRENT} at concurrency ${CONCURRENCY} (${SERVER_NAMES[server]})`,
   );
-  await globalSetup();
+  const dir = server === 'file' ? mkdtempSync(join(tmpdir(), 'sla-bench-temporal-')) : null;
+  await startTestRun(dir ? { temporalDbFile: join(dir, 'temporal.db') } : {});
   const app = await startTestApp();
   const floorQueue = `bench-floor-${process.pid}`;
   const connection = await NativeConnection.connect({ address: app.config.temporal.address });
@@ -124,8 +157,9 @@ export async function creationBench(): Promise<void> {
     const orders: Awaited<ReturnType<typeof anOrderOnPlatform>>[] = [];
     for (let i = 0; i < SEQUENTIAL + CONCURRENT * ROUNDS + 2; i += 1) orders.push(await anOrderOnPlatform(shop.domain));
     let used = 0;
-    /** BENCH_CREATION_TRACE=1: when each concurrent creation's request started and ended, for the timeline below. */
-    const requests = new Map<string, { startMs: number; endMs: number }>();
+    /** BENCH_CREATION_TRACE=1: when each traced creation's request started and ended, for the timelines below. */
+    const trace = process.env.BENCH_CREATION_TRACE === '1';
+    let requests = new Map<string, { startMs: number; endMs: number }>();
     let tracing = false;
     const createOne = async (lane = 0) => {
       const n = used++;
@@ -160,13 +194,21 @@ export async function creationBench(): Promise<void> {
     const creations: number[] = [];
     const floors: number[] = [];
     const carrierCalls: number[] = [];
+    tracing = trace;
     for (let i = 0; i < SEQUENTIAL; i += 1) {
       creations.push(await timed(() => createOne()));
       floors.push(await timed(() => floorOne(i)));
+      // Carrier A serves the label apart from the create: its own time for a label is both calls.
       carrierCalls.push(
-        await timed(() => carrier.createShipment(settings, aShipmentRequest({ serviceCode: 'a_home' }))),
+        await timed(async () => {
+          const shipment = await carrier.createShipment(settings, aShipmentRequest({ serviceCode: 'a_home' }));
+          await carrier.fetchLabel(settings, shipment.shipmentId);
+        }),
       );
     }
+    if (tracing) await printTimeline(app, shop.storeId, requests, 'one at a time');
+    requests = new Map();
+    tracing = false;
     // The floor goes first in each round, on a server that is not still finishing the previous round's creations.
     let floorRate = 0;
     let creationRate = 0;
@@ -175,30 +217,31 @@ export async function creationBench(): Promise<void> {
         floorRate,
         await throughput(CONCURRENT, CONCURRENCY, (i) => floorOne(1000 * (round + 1) + i)),
       );
-      tracing = round === ROUNDS - 1 && process.env.BENCH_CREATION_TRACE === '1';
+      tracing = trace && round === ROUNDS - 1;
       creationRate = Math.max(creationRate, await throughput(CONCURRENT, CONCURRENCY, (_, lane) => createOne(lane)));
     }
-    if (tracing) await printTimeline(app, shop.storeId, requests);
+    if (tracing) await printTimeline(app, shop.storeId, requests, `at ${CONCURRENCY}`);
     const line = (name: string, values: number[]) =>
       console.log(
         `  ${name.padEnd(44)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`,
       );
     line('POST /v1/labels (201, carrier A), sequential', creations);
     line('floor: workflow + one no-op activity', floors);
-    line('sandbox carrier A create call alone', carrierCalls);
+    line('sandbox carrier A create + label download', carrierCalls);
     console.log(
       `  throughput at ${CONCURRENCY}, best of ${ROUNDS} rounds of ${CONCURRENT}: creations ${creationRate.toFixed(1)}/s, floor ${floorRate.toFixed(1)}/s`,
     );
     const budget = 2 * percentile(floors, 50) + percentile(carrierCalls, 50);
-    console.log(
-      `  creation p50 / (2 x floor p50 + carrier p50): ${(percentile(creations, 50) / budget).toFixed(2)} (target at most 1.0)`,
-    );
+    const latency = percentile(creations, 50) / budget;
+    console.log(`  creation p50 / (2 x floor p50 + carrier p50): ${latency.toFixed(2)} (target at most 1.0)`);
     console.log(`  throughput creations / floor: ${(creationRate / floorRate).toFixed(2)} (target at least 0.5)`);
+    return { server, latency, throughput: creationRate / floorRate };
   } finally {
     floorWorker.shutdown();
     await floorRun;
     await connection.close();
     await app.close();
     await globalTeardown();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
