@@ -34,7 +34,14 @@ import {
 import { CarrierAccount } from '../src/db/entities/carrier-account';
 import { updateLabelState } from '../src/db/labels-repository';
 import { Store } from '../src/db/entities/store';
-import type { CarrierCall, OrderRef, ResolvedBlock } from '../src/domain/creation-decision';
+import {
+  decideCreation,
+  decisionRecord,
+  type CarrierCall,
+  type CreationDecision,
+  type OrderRef,
+  type ResolvedBlock,
+} from '../src/domain/creation-decision';
 import type { CreationContext } from '../src/domain/creation-context';
 import type { CreationRequest } from '../src/domain/creation-request';
 import { DomainError } from '../src/domain/errors';
@@ -60,6 +67,18 @@ export type PreparedCreation =
     }
   /** The record is no longer `processing` (a late duplicate run of an attempt that moved on): nothing to do. */
   | { kind: 'stopped'; status: string | null };
+
+export interface PrepareInput {
+  creationId: string;
+  storeId: string;
+  request: CreationRequest;
+  lockStaleAfterMs: number;
+}
+
+/** `prepareAndLockCreation`: the snapshot, the decision taken on it, and the locks when the decision is to create. */
+export type PreparedAndLocked =
+  | (Extract<PreparedCreation, { kind: 'prepared' }> & { decision: CreationDecision; locked: AcquireResult | null })
+  | Extract<PreparedCreation, { kind: 'stopped' }>;
 
 export type SentToCarrier =
   | {
@@ -281,6 +300,36 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
   }
   // ---- end of carrier protection
 
+  async function prepare(input: PrepareInput): Promise<PreparedCreation> {
+    const manager = em();
+    const status = await beginPreparing(manager, { id: input.creationId, now: deps.now() });
+    if (status !== 'processing') return { kind: 'stopped', status };
+    try {
+      const context = await loadCreationContext(
+        { em: manager, platform: deps.platform },
+        {
+          storeId: input.storeId,
+          request: input.request,
+          selfCreationId: input.creationId,
+          lockStaleAfterMs: input.lockStaleAfterMs,
+        },
+      );
+      const orderState =
+        context.orderLookup.kind === 'found'
+          ? await orderLabelState(manager, {
+              storeId: input.storeId,
+              orderGid: context.orderLookup.order.id,
+              selfCreationId: input.creationId,
+            })
+          : '';
+      return { kind: 'prepared', context, orderState };
+    } catch (error) {
+      // The platform throttled or failed: try again (plain errors are retried); anything else is a bug to retry too.
+      if (error instanceof DomainError && error.code !== 'shopify_unavailable') throw nonRetryable(error);
+      throw error;
+    }
+  }
+
   return {
     async setCreationPhase(input: {
       creationId: string;
@@ -293,41 +342,33 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     /**
      * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot. A
      * platform that cannot answer is retried (transient); the creation's 5-minute deadline bounds the retries. Only a
-     * record still `processing` is prepared (`stopped` otherwise: this run has nothing to do).
+     * record still `processing` is prepared (`stopped` otherwise: this run has nothing to do). Runs recorded before
+     * `prepareAndLockCreation` decide in the workflow and lock in `takeFulfillmentOrderLocks`.
      */
-    async prepareCreation(input: {
-      creationId: string;
-      storeId: string;
-      request: CreationRequest;
-      lockStaleAfterMs: number;
-    }): Promise<PreparedCreation> {
-      const manager = em();
-      const status = await beginPreparing(manager, { id: input.creationId, now: deps.now() });
-      if (status !== 'processing') return { kind: 'stopped', status };
-      try {
-        const context = await loadCreationContext(
-          { em: manager, platform: deps.platform },
-          {
-            storeId: input.storeId,
-            request: input.request,
-            selfCreationId: input.creationId,
-            lockStaleAfterMs: input.lockStaleAfterMs,
-          },
-        );
-        const orderState =
-          context.orderLookup.kind === 'found'
-            ? await orderLabelState(manager, {
-                storeId: input.storeId,
-                orderGid: context.orderLookup.order.id,
-                selfCreationId: input.creationId,
-              })
-            : '';
-        return { kind: 'prepared', context, orderState };
-      } catch (error) {
-        // The platform throttled or failed: try again (plain errors are retried); anything else is a bug to retry too.
-        if (error instanceof DomainError && error.code !== 'shopify_unavailable') throw nonRetryable(error);
-        throw error;
-      }
+    prepareCreation: (input: PrepareInput): Promise<PreparedCreation> => prepare(input),
+
+    /**
+     * `preparing`, the decision, and for a decision to create its locks with the decision recorded: one local activity
+     * instead of two, so a creation's first workflow task makes one round trip to the worker's activity side fewer
+     * (docs/decisions/0023-decide-and-lock-in-one-step.md). The decision is the same pure function the dry run uses.
+     */
+    async prepareAndLockCreation(input: PrepareInput & { workflowId: string }): Promise<PreparedAndLocked> {
+      const prepared = await prepare(input);
+      if (prepared.kind !== 'prepared') return prepared;
+      const decision = decideCreation(prepared.context, input.request, deps.now().getTime());
+      const locked =
+        decision.kind === 'create'
+          ? await takeLocks(deps.orm, {
+              id: input.creationId,
+              storeId: input.storeId,
+              workflowId: input.workflowId,
+              decision: decisionRecord(decision),
+              staleAfterMs: input.lockStaleAfterMs,
+              expectedState: prepared.orderState,
+              now: deps.now(),
+            })
+          : null;
+      return { ...prepared, decision, locked };
     },
 
     async recordCreationDecision(input: {

@@ -10,6 +10,7 @@ import {
   defineUpdate,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -18,10 +19,16 @@ import {
   allHandlersFinished,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { PreparedCreation, Recovered, SendToCarrierInput, SentToCarrier } from '../activities/label-creation';
+import type {
+  PreparedAndLocked,
+  PreparedCreation,
+  Recovered,
+  SendToCarrierInput,
+  SentToCarrier,
+} from '../activities/label-creation';
 import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
 import { CARRIERS } from '../src/carriers/catalog';
-import { decideCreation, type CreationDecision } from '../src/domain/creation-decision';
+import { decideCreation, decisionRecord, type CreationDecision } from '../src/domain/creation-decision';
 import type { CreationRequest } from '../src/domain/creation-request';
 import type { WaitFor } from '../src/domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../src/domain/labels';
@@ -155,14 +162,20 @@ function recoverActivity(d: CreationDurations) {
  * decision, the locks and the carrier call's scheduling follow in the same workflow task (a regular activity's task
  * round trip is the largest share of a creation's time, docs/decisions/0018-creation-round-trips.md).
  */
-function prepareActivity(remainingMs: number) {
+function prepareActivities(remainingMs: number) {
   return proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     // The platform may be down: retried until the creation's deadline, then the creation did not start.
     scheduleToCloseTimeout: Math.max(1000, remainingMs),
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds' },
-  }).prepareCreation;
+  });
 }
+
+/**
+ * Runs from before decision 0023 prepared in one local activity, decided here and locked in another; later runs do
+ * all three in `prepareAndLockCreation` (one round trip to the activity side fewer).
+ */
+const DECIDE_AND_LOCK_IN_PREPARE = 'decide-and-lock-in-prepare';
 
 type Created = Extract<CreationDecision, { kind: 'create' }>;
 
@@ -322,14 +335,13 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
   let prepared: Extract<PreparedCreation, { kind: 'prepared' }> | null = null;
   while (!create) {
     if (workflowNow() >= deadline) return finish(await notStarted());
-    let outcome: PreparedCreation;
+    let outcome: PreparedCreation | PreparedAndLocked;
     try {
-      outcome = await prepareActivity(deadline - workflowNow())({
-        creationId,
-        storeId,
-        request: input.request,
-        lockStaleAfterMs: durations.lockStaleMs,
-      });
+      const prepare = prepareActivities(deadline - workflowNow());
+      const prepareInput = { creationId, storeId, request: input.request, lockStaleAfterMs: durations.lockStaleMs };
+      outcome = patched(DECIDE_AND_LOCK_IN_PREPARE)
+        ? await prepare.prepareAndLockCreation({ ...prepareInput, workflowId: workflowInfo().workflowId })
+        : await prepare.prepareCreation(prepareInput);
     } catch (error) {
       if (isTimeout(error)) return finish(await notStarted());
       const refusal = businessFailure(error);
@@ -343,13 +355,11 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       return finish();
     }
     prepared = outcome;
-    const decision = decideCreation(prepared.context, input.request, workflowNow());
-    const record = {
-      order: decision.order ?? { id: '', legacyId: '', name: '' },
-      fulfillmentOrderGids: decision.kind === 'refuse' ? [] : decision.targetFulfillmentOrderIds,
-      resolved: decision.kind === 'create' ? decision.resolved : null,
-      warnings: decision.kind === 'refuse' ? [] : decision.warnings,
-    };
+    // Decided (and, to create, locked) by the activity; decided here in runs recorded before decision 0023.
+    const inPrepare = 'decision' in outcome ? (outcome as Extract<PreparedAndLocked, { kind: 'prepared' }>) : null;
+    const decision = inPrepare?.decision ?? decideCreation(outcome.context, input.request, workflowNow());
+    const lockedInPrepare = inPrepare?.locked ?? null;
+    const record = decisionRecord(decision);
     if (decision.order) {
       upsertSearchAttributes([
         { key: ORDER_ID, value: decision.order.id },
@@ -390,15 +400,18 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       }
       continue;
     }
+    // Past the deadline nothing goes to the carrier; locks taken in the activity are released as the creation fails.
     if (workflowNow() >= deadline) return finish(await notStarted());
-    const locked = await local.takeFulfillmentOrderLocks({
-      creationId,
-      storeId,
-      workflowId: workflowInfo().workflowId,
-      decision: record,
-      staleAfterMs: durations.lockStaleMs,
-      expectedState: prepared.orderState,
-    });
+    const locked =
+      lockedInPrepare ??
+      (await local.takeFulfillmentOrderLocks({
+        creationId,
+        storeId,
+        workflowId: workflowInfo().workflowId,
+        decision: record,
+        staleAfterMs: durations.lockStaleMs,
+        expectedState: prepared.orderState,
+      }));
     if (locked.acquired) {
       create = decision;
       break;

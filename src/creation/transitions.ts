@@ -3,7 +3,8 @@ import type { ShipmentResult } from '../carriers/port';
 import { insertLabel, storeLabelDocument, updateLabelState } from '../db/labels-repository';
 import type { Orm } from '../db/orm';
 import { inTransaction } from '../db/transaction';
-import type { OrderRef, ResolvedBlock } from '../domain/creation-decision';
+import type { DecisionRecord, OrderRef } from '../domain/creation-decision';
+export type { DecisionRecord } from '../domain/creation-decision';
 import type { WaitFor } from '../domain/existing-labels';
 import type { CodSource, LabelCreationPhase } from '../domain/labels';
 import type { CreationWarning } from '../domain/refusal';
@@ -71,14 +72,6 @@ export async function setPhase(
       where id = ? and status = 'processing'`,
     [input.phase, JSON.stringify(input.waitingFor ?? null), input.now, input.id],
   );
-}
-
-/** What the decision found: the order, the target, the `resolved` block and warnings. */
-export interface DecisionRecord {
-  order: OrderRef;
-  fulfillmentOrderGids: string[];
-  resolved: ResolvedBlock | null;
-  warnings: CreationWarning[];
 }
 
 /** Records the decision; with `phase`, moves the creation there in the same statement. */

@@ -96,6 +96,23 @@ export type CreationDecision =
     }
   | { kind: 'refuse'; order: OrderRef | null; refusal: Refusal };
 
+/** What a creation's record keeps of its decision: the order, the target, the `resolved` block and warnings. */
+export interface DecisionRecord {
+  order: OrderRef;
+  fulfillmentOrderGids: string[];
+  resolved: ResolvedBlock | null;
+  warnings: CreationWarning[];
+}
+
+export function decisionRecord(decision: CreationDecision): DecisionRecord {
+  return {
+    order: decision.order ?? { id: '', legacyId: '', name: '' },
+    fulfillmentOrderGids: decision.kind === 'refuse' ? [] : decision.targetFulfillmentOrderIds,
+    resolved: decision.kind === 'create' ? decision.resolved : null,
+    warnings: decision.kind === 'refuse' ? [] : decision.warnings,
+  };
+}
+
 const orderRef = (order: ContextOrder): OrderRef => ({ id: order.id, legacyId: order.legacyId, name: order.name });
 
 /** Issue codes whose request will not succeed however it is fixed (spec: `cod_dropped_by_carrier_module`: no/none). */

@@ -489,6 +489,22 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
     expect(await scheduledActivities(`label-creation/${shop.storeId}/${key}`)).toEqual(['sendToCarrier']);
   });
 
+  it('prepares, decides and takes its locks in one local activity before the carrier call (decision 0023)', async () => {
+    const { shop } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `one-step-${order.orderId}`;
+    expect((await create(shop, key, { order_id: order.orderId })).status).toBe(201);
+    const history = await app.temporal.workflow.getHandle(`label-creation/${shop.storeId}/${key}`).fetchHistory();
+    const events = history.events ?? [];
+    const carrierCall = events.findIndex((e) => e.activityTaskScheduledEventAttributes);
+    const markers = events.slice(0, carrierCall).flatMap((e) => {
+      const name = e.markerRecordedEventAttributes?.markerName;
+      return name ? [name] : [];
+    });
+    // The version marker of the change, then one local activity: `prepareAndLockCreation`.
+    expect(markers).toEqual(['core_patch', 'core_local_activity']);
+  });
+
   it('fulfilment and the label tag run side by side after the carrier call', async () => {
     const { shop } = await aShopWithCarrierA({ labelTag: 'label-created' });
     const order = await anOrderOnPlatform(shop.domain);
