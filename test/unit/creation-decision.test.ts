@@ -1,4 +1,4 @@
-import { decideCreation, type CreationDecision } from '../../src/domain/creation-decision';
+import { decideCreation, decisionRecord, type CreationDecision } from '../../src/domain/creation-decision';
 import {
   aContext,
   aContextLabel,
@@ -259,5 +259,39 @@ describe('decideCreation', () => {
     });
     const decision = decideCreation(context, aRequest(), NOW);
     expect(decision.kind === 'create' && decision.resolved.matchedRule).toEqual({ id: 'cr_2', priority: 2 });
+  });
+});
+
+describe('decisionRecord', () => {
+  const order = { id: 'gid://shopify/Order/1001', legacyId: '1001', name: '#1001' };
+  const warning = { code: 'cod_adjusted', message: 'adjusted' } as never;
+
+  it('keeps the order, the target, the resolved block and warnings of a decision to create', () => {
+    const decision = decideCreation(aContext(), aRequest(), NOW);
+    if (decision.kind !== 'create') throw new Error(`expected create, got ${decision.kind}`);
+    expect(decisionRecord(decision)).toEqual({
+      order: decision.order,
+      fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+      resolved: decision.resolved,
+      warnings: decision.warnings,
+    });
+  });
+
+  it('has no resolved block for existing labels or a wait', () => {
+    const common = { order, targetFulfillmentOrderIds: [foGid(1)], warnings: [warning] };
+    const expected = { order, fulfillmentOrderGids: [foGid(1)], resolved: null, warnings: [warning] };
+    expect(decisionRecord({ kind: 'return_existing', labelIds: ['lbl_1'], ...common })).toEqual(expected);
+    const waitFor = { reason: 'label_pending', labelId: 'lbl_1' } as never;
+    expect(decisionRecord({ kind: 'wait_for_existing', waitFor, ...common })).toEqual(expected);
+  });
+
+  it('keeps only the order of a refusal, and an empty order when none was found', () => {
+    const refusal = { code: 'order_not_found', message: 'no such order' } as never;
+    const empty = { fulfillmentOrderGids: [], resolved: null, warnings: [] };
+    expect(decisionRecord({ kind: 'refuse', order, refusal })).toEqual({ order, ...empty });
+    expect(decisionRecord({ kind: 'refuse', order: null, refusal })).toEqual({
+      order: { id: '', legacyId: '', name: '' },
+      ...empty,
+    });
   });
 });
