@@ -27,7 +27,6 @@ import {
   recordDecision,
   recordShipment,
   setPhase,
-  type DecisionRecord,
   storeDocument,
   takeLocks,
 } from '../src/creation/transitions';
@@ -58,7 +57,7 @@ import { creationUpdatedPublisher } from './webhooks';
 
 /** The activities of the label-creation workflow (`workflows/label-creation.ts`): every side effect it has. */
 
-export type PreparedCreation =
+type PreparedCreation =
   | {
       kind: 'prepared';
       context: CreationContext;
@@ -340,17 +339,11 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     },
 
     /**
-     * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot. A
-     * platform that cannot answer is retried (transient); the creation's 5-minute deadline bounds the retries. Only a
-     * record still `processing` is prepared (`stopped` otherwise: this run has nothing to do). Runs recorded before
-     * `prepareAndLockCreation` decide in the workflow and lock in `takeFulfillmentOrderLocks`.
-     */
-    prepareCreation: (input: PrepareInput): Promise<PreparedCreation> => prepare(input),
-
-    /**
-     * `preparing`, the decision, and for a decision to create its locks with the decision recorded: one local activity
-     * instead of two, so a creation's first workflow task makes one round trip to the worker's activity side fewer
-     * (docs/decisions/0023-decide-and-lock-in-one-step.md). The decision is the same pure function the dry run uses.
+     * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot; the
+     * decision on it (the same pure function the dry run uses); and for a decision to create, its locks (all or none)
+     * with the decision recorded, in one transaction: one local activity (decision 0023). A platform that cannot
+     * answer is retried (transient); the creation's 5-minute deadline bounds the retries. Only a record still
+     * `processing` is prepared (`stopped` otherwise: this run has nothing to do).
      */
     async prepareAndLockCreation(input: PrepareInput & { workflowId: string }): Promise<PreparedAndLocked> {
       const prepared = await prepare(input);
@@ -384,26 +377,6 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
         fulfillmentOrderGids: input.fulfillmentOrderGids,
         resolved: input.resolved,
         warnings: input.warnings,
-        now: deps.now(),
-      });
-    },
-
-    /** The decision to create, recorded with the locks it needs (taken all or none) in one transaction. */
-    async takeFulfillmentOrderLocks(input: {
-      creationId: string;
-      storeId: string;
-      workflowId: string;
-      decision: DecisionRecord;
-      staleAfterMs: number;
-      expectedState: string;
-    }): Promise<AcquireResult> {
-      return takeLocks(deps.orm, {
-        id: input.creationId,
-        storeId: input.storeId,
-        workflowId: input.workflowId,
-        decision: input.decision,
-        staleAfterMs: input.staleAfterMs,
-        expectedState: input.expectedState,
         now: deps.now(),
       });
     },

@@ -10,7 +10,6 @@ import {
   defineUpdate,
   getExternalWorkflowHandle,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -19,16 +18,10 @@ import {
   allHandlersFinished,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type {
-  PreparedAndLocked,
-  PreparedCreation,
-  Recovered,
-  SendToCarrierInput,
-  SentToCarrier,
-} from '../activities/label-creation';
+import type { PreparedAndLocked, Recovered, SendToCarrierInput, SentToCarrier } from '../activities/label-creation';
 import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
 import { CARRIERS } from '../src/carriers/catalog';
-import { decideCreation, decisionRecord, type CreationDecision } from '../src/domain/creation-decision';
+import { decisionRecord, type CreationDecision } from '../src/domain/creation-decision';
 import type { CreationRequest } from '../src/domain/creation-request';
 import type { WaitFor } from '../src/domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../src/domain/labels';
@@ -158,24 +151,18 @@ function recoverActivity(d: CreationDurations) {
 }
 
 /**
- * `preparing` reads the platform and the database and changes nothing but the phase: a local activity, so the
- * decision, the locks and the carrier call's scheduling follow in the same workflow task (a regular activity's task
- * round trip is the largest share of a creation's time, docs/decisions/0018-creation-round-trips.md).
+ * `preparing`, the decision and, to create, the locks (all or none, recorded with the decision): one local activity
+ * (docs/decisions/0023-decide-and-lock-in-one-step.md), so the carrier call's scheduling follows in the same workflow
+ * task (a regular activity's task round trip is the largest share of a creation's time, decision 0018).
  */
-function prepareActivities(remainingMs: number) {
+function prepareActivity(remainingMs: number) {
   return proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
     // The platform may be down: retried until the creation's deadline, then the creation did not start.
     scheduleToCloseTimeout: Math.max(1000, remainingMs),
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds' },
-  });
+  }).prepareAndLockCreation;
 }
-
-/**
- * Runs from before decision 0023 prepared in one local activity, decided here and locked in another; later runs do
- * all three in `prepareAndLockCreation` (one round trip to the activity side fewer).
- */
-const DECIDE_AND_LOCK_IN_PREPARE = 'decide-and-lock-in-prepare';
 
 type Created = Extract<CreationDecision, { kind: 'create' }>;
 
@@ -332,16 +319,18 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
 
   // Preparing, deciding, waiting and locking: until the creation holds its fulfillment orders or has its answer.
   let create: Created | null = null;
-  let prepared: Extract<PreparedCreation, { kind: 'prepared' }> | null = null;
+  let prepared: Extract<PreparedAndLocked, { kind: 'prepared' }> | null = null;
   while (!create) {
     if (workflowNow() >= deadline) return finish(await notStarted());
-    let outcome: PreparedCreation | PreparedAndLocked;
+    let outcome: PreparedAndLocked;
     try {
-      const prepare = prepareActivities(deadline - workflowNow());
-      const prepareInput = { creationId, storeId, request: input.request, lockStaleAfterMs: durations.lockStaleMs };
-      outcome = patched(DECIDE_AND_LOCK_IN_PREPARE)
-        ? await prepare.prepareAndLockCreation({ ...prepareInput, workflowId: workflowInfo().workflowId })
-        : await prepare.prepareCreation(prepareInput);
+      outcome = await prepareActivity(deadline - workflowNow())({
+        creationId,
+        storeId,
+        workflowId: workflowInfo().workflowId,
+        request: input.request,
+        lockStaleAfterMs: durations.lockStaleMs,
+      });
     } catch (error) {
       if (isTimeout(error)) return finish(await notStarted());
       const refusal = businessFailure(error);
@@ -355,10 +344,8 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       return finish();
     }
     prepared = outcome;
-    // Decided (and, to create, locked) by the activity; decided here in runs recorded before decision 0023.
-    const inPrepare = 'decision' in outcome ? (outcome as Extract<PreparedAndLocked, { kind: 'prepared' }>) : null;
-    const decision = inPrepare?.decision ?? decideCreation(outcome.context, input.request, workflowNow());
-    const lockedInPrepare = inPrepare?.locked ?? null;
+    // Decided by the activity with the same pure function the dry run uses; the workflow does not decide again.
+    const decision = outcome.decision;
     const record = decisionRecord(decision);
     if (decision.order) {
       upsertSearchAttributes([
@@ -400,18 +387,10 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
       }
       continue;
     }
-    // Past the deadline nothing goes to the carrier; locks taken in the activity are released as the creation fails.
+    // Past the deadline nothing goes to the carrier: failing releases the locks the activity took.
     if (workflowNow() >= deadline) return finish(await notStarted());
-    const locked =
-      lockedInPrepare ??
-      (await local.takeFulfillmentOrderLocks({
-        creationId,
-        storeId,
-        workflowId: workflowInfo().workflowId,
-        decision: record,
-        staleAfterMs: durations.lockStaleMs,
-        expectedState: prepared.orderState,
-      }));
+    // A decision to create always comes with the activity's attempt at its locks.
+    const locked = outcome.locked!;
     if (locked.acquired) {
       create = decision;
       break;

@@ -501,8 +501,8 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
       const name = e.markerRecordedEventAttributes?.markerName;
       return name ? [name] : [];
     });
-    // The version marker of the change, then one local activity: `prepareAndLockCreation`.
-    expect(markers).toEqual(['core_patch', 'core_local_activity']);
+    // One local activity: `prepareAndLockCreation`.
+    expect(markers).toEqual(['core_local_activity']);
   });
 
   it('fulfilment and the label tag run side by side after the carrier call', async () => {

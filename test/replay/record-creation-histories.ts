@@ -3,8 +3,6 @@
 //   TEMPORAL_CLI_PATH=~/.cache/shipping-label-api/temporal-1.5.1/temporal node --import tsx test/replay/record-creation-histories.ts
 // It starts what the integration tests start (a Temporal dev server, a fresh database, the sandbox and a worker),
 // drives each path over HTTP and writes one history per path into test/replay/histories/.
-// Histories of earlier versions stay: after a change gated by `patched()`, keep the old files and commit the new
-// recordings under the decision's number (`label-creation-created-0023.json` is the version of decision 0023).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
