@@ -38,6 +38,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
 });
+// The run's database is shared: its outbox holds a mail for every store other test files made (their worker has no
+// SMTP). A delivery here would send them all, up to a thousand, before this file's own; they wait a day instead, so
+// each test delivers what it queues.
+beforeEach(async () => {
+  await app.orm.em
+    .fork()
+    .execute(`update notifications set next_attempt_at = now() + interval '1 day' where sent_at is null`);
+});
 afterAll(async () => {
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
   await app.close();
