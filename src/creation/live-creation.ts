@@ -77,6 +77,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
     input: LiveCreationInput,
     waitSeconds: number,
     queueTicketId: string | null,
+    repeat: boolean,
   ): Promise<CreationSnapshot | null> {
     const workflowInput: LabelCreationInput = {
       creationId: row.id,
@@ -121,6 +122,9 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           await new Promise((resolve) => setTimeout(resolve, JOIN_RETRY_MS));
           continue;
         }
+        // A repeat still refused after every try joins a creation that another request started and that runs (Temporal
+        // refuses updates of a running workflow only): its record answers, as with `wait=0`, never 503.
+        if (busy && repeat) return null;
         throw error;
       }
     }
@@ -213,7 +217,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           }
         }
         try {
-          await waitInWorkflow(row, input, waitSeconds, ticket?.id ?? null);
+          await waitInWorkflow(row, input, waitSeconds, ticket?.id ?? null, !claim.claimed);
         } catch (error) {
           deps.logger.error({ err: error, label_creation_id: row.id }, 'label creation workflow unreachable');
           const current = await readCreationById(deps.orm.em.fork(), row.id);
