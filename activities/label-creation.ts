@@ -74,9 +74,12 @@ export interface PrepareInput {
   lockStaleAfterMs: number;
 }
 
-/** `prepareAndLockCreation`: the snapshot, the decision taken on it, and the locks when the decision is to create. */
+type Prepared = Extract<PreparedCreation, { kind: 'prepared' }>;
+
+/** `prepareAndLockCreation`: the snapshot, the decision taken on it, and for a decision to create its locks. */
 export type PreparedAndLocked =
-  | (Extract<PreparedCreation, { kind: 'prepared' }> & { decision: CreationDecision; locked: AcquireResult | null })
+  | (Prepared & { decision: Extract<CreationDecision, { kind: 'create' }>; locked: AcquireResult })
+  | (Prepared & { decision: Exclude<CreationDecision, { kind: 'create' }>; locked: null })
   | Extract<PreparedCreation, { kind: 'stopped' }>;
 
 export type SentToCarrier =
@@ -349,18 +352,16 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       const prepared = await prepare(input);
       if (prepared.kind !== 'prepared') return prepared;
       const decision = decideCreation(prepared.context, input.request, deps.now().getTime());
-      const locked =
-        decision.kind === 'create'
-          ? await takeLocks(deps.orm, {
-              id: input.creationId,
-              storeId: input.storeId,
-              workflowId: input.workflowId,
-              decision: decisionRecord(decision),
-              staleAfterMs: input.lockStaleAfterMs,
-              expectedState: prepared.orderState,
-              now: deps.now(),
-            })
-          : null;
+      if (decision.kind !== 'create') return { ...prepared, decision, locked: null };
+      const locked = await takeLocks(deps.orm, {
+        id: input.creationId,
+        storeId: input.storeId,
+        workflowId: input.workflowId,
+        decision: decisionRecord(decision),
+        staleAfterMs: input.lockStaleAfterMs,
+        expectedState: prepared.orderState,
+        now: deps.now(),
+      });
       return { ...prepared, decision, locked };
     },
 

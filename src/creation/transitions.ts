@@ -4,7 +4,6 @@ import { insertLabel, storeLabelDocument, updateLabelState } from '../db/labels-
 import type { Orm } from '../db/orm';
 import { inTransaction } from '../db/transaction';
 import type { DecisionRecord, OrderRef } from '../domain/creation-decision';
-export type { DecisionRecord } from '../domain/creation-decision';
 import type { WaitFor } from '../domain/existing-labels';
 import type { CodSource, LabelCreationPhase } from '../domain/labels';
 import type { CreationWarning } from '../domain/refusal';
