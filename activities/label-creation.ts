@@ -108,6 +108,11 @@ export type SentToCarrier =
       draftReference: string | null;
       sentAt: string;
     }
+  /**
+   * Accepted, recorded `ready`, and with nothing to follow (`finishIfNothingFollows`, no label tag): the creation was
+   * finished `succeeded` in this activity (docs/decisions/0024-succeed-in-the-carrier-call.md).
+   */
+  | { kind: 'succeeded'; labelId: string }
   /** The creation's locks were taken over (it stood still too long): nothing was sent. */
   | { kind: 'lost_locks' }
   /** Carrier protection refused the call (`carrier_unavailable`, `repeated_rejection`): nothing was sent. */
@@ -142,7 +147,18 @@ export interface SendToCarrierInput {
   serviceName: string;
   codSource: CodSource;
   codToCarrier: { amount: string; currency: string };
+  /**
+   * Set when no side effect can follow the label (fulfillment `none`): a label recorded `ready` for an account without
+   * a label tag then finishes the creation here, saving the workflow a local activity (decision 0024).
+   */
+  finishIfNothingFollows?: { queueTicketId: string | null };
 }
+
+/** The side effects of a creation that fulfils nothing and tags nothing, as the workflow reports skipped ones. */
+const NOTHING_FOLLOWED: SideEffects = {
+  fulfillment: { mode: 'none', status: 'skipped' },
+  orderTags: { status: 'skipped' },
+};
 
 /** Activities report business outcomes as data; a refusal that is not retryable fails with its spec code as type. */
 function nonRetryable(error: DomainError): ApplicationFailure {
@@ -189,6 +205,22 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     if (queueTicketId) await limits.writeQueue.release(queueTicketId);
     // A creation that made a label called the carrier, which confirmed its unit before the call: nothing to return.
     if (!carrierCalled) await limits.creationUnits.returnUnit(creationId);
+  }
+
+  /** `succeeded`: the record and the locks in one statement, then the write queue, the event and the metric. */
+  async function succeed(input: {
+    creationId: string;
+    storeId?: string;
+    queueTicketId: string | null;
+    labelIds: string[];
+    created: boolean;
+    sideEffects: SideEffects;
+    warnings?: CreationWarning[];
+  }): Promise<void> {
+    await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
+    await leftProcessing(input.creationId, input.queueTicketId, input.created);
+    await publishCreationUpdated(input.creationId, 'succeeded', input.storeId);
+    countCreation('succeeded');
   }
 
   async function accountOf(storeId: string, carrierAccountId: string) {
@@ -396,6 +428,10 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
         fulfillmentOrderGids: input.fulfillmentOrderGids,
       });
       const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
+      // A retry of an attempt that finished the creation here (its completion was lost with the worker): done.
+      if (resumed && row.status === 'succeeded' && row.labelIds.length === 1) {
+        return { kind: 'succeeded', labelId: row.labelIds[0]! };
+      }
       // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
       if (!resumed && row?.status !== 'processing') return { kind: 'lost_locks' };
       const { account, settings } = await accountOf(input.storeId, input.carrierCall.carrierAccountId);
@@ -457,6 +493,17 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           { ...outcome.shipment, document },
           { finalize: ready, mayExist: resumed },
         );
+        if (finalized && !account.labelTag && input.finishIfNothingFollows) {
+          await succeed({
+            creationId: input.creationId,
+            storeId: input.storeId,
+            queueTicketId: input.finishIfNothingFollows.queueTicketId,
+            labelIds: [labelId],
+            created: true,
+            sideEffects: NOTHING_FOLLOWED,
+          });
+          return { kind: 'succeeded', labelId };
+        }
         return {
           kind: 'accepted',
           labelId,
@@ -606,10 +653,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       sideEffects: SideEffects;
       warnings?: CreationWarning[];
     }): Promise<void> {
-      await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
-      await leftProcessing(input.creationId, input.queueTicketId, input.created);
-      await publishCreationUpdated(input.creationId, 'succeeded', input.storeId);
-      countCreation('succeeded');
+      await succeed(input);
     },
 
     async failCreation(input: {

@@ -1,6 +1,4 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { composeAdapters } from './adapters';
 import { loadConfig } from './config';
 import { openOrm } from './db/orm';
 import { createLogger } from './logger';
@@ -8,7 +6,7 @@ import { connectTemporal } from './temporal/connection';
 import { ensureSchedules } from './temporal/schedules';
 import { workflowSource } from './temporal/workflow-source';
 import { reportWorkerLiveness } from './metrics/worker-liveness';
-import { systemResolver, targetPolicy } from './net/target-guard';
+import { workerActivities } from './temporal/worker-activities';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -53,25 +51,7 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workflows,
-    activities: createActivities({
-      orm,
-      logger,
-      now: () => new Date(),
-      smtpUrl: config.mail.smtpUrl,
-      mailFrom: config.mail.from,
-      carrierProtection: config.carrierProtection,
-      ...composeAdapters(config, orm, logger),
-      temporal: client,
-      webhooks: {
-        taskQueue: config.temporal.taskQueue,
-        baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
-        retry: config.webhooks.retry,
-        timeoutMs: config.webhooks.timeoutMs,
-        settingsKey: config.settingsEncryptionKey,
-        resolve: systemResolver,
-        policy: targetPolicy(config),
-      },
-    }),
+    activities: workerActivities(config, { orm, logger, temporal: client }),
   });
   if (config.workerManagesSchedules) await ensureSchedules(client, config);
   logger.info({ task_queue: config.temporal.taskQueue }, 'worker started');

@@ -438,6 +438,8 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
         amount: decision.resolved.cod!.toCarrier.amount,
         currency: decision.resolved.cod!.toCarrier.currency,
       },
+      // Nothing to fulfil: a label ready at once with no tag to add finishes the creation in the carrier activity.
+      ...(decision.fulfillment === 'none' ? { finishIfNothingFollows: { queueTicketId: input.queueTicketId } } : {}),
     };
     const unclear = (u: Omit<Unresolved, 'decision' | 'sendInput'>) => needsAttention({ decision, sendInput, ...u });
     let sent: SentToCarrier;
@@ -453,6 +455,12 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
         labelId: null,
         shipmentId: null,
       });
+    }
+    if (sent.kind === 'succeeded') {
+      // The activity recorded the label and the success (decision 0024): only the workflow's own state is left.
+      state.labelIds = [sent.labelId];
+      setStatus('succeeded');
+      return releasedLocks();
     }
     if (sent.kind === 'lost_locks') {
       return fail({

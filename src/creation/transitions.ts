@@ -36,17 +36,19 @@ export async function beginAttempt(
 export async function sendingState(
   em: EntityManager,
   input: { id: string; storeId: string; fulfillmentOrderGids: readonly string[] },
-): Promise<{ status: string; sentAt: string | null; holdsLocks: boolean } | null> {
+): Promise<{ status: string; sentAt: string | null; holdsLocks: boolean; labelIds: string[] } | null> {
   const wanted = [...new Set(input.fulfillmentOrderGids)];
-  const [row] = await em.execute<Array<{ status: string; sent_at: string | null; held: number }>>(
-    `select c.status, c.sent_at,
+  const [row] = await em.execute<Array<{ status: string; sent_at: string | null; held: number; label_ids: string[] }>>(
+    `select c.status, c.sent_at, c.label_ids,
             (select count(*) from fulfillment_order_locks l
               where l.store_id = ? and l.label_creation_id = c.id
                 and l.fulfillment_order_gid in (select jsonb_array_elements_text(?::jsonb)))::int as held
        from label_creations c where c.id = ?`,
     [input.storeId, JSON.stringify(wanted), input.id],
   );
-  return row ? { status: row.status, sentAt: row.sent_at, holdsLocks: row.held === wanted.length } : null;
+  return row
+    ? { status: row.status, sentAt: row.sent_at, holdsLocks: row.held === wanted.length, labelIds: row.label_ids ?? [] }
+    : null;
 }
 
 /**

@@ -506,6 +506,51 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
     expect(markers).toEqual(['core_local_activity']);
   });
 
+  it('with nothing to follow the label, the carrier call also finishes the creation: no local activity after it (decision 0024)', async () => {
+    const { shop } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `finish-in-call-${order.orderId}`;
+    const res = await create(shop, key, { order_id: order.orderId });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('succeeded');
+    expect(res.body.labels[0].status).toBe('ready');
+    const history = await app.temporal.workflow.getHandle(`label-creation/${shop.storeId}/${key}`).fetchHistory();
+    const events = history.events ?? [];
+    const completed = events.findIndex((e) => e.activityTaskCompletedEventAttributes);
+    expect(completed).toBeGreaterThan(0);
+    expect(events.slice(completed).filter((e) => e.markerRecordedEventAttributes)).toEqual([]);
+    // The record says what the workflow would have written: nothing fulfilled or tagged, the locks released.
+    const read = await getCreation(shop, res.body.id);
+    expect(read.body).toMatchObject({
+      status: 'succeeded',
+      created: true,
+      side_effects: { fulfillment: { mode: 'none', status: 'skipped' }, order_tags: { status: 'skipped' } },
+    });
+    expect(
+      await app.orm.em
+        .fork()
+        .execute('select 1 from fulfillment_order_locks where label_creation_id = ?', [res.body.id]),
+    ).toEqual([]);
+    // The key stays bound to it: a repeat replays the success.
+    const again = await create(shop, key, { order_id: order.orderId });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body.id).toBe(res.body.id);
+  });
+
+  it('a label tag to add keeps the success in the workflow, after the tag (decision 0024)', async () => {
+    const { shop } = await aShopWithCarrierA({ labelTag: 'label-created' });
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `tag-follows-${order.orderId}`;
+    const res = await create(shop, key, { order_id: order.orderId });
+    expect(res.status).toBe(201);
+    expect(res.body.side_effects).toEqual({
+      fulfillment: { mode: 'none', status: 'skipped' },
+      order_tags: { status: 'succeeded' },
+    });
+    expect(await scheduledActivities(`label-creation/${shop.storeId}/${key}`)).toEqual(['sendToCarrier', 'tagOrder']);
+  });
+
   it('fulfilment and the label tag run side by side after the carrier call', async () => {
     const { shop } = await aShopWithCarrierA({ labelTag: 'label-created' });
     const order = await anOrderOnPlatform(shop.domain);

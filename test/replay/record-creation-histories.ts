@@ -68,6 +68,10 @@ async function main(): Promise<void> {
     await record('returned-existing', a.shop.storeId, 'record-returned-1');
     await create(a.shop, 'record-refused-1', { order_id: '999999999' });
     await record('refused', a.shop.storeId, 'record-refused-1');
+    // Nothing to fulfil or tag: the carrier call finishes the creation (decision 0024).
+    const plain = await anOrderOnPlatform(a.shop.domain);
+    await create(a.shop, 'record-finished-in-call-1', { order_id: plain.orderId });
+    await record('finished-in-carrier-call', a.shop.storeId, 'record-finished-in-call-1');
 
     const held = await anOrderOnPlatform(a.shop.domain);
     const fo = held.fulfillmentOrderIds[0]!;

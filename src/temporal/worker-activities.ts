@@ -1,0 +1,30 @@
+import type { Client } from '@temporalio/client';
+import { createActivities } from '../../activities';
+import { composeAdapters } from '../adapters';
+import type { Config } from '../config';
+import type { Orm } from '../db/orm';
+import type { Logger } from '../logger';
+import { systemResolver, targetPolicy } from '../net/target-guard';
+
+/** The worker's activities over the configured adapters: what `src/worker.ts` registers (and a test's own worker). */
+export function workerActivities(config: Config, deps: { orm: Orm; logger: Logger; temporal: Client }) {
+  return createActivities({
+    orm: deps.orm,
+    logger: deps.logger,
+    now: () => new Date(),
+    smtpUrl: config.mail.smtpUrl,
+    mailFrom: config.mail.from,
+    carrierProtection: config.carrierProtection,
+    ...composeAdapters(config, deps.orm, deps.logger),
+    temporal: deps.temporal,
+    webhooks: {
+      taskQueue: config.temporal.taskQueue,
+      baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+      retry: config.webhooks.retry,
+      timeoutMs: config.webhooks.timeoutMs,
+      settingsKey: config.settingsEncryptionKey,
+      resolve: systemResolver,
+      policy: targetPolicy(config),
+    },
+  });
+}
