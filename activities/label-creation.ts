@@ -154,6 +154,18 @@ export interface SendToCarrierInput {
   finishIfNothingFollows?: { queueTicketId: string | null };
 }
 
+/** What finishes a creation `succeeded` (`succeedCreation`, or the carrier call when nothing follows). */
+interface SucceedInput {
+  creationId: string;
+  /** The creation's store (optional for runs recorded before it was passed). */
+  storeId?: string;
+  queueTicketId: string | null;
+  labelIds: string[];
+  created: boolean;
+  sideEffects: SideEffects;
+  warnings?: CreationWarning[];
+}
+
 /** The side effects of a creation that fulfils nothing and tags nothing, as the workflow reports skipped ones. */
 const NOTHING_FOLLOWED: SideEffects = {
   fulfillment: { mode: 'none', status: 'skipped' },
@@ -208,15 +220,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
   }
 
   /** `succeeded`: the record and the locks in one statement, then the write queue, the event and the metric. */
-  async function succeed(input: {
-    creationId: string;
-    storeId?: string;
-    queueTicketId: string | null;
-    labelIds: string[];
-    created: boolean;
-    sideEffects: SideEffects;
-    warnings?: CreationWarning[];
-  }): Promise<void> {
+  async function succeed(input: SucceedInput): Promise<void> {
     await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
     await leftProcessing(input.creationId, input.queueTicketId, input.created);
     await publishCreationUpdated(input.creationId, 'succeeded', input.storeId);
@@ -643,16 +647,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       return row ?? null;
     },
 
-    async succeedCreation(input: {
-      creationId: string;
-      /** The creation's store (optional for runs recorded before it was passed). */
-      storeId?: string;
-      queueTicketId: string | null;
-      labelIds: string[];
-      created: boolean;
-      sideEffects: SideEffects;
-      warnings?: CreationWarning[];
-    }): Promise<void> {
+    async succeedCreation(input: SucceedInput): Promise<void> {
       await succeed(input);
     },
 
