@@ -8,7 +8,14 @@ import type { WaitFor } from '../domain/existing-labels';
 import type { CodSource, LabelCreationPhase } from '../domain/labels';
 import type { CreationWarning } from '../domain/refusal';
 import type { Resolution } from '../domain/resolve';
-import { acquireLocks, releaseLocks, type AcquireResult } from '../locks/fulfillment-order-locks';
+import {
+  LOCK_TAKE_ARGS,
+  lockTakeResult,
+  lockTakeValues,
+  releaseLocks,
+  type AcquireResult,
+  type LockTakeRow,
+} from '../locks/fulfillment-order-locks';
 import type { CreationError, SideEffects, StoredAttention } from './records';
 
 /**
@@ -75,18 +82,23 @@ export async function setPhase(
   );
 }
 
-/** Records the decision; with `phase`, moves the creation there in the same statement. */
-export async function recordDecision(
-  em: EntityManager,
-  input: DecisionRecord & { id: string; now: Date; phase?: LabelCreationPhase },
-): Promise<void> {
-  await em.execute(
-    `update label_creations set order_gid = ?, order_legacy_id = ?, order_name = ?, fulfillment_order_gids = array[?]::text[],
-            resolved = ?::jsonb, warnings = ?::jsonb, carrier_account_id = ?, updated_at = ?,
-            phase = case when status = 'processing' then coalesce(?, phase) else phase end,
-            waiting_for = case when ?::text is null or status <> 'processing' then waiting_for else 'null'::jsonb end
+/**
+ * The statement recording a decision; `phaseSql` is the phase to move a `processing` creation to (an SQL expression,
+ * null: the phase stays), with its placeholders' values in `phaseValues`.
+ */
+function decisionUpdate(
+  input: DecisionRecord & { id: string; now: Date },
+  phaseSql: string,
+  phaseValues: unknown[],
+): { sql: string; values: unknown[] } {
+  return {
+    sql: `update label_creations set order_gid = ?, order_legacy_id = ?, order_name = ?,
+            fulfillment_order_gids = array[?]::text[], resolved = ?::jsonb, warnings = ?::jsonb, carrier_account_id = ?,
+            updated_at = ?,
+            phase = case when status = 'processing' then coalesce(${phaseSql}, phase) else phase end,
+            waiting_for = case when (${phaseSql}) is null or status <> 'processing' then waiting_for else 'null'::jsonb end
       where id = ?`,
-    [
+    values: [
       input.order.id,
       input.order.legacyId,
       input.order.name,
@@ -95,16 +107,26 @@ export async function recordDecision(
       JSON.stringify(input.warnings),
       input.resolved?.carrierAccountId ?? null,
       input.now,
-      input.phase ?? null,
-      input.phase ?? null,
+      ...phaseValues,
+      ...phaseValues,
       input.id,
     ],
-  );
+  };
+}
+
+/** Records the decision; with `phase`, moves the creation there in the same statement. */
+export async function recordDecision(
+  em: EntityManager,
+  input: DecisionRecord & { id: string; now: Date; phase?: LabelCreationPhase },
+): Promise<void> {
+  const { sql, values } = decisionUpdate(input, '?::text', [input.phase ?? null]);
+  await em.execute(sql, values);
 }
 
 /**
- * Takes the creation's locks (all or none) and records its decision in the same transaction, moving it to
- * `sending_to_carrier` when the locks are taken.
+ * Takes the creation's locks (all or none) and records its decision, moving it to `sending_to_carrier` when the locks
+ * are taken: one statement, so atomic without a transaction of its own, and the lock rows are never left uncommitted
+ * across a round trip.
  */
 export async function takeLocks(
   orm: Orm,
@@ -118,27 +140,31 @@ export async function takeLocks(
     now: Date;
   },
 ): Promise<AcquireResult> {
-  return inTransaction(orm, async (tx) => {
-    const result = await acquireLocks(tx, {
-      storeId: input.storeId,
-      orderGid: input.decision.order.id,
-      labelCreationId: input.id,
-      workflowId: input.workflowId,
-      fulfillmentOrderGids: input.decision.fulfillmentOrderGids,
-      staleAfterMs: input.staleAfterMs,
-      expectedState: input.expectedState,
-    });
-    await recordDecision(tx, {
-      ...input.decision,
-      id: input.id,
-      now: input.now,
-      ...(result.acquired ? { phase: 'sending_to_carrier' as const } : {}),
-    });
-    return result;
+  const take = lockTakeValues({
+    storeId: input.storeId,
+    orderGid: input.decision.order.id,
+    labelCreationId: input.id,
+    workflowId: input.workflowId,
+    fulfillmentOrderGids: input.decision.fulfillmentOrderGids,
+    staleAfterMs: input.staleAfterMs,
+    expectedState: input.expectedState,
   });
+  const record = decisionUpdate(
+    { ...input.decision, id: input.id, now: input.now },
+    `case when exists (select 1 from taken where r_outcome = 'acquired') then 'sending_to_carrier' end`,
+    [],
+  );
+  const rows = await orm.em.fork().execute<LockTakeRow[]>(
+    `with taken as materialized (
+       select * from fulfillment_order_locks_take(${LOCK_TAKE_ARGS})
+         with ordinality as t (r_outcome, r_gid, r_creation, r_workflow, n)
+     ), recorded as (${record.sql} returning 1)
+     select r_outcome, r_gid, r_creation, r_workflow from taken order by n`,
+    [...take, ...record.values],
+  );
+  return lockTakeResult(rows);
 }
 
-/** The moment before the carrier is called: `sent_at` says a retry may find the shipment already made. */
 export async function markSent(em: EntityManager, input: { id: string; sentAt: Date }): Promise<void> {
   await em.execute(
     `update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?

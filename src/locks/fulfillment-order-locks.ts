@@ -49,33 +49,49 @@ export async function orderLabelState(
  * the locks: if another creation finished in between, the caller decides again instead of creating a second label
  * for the same fulfillment orders.
  */
-export async function acquireLocks(
-  tx: EntityManager,
-  input: {
-    storeId: string;
-    orderGid: string;
-    labelCreationId: string;
-    workflowId: string;
-    fulfillmentOrderGids: readonly string[];
-    staleAfterMs: number;
-    expectedState: string;
-  },
-): Promise<AcquireResult> {
-  const rows = await tx.execute<
-    Array<{ r_outcome: 'held' | 'stale' | 'acquired'; r_gid: string; r_creation: string; r_workflow: string }>
-  >(
-    `select * from fulfillment_order_locks_take(?, ?, ?, ?,
-       array(select jsonb_array_elements_text(?::jsonb)), ?, ?)`,
-    [
-      input.storeId,
-      input.labelCreationId,
-      input.workflowId,
-      input.orderGid,
-      JSON.stringify([...new Set(input.fulfillmentOrderGids)]),
-      input.staleAfterMs / 1000,
-      input.expectedState,
-    ],
+export async function acquireLocks(tx: EntityManager, input: LockTakeInput): Promise<AcquireResult> {
+  const rows = await tx.execute<LockTakeRow[]>(
+    `select * from fulfillment_order_locks_take(${LOCK_TAKE_ARGS})`,
+    lockTakeValues(input),
   );
+  return lockTakeResult(rows);
+}
+
+/** One row of `fulfillment_order_locks_take`: the outcome, and for `held` one holding lock per row. */
+export type LockTakeRow = {
+  r_outcome: 'held' | 'stale' | 'acquired';
+  r_gid: string;
+  r_creation: string;
+  r_workflow: string;
+};
+
+/** The arguments of `fulfillment_order_locks_take`, as placeholders for `lockTakeValues`. */
+export const LOCK_TAKE_ARGS = '?, ?, ?, ?, array(select jsonb_array_elements_text(?::jsonb)), ?, ?';
+
+export interface LockTakeInput {
+  storeId: string;
+  orderGid: string;
+  labelCreationId: string;
+  workflowId: string;
+  fulfillmentOrderGids: readonly string[];
+  staleAfterMs: number;
+  /** The order's label state the decision was taken on (`order_label_state`), checked under the locks. */
+  expectedState: string;
+}
+
+export function lockTakeValues(input: LockTakeInput): unknown[] {
+  return [
+    input.storeId,
+    input.labelCreationId,
+    input.workflowId,
+    input.orderGid,
+    JSON.stringify([...new Set(input.fulfillmentOrderGids)]),
+    input.staleAfterMs / 1000,
+    input.expectedState,
+  ];
+}
+
+export function lockTakeResult(rows: readonly LockTakeRow[]): AcquireResult {
   if (rows[0]?.r_outcome === 'acquired') return { acquired: true };
   if (rows[0]?.r_outcome === 'stale') return { acquired: false, stale: true };
   return {
