@@ -219,9 +219,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     if (!carrierCalled) await limits.creationUnits.returnUnit(creationId);
   }
 
-  /** `succeeded`: the record and the locks in one statement, then the write queue, the event and the metric. */
-  async function succeed(input: SucceedInput): Promise<void> {
-    await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
+  /** After the record moved to `succeeded` (locks released with it): the write queue, the event and the metric. */
+  async function afterSucceeded(input: Pick<SucceedInput, 'creationId' | 'storeId' | 'queueTicketId' | 'created'>) {
     await leftProcessing(input.creationId, input.queueTicketId, input.created);
     await publishCreationUpdated(input.creationId, 'succeeded', input.storeId);
     countCreation('succeeded');
@@ -237,7 +236,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     input: SendToCarrierInput,
     account: CarrierAccount,
     shipment: ShipmentResult,
-    options: { finalize?: boolean; mayExist?: boolean } = {},
+    options: { finalize?: boolean; mayExist?: boolean; succeedWith?: SideEffects } = {},
   ) {
     return recordShipment(deps.orm, {
       ...options,
@@ -491,20 +490,20 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           outcome.shipment.document ??
           (ready ? await fetchDocumentOnce(input, account, settings, outcome.shipment.shipmentId) : null);
         // Final number and PDF in hand: the label is recorded `ready`, with nothing left for the workflow to finalize.
-        const { labelId, finalized } = await record(
+        // Nothing to fulfil and no tag to add: a label recorded `ready` finishes the creation here (decision 0024).
+        const finish = input.finishIfNothingFollows && !account.labelTag ? input.finishIfNothingFollows : null;
+        const { labelId, finalized, succeeded } = await record(
           input,
           account,
           { ...outcome.shipment, document },
-          { finalize: ready, mayExist: resumed },
+          { finalize: ready, mayExist: resumed, ...(finish ? { succeedWith: NOTHING_FOLLOWED } : {}) },
         );
-        if (finalized && !account.labelTag && input.finishIfNothingFollows) {
-          await succeed({
+        if (succeeded && finish) {
+          await afterSucceeded({
             creationId: input.creationId,
             storeId: input.storeId,
-            queueTicketId: input.finishIfNothingFollows.queueTicketId,
-            labelIds: [labelId],
+            queueTicketId: finish.queueTicketId,
             created: true,
-            sideEffects: NOTHING_FOLLOWED,
           });
           return { kind: 'succeeded', labelId };
         }
@@ -648,7 +647,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     },
 
     async succeedCreation(input: SucceedInput): Promise<void> {
-      await succeed(input);
+      await finishSucceeded(deps.orm, { id: input.creationId, ...input, now: deps.now() });
+      await afterSucceeded(input);
     },
 
     async failCreation(input: {

@@ -165,6 +165,7 @@ export async function takeLocks(
   return lockTakeResult(rows);
 }
 
+/** The moment before the carrier is called: `sent_at` says a retry may find the shipment already made. */
 export async function markSent(em: EntityManager, input: { id: string; sentAt: Date }): Promise<void> {
   await em.execute(
     `update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?
@@ -197,8 +198,8 @@ export interface AcceptedShipment {
  */
 export async function recordShipment(
   orm: Orm,
-  input: AcceptedShipment & { finalize?: boolean; mayExist?: boolean },
-): Promise<{ labelId: string; finalized: boolean }> {
+  input: AcceptedShipment & { finalize?: boolean; mayExist?: boolean; succeedWith?: SideEffects },
+): Promise<{ labelId: string; finalized: boolean; succeeded: boolean }> {
   const em = orm.em.fork();
   // `mayExist: false`: the carrier call's first try (`sent_at` was not set), which nothing can have recorded yet; any
   // retry of it finds `sent_at` and looks.
@@ -256,6 +257,18 @@ export async function recordShipment(
       storedAt: input.now,
     });
   }
+  if (finalized && input.succeedWith) {
+    // Nothing follows the label (decision 0024): the creation succeeds in the statement that records its label.
+    await finishSucceeded(orm, {
+      id: input.creationId,
+      labelIds: [labelId],
+      created: true,
+      sideEffects: input.succeedWith,
+      codSent: true,
+      now: input.now,
+    });
+    return { labelId, finalized, succeeded: true };
+  }
   await em.execute(
     `update label_creations set label_ids = array[?]::text[], created = true, updated_at = ?,
             resolved = jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false),
@@ -263,7 +276,7 @@ export async function recordShipment(
       where id = ?`,
     [[labelId], input.now, finalized, input.creationId],
   );
-  return { labelId, finalized };
+  return { labelId, finalized, succeeded: false };
 }
 
 /** The stored PDF of a label fetched after the create (carrier A's separate label call, carrier B's batch). */
@@ -316,6 +329,8 @@ export async function finishSucceeded(
     created: boolean;
     sideEffects: SideEffects;
     warnings?: CreationWarning[];
+    /** The label was recorded just now, by the carrier call itself: its COD went to the carrier (`recordShipment`). */
+    codSent?: boolean;
     now: Date;
   },
 ): Promise<void> {
@@ -324,6 +339,7 @@ export async function finishSucceeded(
     `with unlocked as (delete from fulfillment_order_locks where label_creation_id = ?)
        update label_creations set status = 'succeeded', phase = null, waiting_for = null, created = ?,
               label_ids = array[?]::text[], side_effects = ?::jsonb, warnings = coalesce(?::jsonb, warnings),
+              resolved = case when ? then jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false) else resolved end,
               attention = null, updated_at = ?
         where id = ? and status in ('processing', 'needs_attention')`,
     [
@@ -332,6 +348,7 @@ export async function finishSucceeded(
       input.labelIds,
       JSON.stringify(input.sideEffects),
       input.warnings ? JSON.stringify(input.warnings) : null,
+      input.codSent === true,
       input.now,
       input.id,
     ],
