@@ -70,6 +70,8 @@ const until = (shop: Shop, id: string, check: (body: any) => boolean, attempts =
   eventually(
     async () => {
       const res = await getCreation(shop, id);
+      // Polling every 100 ms runs at the key's 10 reads a second: a 429 is not an answer about the creation.
+      if (res.status === 429) return null;
       return check(res.body) ? res.body : null;
     },
     attempts,
