@@ -10,7 +10,7 @@ import {
 } from '../src/carriers/port';
 import { createCarrierProtection, type ProtectedAccount } from '../src/carriers/protection/carrier-protection';
 import { findByReference, sendShipment, type SendOutcome } from '../src/creation/carrier-call';
-import { loadCreationContext } from '../src/creation/load-context';
+import { loadCreationSnapshot } from '../src/creation/load-context';
 import type { CreationError, SideEffects, StoredAttention } from '../src/creation/records';
 import {
   abandonCreation,
@@ -49,7 +49,7 @@ import type { CodSource, FulfillmentMode, LabelCreationPhase, LabelCreationStatu
 import type { CreationWarning } from '../src/domain/refusal';
 import type { Resolution } from '../src/domain/resolve';
 import { holdForUnresolvedCreation, releaseUnresolvedCreationHold } from '../src/locks/platform-holds';
-import { orderLabelState, type AcquireResult } from '../src/locks/fulfillment-order-locks';
+import type { AcquireResult } from '../src/locks/fulfillment-order-locks';
 import { createWriteLimits } from '../src/limits/write-limits';
 import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/port';
 import type { ActivityDeps } from './deps';
@@ -61,7 +61,7 @@ type PreparedCreation =
   | {
       kind: 'prepared';
       context: CreationContext;
-      /** The order's label state the decision saw (`orderLabelState`), checked again under the locks. */
+      /** The order's label state the decision saw (`order_label_state`), checked again under the locks. */
       orderState: string;
     }
   /** The record is no longer `processing` (a late duplicate run of an attempt that moved on): nothing to do. */
@@ -342,7 +342,8 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
     const status = await beginPreparing(manager, { id: input.creationId, now: deps.now() });
     if (status !== 'processing') return { kind: 'stopped', status };
     try {
-      const context = await loadCreationContext(
+      // The order's label state comes from the same statement (snapshot) as the labels and creations decided on.
+      const { context, orderState } = await loadCreationSnapshot(
         { em: manager, platform: deps.platform },
         {
           storeId: input.storeId,
@@ -351,14 +352,6 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           lockStaleAfterMs: input.lockStaleAfterMs,
         },
       );
-      const orderState =
-        context.orderLookup.kind === 'found'
-          ? await orderLabelState(manager, {
-              storeId: input.storeId,
-              orderGid: context.orderLookup.order.id,
-              selfCreationId: input.creationId,
-            })
-          : '';
       return { kind: 'prepared', context, orderState };
     } catch (error) {
       // The platform throttled or failed: try again (plain errors are retried); anything else is a bug to retry too.
@@ -425,11 +418,16 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
      */
     async sendToCarrier(input: SendToCarrierInput): Promise<SentToCarrier> {
       const manager = em();
-      const row = await sendingState(manager, {
-        id: input.creationId,
-        storeId: input.storeId,
-        fulfillmentOrderGids: input.fulfillmentOrderGids,
-      });
+      // Two reads side by side (two connections): where the attempt stands, and the account it calls (whose failure
+      // counts only once the record says the call is still to be made).
+      const [row, found] = await Promise.all([
+        sendingState(manager, {
+          id: input.creationId,
+          storeId: input.storeId,
+          fulfillmentOrderGids: input.fulfillmentOrderGids,
+        }),
+        accountOf(input.storeId, input.carrierCall.carrierAccountId).catch((error: unknown) => ({ error })),
+      ]);
       const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
       // A retry of an attempt that finished the creation here (its completion was lost with the worker): done.
       if (resumed && row.status === 'succeeded' && row.labelIds.length === 1) {
@@ -437,14 +435,14 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       }
       // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
       if (!resumed && row?.status !== 'processing') return { kind: 'lost_locks' };
-      const { account, settings } = await accountOf(input.storeId, input.carrierCall.carrierAccountId);
+      if ('error' in found) throw found.error;
+      const { account, settings } = found;
       const protectedAccount = { id: account.id, updatedAt: account.updatedAt };
       if (!resumed) {
         if (!row.holdsLocks) return { kind: 'lost_locks' };
         const blocked = await protectionBlock(input, protectedAccount);
         if (blocked) return blocked;
-        // Reaching the carrier is what a daily creation unit counts (spec "Limits"): it stays counted from here.
-        await limits.creationUnits.confirm(input.creationId);
+        // Confirms the creation's daily unit with `sent_at`: it stays counted from here (spec "Limits").
         await markSent(manager, { id: input.creationId, sentAt: deps.now() });
       }
       const sentAt = resumed ? new Date(row.sentAt!) : deps.now();
@@ -467,8 +465,10 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           options: call.options,
         };
         const outcome = await sendShipment(deps.carrierFor(account.carrierCode), settings, request, { resumed });
-        await recordOutcome(input, outcome, protectedAccount);
+        // Recorded while the label is fetched and stored (it never fails the call); done before the activity answers.
+        const outcomeRecorded = recordOutcome(input, outcome, protectedAccount);
         const at = sentAt.toISOString();
+        if (outcome.kind !== 'accepted') await outcomeRecorded;
         if (outcome.kind === 'rejected') {
           // The carrier's own words stay in the log; clients get the reason only.
           deps.logger.warn(
@@ -498,6 +498,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
           { ...outcome.shipment, document },
           { finalize: ready, mayExist: resumed, ...(finish ? { succeedWith: NOTHING_FOLLOWED } : {}) },
         );
+        await outcomeRecorded;
         if (succeeded && finish) {
           await afterSucceeded({
             creationId: input.creationId,

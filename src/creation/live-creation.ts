@@ -130,22 +130,27 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
     }
   }
 
-  /** A new creation takes its daily unit and a place in the store's write queue before anything is bound. */
+  /**
+   * A new creation takes its daily unit and a place in the store's write queue before anything is bound: both side by
+   * side (two connections), and whichever was taken is given back when the other refuses (the unit's refusal first).
+   */
   async function takeWriteLimits(ctx: AppContext, input: LiveCreationInput, creationId: string) {
-    const units = await deps.limits.creationUnits.reserve({
-      storeId: input.storeId,
-      unitId: creationId,
-      createNew: input.request.onExisting === 'create_new',
-    });
-    ctx.state.limits?.note(units);
-    try {
-      const ticket = await deps.limits.writeQueue.enter(input.storeId);
-      ctx.state.limits?.note([ticket.state]);
-      return ticket;
-    } catch (error) {
-      await deps.limits.creationUnits.returnUnit(creationId);
-      throw error;
+    const [units, ticket] = await Promise.allSettled([
+      deps.limits.creationUnits.reserve({
+        storeId: input.storeId,
+        unitId: creationId,
+        createNew: input.request.onExisting === 'create_new',
+      }),
+      deps.limits.writeQueue.enter(input.storeId),
+    ]);
+    if (units.status === 'fulfilled' && ticket.status === 'fulfilled') {
+      ctx.state.limits?.note(units.value);
+      ctx.state.limits?.note([ticket.value.state]);
+      return ticket.value;
     }
+    if (units.status === 'fulfilled') await deps.limits.creationUnits.returnUnit(creationId);
+    if (ticket.status === 'fulfilled') await ticket.value.release();
+    throw units.status === 'rejected' ? units.reason : (ticket as PromiseRejectedResult).reason;
   }
 
   async function giveBack(ticket: WriteQueueTicket | null, creationId: string) {
@@ -173,29 +178,43 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           now,
           keyTtlMs: deps.config.creation.keyTtlMs,
         }));
-      let ticket = repeat ? null : await takeWriteLimits(ctx, input, creationId);
-      const claim = await claimCreation(em, {
-        id: creationId,
-        storeId: input.storeId,
-        apiKeyId: input.apiKeyId,
-        idempotencyKey: input.idempotencyKey,
-        requestHash,
-        requested: requestedWire(input.request),
-        clientReference: input.request.clientReference,
-        workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
-        order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
-        now,
-        keyTtlMs: deps.config.creation.keyTtlMs,
-      });
-      if (!claim.claimed && !repeat) {
-        // Another request bound the key meanwhile: this one is a repeat after all.
-        await giveBack(ticket, creationId);
-        ticket = null;
-      }
-      // At most 8 requests per key hold their answer open; the others answer at once, as with `wait=0`.
-      const hold = input.waitSeconds > 0 ? await deps.limits.waitHolds.hold(input.apiKeyId, input.waitSeconds) : null;
-      const waitSeconds = hold ? input.waitSeconds : 0;
+      // At most 8 requests per key hold their answer open; the others answer at once, as with `wait=0`. The hold is
+      // asked for alongside the limits and the claim (its own connection) and always given back, also on a refusal;
+      // once the wait is over it is given back while the answer is read.
+      const holdTaken = (
+        input.waitSeconds > 0 ? deps.limits.waitHolds.hold(input.apiKeyId, input.waitSeconds) : Promise.resolve(null)
+      ).catch((error: unknown) => ({ error }));
+      let released: Promise<void> | null = null;
+      // Never rejects: a hold that is not given back stops counting when it expires.
+      const releaseHold = () =>
+        (released ??= holdTaken
+          .then(async (taken) => {
+            if (taken && !('error' in taken)) await taken.release();
+          })
+          .catch((error: unknown) => deps.logger.warn({ err: error }, 'Prefer: wait hold not given back')));
       try {
+        let ticket = repeat ? null : await takeWriteLimits(ctx, input, creationId);
+        const claim = await claimCreation(em, {
+          id: creationId,
+          storeId: input.storeId,
+          apiKeyId: input.apiKeyId,
+          idempotencyKey: input.idempotencyKey,
+          requestHash,
+          requested: requestedWire(input.request),
+          clientReference: input.request.clientReference,
+          workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
+          order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
+          now,
+          keyTtlMs: deps.config.creation.keyTtlMs,
+        });
+        if (!claim.claimed && !repeat) {
+          // Another request bound the key meanwhile: this one is a repeat after all.
+          await giveBack(ticket, creationId);
+          ticket = null;
+        }
+        const hold = await holdTaken;
+        if (hold && 'error' in hold) throw hold.error;
+        const waitSeconds = hold ? input.waitSeconds : 0;
         const options: CreationAnswerOptions = {
           baseUrl: input.baseUrl,
           now: deps.now(),
@@ -233,9 +252,10 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
             });
           }
         }
+        void releaseHold();
         await answerCreation(ctx, deps.orm, (await readCreationById(deps.orm.em.fork(), row.id)) ?? row, options);
       } finally {
-        await hold?.release();
+        await releaseHold();
       }
     },
   };

@@ -16,7 +16,8 @@ import type { CodSource, CurrentSet, LabelKind, LabelSource, LabelStatus } from 
 import type { CarrierAccount } from '../db/entities/carrier-account';
 import type { CarrierRule } from '../db/entities/carrier-rule';
 import type { StoreSettings } from '../db/entities/store-settings';
-import { findHolders } from '../locks/holders';
+import { LIVE_LOCKS_JSON, liveLocksValues, type LockHolder } from '../locks/fulfillment-order-locks';
+import { holdersOf, LOCK_STALE_AFTER_MS } from '../locks/holders';
 import {
   PlatformUnavailableError,
   type PlatformFulfillmentOrder,
@@ -139,6 +140,7 @@ function contextRule(
   };
 }
 
+/** A current outbound label as the context statement returns it (JSON: timestamps as text, amounts as numbers). */
 interface LabelRow {
   id: string;
   status: LabelStatus;
@@ -146,35 +148,92 @@ interface LabelRow {
   source: LabelSource | null;
   coverage_known: boolean;
   current_set: CurrentSet;
-  created_at: Date;
+  created_at: string;
   carrier_code: string;
   carrier_account_id: string | null;
   service_code: string | null;
-  cod_amount: string | null;
+  cod_amount: number | null;
   cod_currency: string | null;
   cod_source: CodSource | null;
-  declared_value_amount: string | null;
+  declared_value_amount: number | null;
   declared_value_currency: string | null;
   parcels: Array<{ weightGrams: number | null }>;
   label_creation_id: string | null;
   fos: string[];
 }
 
-/** The order's current outbound labels with their coverage: the only labels that can block a new one. */
-async function currentOutboundLabels(em: EntityManager, storeId: string, orderGid: string): Promise<ContextLabel[]> {
-  const rows = await em.execute<LabelRow[]>(
-    `select l.id, l.status, l.kind, l.source, l.coverage_known, l.current_set, l.created_at, l.carrier_code,
+interface CreationRowJson {
+  id: string;
+  status: ContextCreation['status'];
+  fulfillment_order_gids: string[];
+  created_at: string;
+}
+
+/**
+ * Everything the decision reads from the database about an order, in one statement and so one snapshot: its current
+ * outbound labels with their coverage (the only labels that can block a new one), the creations that still matter
+ * (running, needing attention, abandoned until deleted), the live locks on its fulfillment orders, and for a live
+ * creation the order's label state (`order_label_state`) that its locks are taken against. Read in the same snapshot
+ * as the labels and creations, that state cannot include a label the decision did not see.
+ */
+const ORDER_STATE_SQL = `select
+  (select coalesce(json_agg(t order by t.created_at, t.seq), '[]') from (
+     select l.id, l.status, l.kind, l.source, l.coverage_known, l.current_set, l.created_at, l.seq, l.carrier_code,
             l.carrier_account_id, l.service_code, l.cod_amount, l.cod_currency, l.cod_source,
             l.declared_value_amount, l.declared_value_currency, l.parcels, l.label_creation_id,
             coalesce(array_agg(f.fulfillment_order_gid order by f.fulfillment_order_gid)
                      filter (where f.fulfillment_order_gid is not null), '{}') as fos
        from labels l left join label_fulfillment_orders f on f.label_id = l.id
       where l.store_id = ? and l.order_gid = ? and l.direction = 'outbound' and l.current
-      group by l.id
-      order by l.created_at, l.seq`,
-    [storeId, orderGid],
-  );
-  return rows.map((r) => ({
+      group by l.id) t) as labels,
+  (select coalesce(json_agg(t order by t.created_at, t.id), '[]') from (
+     select id, status, fulfillment_order_gids, created_at from label_creations
+      where store_id = ? and status in ('processing', 'needs_attention', 'abandoned')
+        and (order_gid = ? or fulfillment_order_gids && array[?]::text[])) t) as creations,
+  ${LIVE_LOCKS_JSON} as locks,
+  case when ? then order_label_state(?, ?, ?) end as order_state`;
+
+async function readOrderState(
+  em: EntityManager,
+  input: { storeId: string; orderGid: string; fulfillmentOrderGids: string[]; staleAfterMs: number },
+  selfCreationId: string | null,
+) {
+  const [row] = await em.execute<
+    Array<{ labels: LabelRow[]; creations: CreationRowJson[]; locks: LockHolder[]; order_state: string | null }>
+  >(ORDER_STATE_SQL, [
+    input.storeId,
+    input.orderGid,
+    input.storeId,
+    input.orderGid,
+    // An empty list still needs one element for the array literal; no GID equals ''.
+    input.fulfillmentOrderGids.length > 0 ? input.fulfillmentOrderGids : [''],
+    ...liveLocksValues({
+      storeId: input.storeId,
+      fulfillmentOrderGids: input.fulfillmentOrderGids,
+      staleAfterMs: input.staleAfterMs,
+    }),
+    selfCreationId !== null,
+    input.storeId,
+    input.orderGid,
+    selfCreationId ?? '',
+  ]);
+  return {
+    labels: row!.labels.map(contextLabel),
+    creations: row!.creations.map(
+      (r): ContextCreation => ({
+        id: r.id,
+        status: r.status,
+        fulfillmentOrderIds: r.fulfillment_order_gids,
+        createdAtMs: new Date(r.created_at).getTime(),
+      }),
+    ),
+    locks: row!.locks,
+    orderState: row!.order_state,
+  };
+}
+
+function contextLabel(r: LabelRow): ContextLabel {
+  return {
     id: r.id,
     status: r.status,
     kind: r.kind,
@@ -196,32 +255,7 @@ async function currentOutboundLabels(em: EntityManager, storeId: string, orderGi
         : null,
     weightGrams: r.parcels[0]?.weightGrams ?? null,
     labelCreationId: r.label_creation_id,
-  }));
-}
-
-/** Creations of the order that still matter: running, needing attention, abandoned (until deleted). */
-async function openCreations(
-  em: EntityManager,
-  storeId: string,
-  orderGid: string,
-  fulfillmentOrderGids: string[],
-): Promise<ContextCreation[]> {
-  const rows = await em.execute<
-    Array<{ id: string; status: ContextCreation['status']; fulfillment_order_gids: string[]; created_at: Date }>
-  >(
-    `select id, status, fulfillment_order_gids, created_at from label_creations
-      where store_id = ? and status in ('processing', 'needs_attention', 'abandoned')
-        and (order_gid = ? or fulfillment_order_gids && array[?]::text[])
-      order by created_at, id`,
-    // An empty list still needs one element for the array literal; no GID equals ''.
-    [storeId, orderGid, fulfillmentOrderGids.length > 0 ? fulfillmentOrderGids : ['']],
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    status: r.status,
-    fulfillmentOrderIds: r.fulfillment_order_gids,
-    createdAtMs: new Date(r.created_at).getTime(),
-  }));
+  };
 }
 
 /**
@@ -270,9 +304,17 @@ async function storeSetup(em: EntityManager, storeId: string) {
  * The one loader of the creation context (`src/domain/creation-context.ts`): the order and its fulfillment orders
  * from the store platform, the store's carrier accounts, rules and COD setting, the order's current labels and open
  * creations, and who holds its fulfillment orders. The dry run calls it; so does the creation workflow's preparing
- * activity. Platform failures become `shopify_unavailable`.
+ * activity, which also gets the order's label state its locks are taken against (`orderState`; '' when there is no
+ * order). Platform failures become `shopify_unavailable`.
  */
 export async function loadCreationContext(deps: LoadContextDeps, input: LoadContextInput): Promise<CreationContext> {
+  return (await loadCreationSnapshot(deps, input)).context;
+}
+
+export async function loadCreationSnapshot(
+  deps: LoadContextDeps,
+  input: LoadContextInput,
+): Promise<{ context: CreationContext; orderState: string }> {
   const { em } = deps;
   // One entity manager, one connection: queries run one after another.
   const { store, settings, accounts, rules } = await storeSetup(em, input.storeId);
@@ -306,25 +348,30 @@ export async function loadCreationContext(deps: LoadContextDeps, input: LoadCont
           ? { kind: 'ambiguous', name: wanted.name, matches: matches.length }
           : { kind: 'found', order: contextOrder(platformOrder!) };
   }
-  if (!platformOrder) return { ...base, orderLookup: lookup, ...empty };
+  if (!platformOrder) return { context: { ...base, orderLookup: lookup, ...empty }, orderState: '' };
 
   const fulfillmentOrders = await fromPlatform('fulfillment_orders', () =>
     deps.platform.listFulfillmentOrders(store.domain, platformOrder.id),
   );
-  const gids = fulfillmentOrders.map((fo) => fo.id);
-  const labels = await currentOutboundLabels(em, store.id, platformOrder.id);
-  const creations = await openCreations(em, store.id, platformOrder.id, gids);
-  const holders = await findHolders(em, {
-    storeId: store.id,
-    fulfillmentOrders,
-    ...(input.lockStaleAfterMs !== undefined ? { staleAfterMs: input.lockStaleAfterMs } : {}),
-  });
+  const { labels, creations, locks, orderState } = await readOrderState(
+    em,
+    {
+      storeId: store.id,
+      orderGid: platformOrder.id,
+      fulfillmentOrderGids: fulfillmentOrders.map((fo) => fo.id),
+      staleAfterMs: input.lockStaleAfterMs ?? LOCK_STALE_AFTER_MS,
+    },
+    input.selfCreationId ?? null,
+  );
   return {
-    ...base,
-    orderLookup: lookup,
-    fulfillmentOrders: fulfillmentOrders.map(contextFulfillmentOrder),
-    labels,
-    creations,
-    holders,
+    context: {
+      ...base,
+      orderLookup: lookup,
+      fulfillmentOrders: fulfillmentOrders.map(contextFulfillmentOrder),
+      labels,
+      creations,
+      holders: holdersOf(fulfillmentOrders, locks),
+    },
+    orderState: orderState ?? '',
   };
 }

@@ -3,6 +3,7 @@ import type { ShipmentResult } from '../carriers/port';
 import { insertLabel, storeLabelDocument, updateLabelState } from '../db/labels-repository';
 import type { Orm } from '../db/orm';
 import { inTransaction } from '../db/transaction';
+import { CONFIRM_UNIT_SQL } from '../limits/creation-units';
 import type { DecisionRecord, OrderRef } from '../domain/creation-decision';
 import type { WaitFor } from '../domain/existing-labels';
 import type { CodSource, LabelCreationPhase } from '../domain/labels';
@@ -165,12 +166,17 @@ export async function takeLocks(
   return lockTakeResult(rows);
 }
 
-/** The moment before the carrier is called: `sent_at` says a retry may find the shipment already made. */
+/**
+ * The moment before the carrier is called: `sent_at` says a retry may find the shipment already made. Reaching the
+ * carrier is what a daily creation unit counts (spec "Limits"), so the creation's unit (its ID) is confirmed in the
+ * same statement: a retry that finds `sent_at` never needs to confirm it again.
+ */
 export async function markSent(em: EntityManager, input: { id: string; sentAt: Date }): Promise<void> {
   await em.execute(
-    `update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?
+    `with confirmed as (${CONFIRM_UNIT_SQL})
+     update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?
       where id = ? and status = 'processing'`,
-    [input.sentAt, input.sentAt, input.id],
+    [input.id, input.sentAt, input.sentAt, input.id],
   );
 }
 

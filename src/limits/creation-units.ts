@@ -27,6 +27,12 @@ export interface CreationUnits {
 }
 
 /**
+ * Confirms a unit (binding: its ID): it counts from then on. A statement of its own, or a CTE of the statement that
+ * marks the creation sent (`markSent`), so the confirmation and `sent_at` are written together.
+ */
+export const CONFIRM_UNIT_SQL = `update creation_units set state = 'confirmed' where unit_id = ?`;
+
+/**
  * A ledger row per unit (`creation_units`), durable and exact across processes: reservations are admitted by
  * `creation_unit_reserve` (one statement) under a per-store transaction lock. A reservation neither confirmed nor
  * returned stops counting after `leaseMs` (its creation would have failed `not_started` long before); a confirmation
@@ -63,7 +69,7 @@ export function createCreationUnits(deps: { orm: Orm; now: () => Date; leaseMs: 
     },
 
     async confirm(unitId) {
-      await deps.orm.em.fork().execute(`update creation_units set state = 'confirmed' where unit_id = ?`, [unitId]);
+      await deps.orm.em.fork().execute(CONFIRM_UNIT_SQL, [unitId]);
     },
 
     async returnUnit(unitId) {

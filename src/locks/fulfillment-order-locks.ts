@@ -27,23 +27,6 @@ export type AcquireResult =
 const LIVE_HOLDER = `fulfillment_order_lock_live(c.status, c.updated_at, ?)`;
 
 /**
- * What a creation's decision depended on, as one comparable string: the order's current outbound labels with their
- * status, and the order's creations that block (needing attention, abandoned), besides the deciding creation itself.
- * The same SQL function is what `fulfillment_order_locks_take` compares under the locks.
- */
-export async function orderLabelState(
-  tx: EntityManager,
-  input: { storeId: string; orderGid: string; selfCreationId: string },
-): Promise<string> {
-  const [row] = await tx.execute<Array<{ state: string }>>('select order_label_state(?, ?, ?) as state', [
-    input.storeId,
-    input.orderGid,
-    input.selfCreationId,
-  ]);
-  return row!.state;
-}
-
-/**
  * Takes every lock or none, inside the caller's transaction, in one call of `fulfillment_order_locks_take` (rows in
  * sorted order, so overlapping sets never deadlock). With `expectedState`, the order's label state is checked under
  * the locks: if another creation finished in between, the caller decides again instead of creating a second label
@@ -109,24 +92,33 @@ export async function releaseLocks(tx: EntityManager, labelCreationId: string): 
   await tx.execute('delete from fulfillment_order_locks where label_creation_id = ?', [labelCreationId]);
 }
 
+export interface LiveLocksInput {
+  storeId: string;
+  fulfillmentOrderGids: readonly string[];
+  staleAfterMs: number;
+}
+
+/**
+ * The live locks on some fulfillment orders as one JSON array of `LockHolder`s, by fulfillment order: a scalar
+ * subquery, so the creation context reads them in its one statement (`src/creation/load-context.ts`). Bindings:
+ * `liveLocksValues`.
+ */
+export const LIVE_LOCKS_JSON = `(select coalesce(json_agg(json_build_object(
+      'fulfillmentOrderGid', l.fulfillment_order_gid, 'labelCreationId', l.label_creation_id, 'workflowId', l.workflow_id)
+      order by l.fulfillment_order_gid), '[]')
+   from fulfillment_order_locks l join label_creations c on c.id = l.label_creation_id
+  where l.store_id = ? and l.fulfillment_order_gid in (select jsonb_array_elements_text(?::jsonb)) and (${LIVE_HOLDER}))`;
+
+export function liveLocksValues(input: LiveLocksInput): unknown[] {
+  return [input.storeId, JSON.stringify([...new Set(input.fulfillmentOrderGids)]), input.staleAfterMs / 1000];
+}
+
 /** Live locks on the given fulfillment orders, for `src/locks/holders.ts`. */
-export async function liveLocks(
-  em: EntityManager,
-  input: { storeId: string; fulfillmentOrderGids: readonly string[]; staleAfterMs: number },
-): Promise<LockHolder[]> {
+export async function liveLocks(em: EntityManager, input: LiveLocksInput): Promise<LockHolder[]> {
   if (input.fulfillmentOrderGids.length === 0) return [];
-  const rows = await em.execute<
-    Array<{ fulfillment_order_gid: string; label_creation_id: string; workflow_id: string }>
-  >(
-    `select l.fulfillment_order_gid, l.label_creation_id, l.workflow_id
-       from fulfillment_order_locks l join label_creations c on c.id = l.label_creation_id
-      where l.store_id = ? and l.fulfillment_order_gid in (?) and (${LIVE_HOLDER})
-      order by l.fulfillment_order_gid`,
-    [input.storeId, [...new Set(input.fulfillmentOrderGids)], input.staleAfterMs / 1000],
+  const [row] = await em.execute<Array<{ locks: LockHolder[] }>>(
+    `select ${LIVE_LOCKS_JSON} as locks`,
+    liveLocksValues(input),
   );
-  return rows.map((r) => ({
-    fulfillmentOrderGid: r.fulfillment_order_gid,
-    labelCreationId: r.label_creation_id,
-    workflowId: r.workflow_id,
-  }));
+  return row!.locks;
 }

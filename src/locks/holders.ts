@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlatformFulfillmentOrder } from '../platform/port';
-import { liveLocks } from './fulfillment-order-locks';
+import { liveLocks, type LockHolder } from './fulfillment-order-locks';
 
 /** Who holds a fulfillment order (spec `creation_in_progress` `details.held_by`). */
 export type HolderKind = 'creation' | 'export' | 'unknown';
@@ -29,15 +29,23 @@ export async function findHolders(
   em: EntityManager,
   input: { storeId: string; fulfillmentOrders: readonly PlatformFulfillmentOrder[]; staleAfterMs?: number },
 ): Promise<FulfillmentOrderHolder[]> {
-  // An app hold is this service's own, placed for a creation in needs_attention: its lock rows report that creation.
-  const holders: FulfillmentOrderHolder[] = input.fulfillmentOrders
-    .filter((fo) => fo.holds.some((h) => h.heldBy === 'export'))
-    .map((fo) => ({ fulfillmentOrderGid: fo.id, heldBy: 'export', labelCreationId: null, workflowId: null }));
   const locks = await liveLocks(em, {
     storeId: input.storeId,
     fulfillmentOrderGids: input.fulfillmentOrders.map((fo) => fo.id),
     staleAfterMs: input.staleAfterMs ?? LOCK_STALE_AFTER_MS,
   });
+  return holdersOf(input.fulfillmentOrders, locks);
+}
+
+/** The holders, from the platform's export holds and the live lock rows (`liveLocks`, or a read that includes them). */
+export function holdersOf(
+  fulfillmentOrders: readonly PlatformFulfillmentOrder[],
+  locks: readonly LockHolder[],
+): FulfillmentOrderHolder[] {
+  // An app hold is this service's own, placed for a creation in needs_attention: its lock rows report that creation.
+  const holders: FulfillmentOrderHolder[] = fulfillmentOrders
+    .filter((fo) => fo.holds.some((h) => h.heldBy === 'export'))
+    .map((fo) => ({ fulfillmentOrderGid: fo.id, heldBy: 'export', labelCreationId: null, workflowId: null }));
   for (const lock of locks) {
     holders.push({
       fulfillmentOrderGid: lock.fulfillmentOrderGid,
