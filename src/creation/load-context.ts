@@ -219,14 +219,12 @@ async function readOrderState(
   ]);
   return {
     labels: row!.labels.map(contextLabel),
-    creations: row!.creations.map(
-      (r): ContextCreation => ({
-        id: r.id,
-        status: r.status,
-        fulfillmentOrderIds: r.fulfillment_order_gids,
-        createdAtMs: new Date(r.created_at).getTime(),
-      }),
-    ),
+    creations: row!.creations.map((r): ContextCreation => ({
+      id: r.id,
+      status: r.status,
+      fulfillmentOrderIds: r.fulfillment_order_gids,
+      createdAtMs: new Date(r.created_at).getTime(),
+    })),
     locks: row!.locks,
     orderState: row!.order_state,
   };
