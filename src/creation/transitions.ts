@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ShipmentResult } from '../carriers/port';
-import { insertLabel, storeLabelDocument, updateLabelState } from '../db/labels-repository';
+import { labelDocumentUpsert, newLabelWrite, storeLabelDocument, updateLabelState } from '../db/labels-repository';
 import type { Orm } from '../db/orm';
 import { inTransaction } from '../db/transaction';
+import { renderWrite, type WriteStatement } from '../db/write-statement';
 import { CONFIRM_UNIT_SQL } from '../limits/creation-units';
 import type { DecisionRecord, OrderRef } from '../domain/creation-decision';
 import type { WaitFor } from '../domain/existing-labels';
@@ -206,22 +207,26 @@ export async function recordShipment(
   orm: Orm,
   input: AcceptedShipment & { finalize?: boolean; mayExist?: boolean; succeedWith?: SideEffects },
 ): Promise<{ labelId: string; finalized: boolean; succeeded: boolean }> {
-  const em = orm.em.fork();
   // `mayExist: false`: the carrier call's first try (`sent_at` was not set), which nothing can have recorded yet; any
   // retry of it finds `sent_at` and looks.
   const [existing] =
     input.mayExist === false
       ? []
-      : await em.execute<Array<{ id: string }>>(
-          'select id from labels where label_creation_id = ? and carrier_shipment_id = ?',
-          [input.creationId, input.shipment.shipmentId],
-        );
-  let labelId = existing?.id;
-  const finalized = !labelId && input.finalize === true && input.shipment.document !== null;
-  if (!labelId) {
-    const label = await insertLabel(
-      em,
-      {
+      : await orm.em
+          .fork()
+          .execute<Array<{ id: string }>>(
+            'select id from labels where label_creation_id = ? and carrier_shipment_id = ?',
+            [input.creationId, input.shipment.shipmentId],
+          );
+  const finalized = !existing && input.finalize === true && input.shipment.document !== null;
+  const succeedWith = finalized ? input.succeedWith : undefined;
+  // One transaction of one write (after the label's projection lock and read): the label with its coverage and the
+  // order's projection, its PDF, and the creation's own update. Nothing is recorded half.
+  return inTransaction(orm, async (tx) => {
+    const ctes: WriteStatement['ctes'][number][] = [];
+    let labelId = existing?.id;
+    if (!labelId) {
+      const label = await newLabelWrite(tx, {
         storeId: input.storeId,
         orderId: input.order.id,
         orderName: input.order.name,
@@ -249,40 +254,44 @@ export async function recordShipment(
         labelCreationId: input.creationId,
         createdAt: input.now,
         updatedAt: input.now,
-      },
-      { refresh: false },
-    );
-    labelId = label.id;
-  }
-  if (input.shipment.document) {
-    await storeLabelDocument(em, {
-      labelId,
-      pdf: Buffer.from(input.shipment.document.pdf),
-      pageSize: input.shipment.document.pageSize,
-      pageCount: input.shipment.document.pages,
-      storedAt: input.now,
-    });
-  }
-  if (finalized && input.succeedWith) {
-    // Nothing follows the label (decision 0024): the creation succeeds in the statement that records its label.
-    await finishSucceeded(orm, {
-      id: input.creationId,
-      labelIds: [labelId],
-      created: true,
-      sideEffects: input.succeedWith,
-      codSent: true,
-      now: input.now,
-    });
-    return { labelId, finalized, succeeded: true };
-  }
-  await em.execute(
-    `update label_creations set label_ids = array[?]::text[], created = true, updated_at = ?,
-            resolved = jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false),
-            phase = case when ? and status = 'processing' then 'finalizing' else phase end
-      where id = ?`,
-    [[labelId], input.now, finalized, input.creationId],
-  );
-  return { labelId, finalized, succeeded: false };
+      });
+      labelId = label.labelId;
+      ctes.push(...label.ctes);
+    }
+    if (input.shipment.document) {
+      const document = labelDocumentUpsert({
+        labelId,
+        pdf: Buffer.from(input.shipment.document.pdf),
+        pageSize: input.shipment.document.pageSize,
+        pageCount: input.shipment.document.pages,
+        storedAt: input.now,
+      });
+      ctes.push({ name: 'document', ...document });
+    }
+    // Nothing follows the label (decision 0024): the creation succeeds in the write that records its label.
+    const creation: WriteStatement = succeedWith
+      ? succeededWrite({
+          id: input.creationId,
+          labelIds: [labelId],
+          created: true,
+          sideEffects: succeedWith,
+          codSent: true,
+          now: input.now,
+        })
+      : {
+          ctes: [],
+          main: {
+            sql: `update label_creations set label_ids = array[?]::text[], created = true, updated_at = ?,
+                         resolved = jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false),
+                         phase = case when ? and status = 'processing' then 'finalizing' else phase end
+                   where id = ?`,
+            values: [[labelId], input.now, finalized, input.creationId],
+          },
+        };
+    const write = renderWrite({ ctes: [...ctes, ...creation.ctes], main: creation.main });
+    await tx.execute(write.sql, write.values);
+    return { labelId, finalized, succeeded: succeedWith !== undefined };
+  });
 }
 
 /** The stored PDF of a label fetched after the create (carrier A's separate label call, carrier B's batch). */
@@ -326,39 +335,46 @@ export async function finalizeLabel(
   });
 }
 
-/** `succeeded`: the labels are the creation's own (`created: true`) or the existing ones it returns; locks released. */
-export async function finishSucceeded(
-  orm: Orm,
-  input: {
-    id: string;
-    labelIds: string[];
-    created: boolean;
-    sideEffects: SideEffects;
-    warnings?: CreationWarning[];
-    /** The label was recorded just now, by the carrier call itself: its COD went to the carrier (`recordShipment`). */
-    codSent?: boolean;
-    now: Date;
-  },
-): Promise<void> {
-  // One statement, atomic: the status and the release of the locks (the same delete as `releaseLocks`).
-  await orm.em.fork().execute(
-    `with unlocked as (delete from fulfillment_order_locks where label_creation_id = ?)
-       update label_creations set status = 'succeeded', phase = null, waiting_for = null, created = ?,
-              label_ids = array[?]::text[], side_effects = ?::jsonb, warnings = coalesce(?::jsonb, warnings),
-              resolved = case when ? then jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false) else resolved end,
-              attention = null, updated_at = ?
-        where id = ? and status in ('processing', 'needs_attention')`,
-    [
-      input.id,
-      input.created,
-      input.labelIds,
-      JSON.stringify(input.sideEffects),
-      input.warnings ? JSON.stringify(input.warnings) : null,
-      input.codSent === true,
-      input.now,
-      input.id,
+interface SucceededInput {
+  id: string;
+  labelIds: string[];
+  created: boolean;
+  sideEffects: SideEffects;
+  warnings?: CreationWarning[];
+  /** The label was recorded just now, by the carrier call itself: its COD went to the carrier (`recordShipment`). */
+  codSent?: boolean;
+  now: Date;
+}
+
+/** `succeeded` as one write: the status and the release of the locks (the same delete as `releaseLocks`). */
+function succeededWrite(input: SucceededInput): WriteStatement {
+  return {
+    ctes: [
+      { name: 'unlocked', sql: 'delete from fulfillment_order_locks where label_creation_id = ?', values: [input.id] },
     ],
-  );
+    main: {
+      sql: `update label_creations set status = 'succeeded', phase = null, waiting_for = null, created = ?,
+                   label_ids = array[?]::text[], side_effects = ?::jsonb, warnings = coalesce(?::jsonb, warnings),
+                   resolved = case when ? then jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false) else resolved end,
+                   attention = null, updated_at = ?
+             where id = ? and status in ('processing', 'needs_attention')`,
+      values: [
+        input.created,
+        input.labelIds,
+        JSON.stringify(input.sideEffects),
+        input.warnings ? JSON.stringify(input.warnings) : null,
+        input.codSent === true,
+        input.now,
+        input.id,
+      ],
+    },
+  };
+}
+
+/** `succeeded`: the labels are the creation's own (`created: true`) or the existing ones it returns; locks released. */
+export async function finishSucceeded(orm: Orm, input: SucceededInput): Promise<void> {
+  const write = renderWrite(succeededWrite(input));
+  await orm.em.fork().execute(write.sql, write.values);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { carrierDefinition } from '../carriers/catalog';
-import { deriveCurrentLabels, type CoverageInput } from '../domain/current-labels';
+import { deriveCurrentLabels, type CoverageInput, type DerivedLabelProperties } from '../domain/current-labels';
 import { orderNameKey, parseFulfillmentOrderId, parseOrderId } from '../domain/platform-ids';
 import { newId } from '../ids';
 import type {
@@ -11,7 +11,8 @@ import type {
   LabelSource,
   LabelStatus,
 } from '../domain/labels';
-import { Label, LabelDocument, LabelFulfillmentOrder, type LabelParcel } from './entities/label';
+import { Label, LabelFulfillmentOrder, type LabelParcel } from './entities/label';
+import type { SqlPart } from './write-statement';
 
 export interface NewLabel {
   id?: string;
@@ -76,14 +77,14 @@ function decimal(amount: string | number): string {
   return Number(amount).toFixed(2);
 }
 
-function buildLabel(em: EntityManager, input: NewLabel): { label: Label; coverage: LabelFulfillmentOrder[] } {
-  // Coverage is returned as data, not yet persisted: see insertLabels.
+/** A new label's properties (the projection's flags not yet derived) and its coverage rows, from its input. */
+function newLabelFields(input: NewLabel): { fields: Label; coverage: LabelFulfillmentOrder[] } {
   const order = parseOrderId(input.orderId);
   if (!order) throw new Error(`invalid order id ${input.orderId}`);
   const carrier = carrierDefinition(input.carrierCode);
   const status = input.status ?? 'ready';
   const id = input.id ?? newId('label');
-  const label = em.create(Label, {
+  const fields: Label = {
     id,
     storeId: input.storeId,
     orderGid: order.gid,
@@ -121,42 +122,48 @@ function buildLabel(em: EntityManager, input: NewLabel): { label: Label; coverag
     supersedes: [],
     supersededBy: [],
     currentSet: 'ok',
-  });
+  };
   const coverage = (input.fulfillmentOrderIds ?? []).map((value) => {
     const fo = parseFulfillmentOrderId(value);
     if (!fo) throw new Error(`invalid fulfillment order id ${value}`);
     return { labelId: id, fulfillmentOrderGid: fo.gid, fulfillmentOrderLegacyId: fo.legacyId, storeId: input.storeId };
   });
-  return { label, coverage };
+  return { fields, coverage };
+}
+
+function buildLabel(em: EntityManager, input: NewLabel): { label: Label; coverage: LabelFulfillmentOrder[] } {
+  // Coverage is returned as data, not yet persisted: see insertLabels.
+  const { fields, coverage } = newLabelFields(input);
+  return { label: em.create(Label, fields), coverage };
+}
+
+type ProjectionKey = { storeId: string; orderGid: string; direction: LabelDirection };
+
+/** A label of one order and direction as the projection reads it (`deriveCurrentLabels`' input and its last result). */
+interface ProjectionRow {
+  id: string;
+  created_at: Date;
+  seq: string;
+  status: LabelStatus;
+  kind: LabelKind;
+  coverage_known: boolean;
+  fos: string[];
+  current: boolean;
+  supersedes: string[];
+  superseded_by: string[];
+  current_set: 'ok' | 'ambiguous';
 }
 
 /**
- * Recomputes `current`, `supersedes`, `superseded_by` and `current_set` of one order and direction inside the
- * caller's transaction. An advisory lock per order and direction serialises concurrent writers, so two labels
- * inserted at once cannot both miss each other.
+ * Takes the projection lock of one order and direction (until the transaction ends), then reads its labels: every
+ * writer of the order's labels does both before it derives, so two labels written at once cannot miss each other.
+ * The read is a statement of its own, after the lock: its snapshot then includes every writer that went before.
  */
-export async function recomputeOrderProjection(
-  em: EntityManager,
-  key: { storeId: string; orderGid: string; direction: LabelDirection },
-): Promise<void> {
+async function lockAndReadProjection(em: EntityManager, key: ProjectionKey): Promise<ProjectionRow[]> {
   await em.execute('select pg_advisory_xact_lock(hashtext(?))', [
     `labels:${key.storeId}:${key.orderGid}:${key.direction}`,
   ]);
-  const rows = await em.execute<
-    Array<{
-      id: string;
-      created_at: Date;
-      seq: string;
-      status: LabelStatus;
-      kind: LabelKind;
-      coverage_known: boolean;
-      fos: string[];
-      current: boolean;
-      supersedes: string[];
-      superseded_by: string[];
-      current_set: 'ok' | 'ambiguous';
-    }>
-  >(
+  return em.execute<ProjectionRow[]>(
     `select l.id, l.created_at, l.seq, l.status, l.kind, l.coverage_known, l.current, l.supersedes, l.superseded_by, l.current_set,
             coalesce(array_agg(f.fulfillment_order_gid) filter (where f.fulfillment_order_gid is not null), '{}') as fos
        from labels l left join label_fulfillment_orders f on f.label_id = l.id
@@ -164,35 +171,128 @@ export async function recomputeOrderProjection(
       group by l.id`,
     [key.storeId, key.orderGid, key.direction],
   );
-  const inputs: CoverageInput[] = rows.map((r) => ({
-    id: r.id,
-    createdAt: new Date(r.created_at),
-    seq: Number(r.seq),
-    status: r.status,
-    kind: r.kind,
-    coverageKnown: r.coverage_known,
-    fulfillmentOrderIds: r.fos,
-  }));
-  const derived = deriveCurrentLabels(inputs);
-  for (const row of rows) {
+}
+
+const coverageInput = (r: ProjectionRow): CoverageInput => ({
+  id: r.id,
+  createdAt: new Date(r.created_at),
+  seq: Number(r.seq),
+  status: r.status,
+  kind: r.kind,
+  coverageKnown: r.coverage_known,
+  fulfillmentOrderIds: r.fos,
+});
+
+/** The rows whose derived properties differ from what is stored, as a write of them (null: nothing changed). */
+function projectionUpdate(
+  rows: readonly ProjectionRow[],
+  derived: Map<string, DerivedLabelProperties>,
+): SqlPart | null {
+  const changed = rows.flatMap((row) => {
     const next = derived.get(row.id)!;
     const unchanged =
       row.current === next.current &&
       row.current_set === next.currentSet &&
       sameList(row.supersedes, next.supersedes) &&
       sameList(row.superseded_by, next.supersededBy);
-    if (unchanged) continue;
-    await em.nativeUpdate(
-      Label,
-      { id: row.id },
-      {
-        current: next.current,
-        supersedes: next.supersedes,
-        supersededBy: next.supersededBy,
-        currentSet: next.currentSet,
-      },
-    );
+    return unchanged
+      ? []
+      : [
+          {
+            id: row.id,
+            current: next.current,
+            supersedes: next.supersedes,
+            superseded_by: next.supersededBy,
+            current_set: next.currentSet,
+          },
+        ];
+  });
+  if (changed.length === 0) return null;
+  return {
+    sql: `update labels l set current = v.current, supersedes = v.supersedes, superseded_by = v.superseded_by,
+                 current_set = v.current_set
+            from json_populate_recordset(null::labels, ?::json) v where l.id = v.id`,
+    values: [JSON.stringify(changed)],
+  };
+}
+
+/**
+ * Recomputes `current`, `supersedes`, `superseded_by` and `current_set` of one order and direction inside the
+ * caller's transaction (`lockAndReadProjection`), writing the changed rows in one statement.
+ */
+export async function recomputeOrderProjection(em: EntityManager, key: ProjectionKey): Promise<void> {
+  const rows = await lockAndReadProjection(em, key);
+  const update = projectionUpdate(rows, deriveCurrentLabels(rows.map(coverageInput)));
+  if (update) await em.execute(update.sql, [...update.values]);
+}
+
+/**
+ * One new label as parts of the caller's write (`renderWrite`), inside its transaction: takes the order's projection
+ * lock and reads its labels (two round trips), then derives the projection with the new label in it. The parts insert
+ * the label with its derived flags and its coverage, and update the order's other labels whose flags change: the
+ * label costs the caller no statement of its own. `insertLabels` is the same for callers without a write to join.
+ */
+export async function newLabelWrite(
+  tx: EntityManager,
+  input: NewLabel,
+): Promise<{ labelId: string; ctes: Array<SqlPart & { name: string }> }> {
+  const { fields, coverage } = newLabelFields(input);
+  const rows = await lockAndReadProjection(tx, fields);
+  // Inserted under the lock, after every label read here: its `seq` is the order's highest.
+  const derived = deriveCurrentLabels([
+    ...rows.map(coverageInput),
+    {
+      id: fields.id,
+      createdAt: fields.createdAt,
+      seq: Number.MAX_SAFE_INTEGER,
+      status: fields.status,
+      kind: fields.kind,
+      coverageKnown: fields.coverageKnown,
+      fulfillmentOrderIds: coverage.map((c) => c.fulfillmentOrderGid),
+    },
+  ]);
+  const own = derived.get(fields.id)!;
+  const label = { ...fields, ...own };
+  // The entity's mapping names the columns: the same as the ORM's inserts, whatever is added to the entity.
+  const entries = tx
+    .getMetadata()
+    .get<Label>(Label.name)
+    .props.filter((p) => p.fieldNames?.length === 1 && p.name in label)
+    .map((p) => {
+      const value = label[p.name as keyof Label];
+      return [p.fieldNames[0]!, value instanceof Date ? value.toISOString() : value] as const;
+    });
+  const columns = entries.map(([column]) => column);
+  const record = Object.fromEntries(entries);
+  const ctes: Array<SqlPart & { name: string }> = [
+    {
+      name: 'new_label',
+      sql: `insert into labels (${columns.join(', ')})
+            select ${columns.join(', ')} from json_populate_record(null::labels, ?::json)`,
+      values: [JSON.stringify(record)],
+    },
+  ];
+  if (coverage.length > 0) {
+    ctes.push({
+      name: 'new_label_coverage',
+      sql: `insert into label_fulfillment_orders (label_id, fulfillment_order_gid, fulfillment_order_legacy_id, store_id)
+            select label_id, fulfillment_order_gid, fulfillment_order_legacy_id, store_id
+              from json_populate_recordset(null::label_fulfillment_orders, ?::json)`,
+      values: [
+        JSON.stringify(
+          coverage.map((c) => ({
+            label_id: c.labelId,
+            fulfillment_order_gid: c.fulfillmentOrderGid,
+            fulfillment_order_legacy_id: c.fulfillmentOrderLegacyId,
+            store_id: c.storeId,
+          })),
+        ),
+      ],
+    });
   }
+  const others = projectionUpdate(rows, derived);
+  if (others) ctes.push({ name: 'projection', ...others });
+  return { labelId: fields.id, ctes };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -267,15 +367,28 @@ async function recomputeFor(em: EntityManager, labels: Label[]): Promise<void> {
 
 /** Stores (or replaces) the PDF of a label. */
 export async function storeLabelDocument(em: EntityManager, input: NewLabelDocument): Promise<void> {
-  await em.upsert(LabelDocument, {
-    labelId: input.labelId,
-    pdf: input.pdf,
-    pageSize: input.pageSize,
-    pageCount: input.pageCount,
-    byteSize: input.pdf.byteLength,
-    notIsolated: input.notIsolated ?? false,
-    storedAt: input.storedAt,
-  });
+  const upsert = labelDocumentUpsert(input);
+  await em.execute(upsert.sql, [...upsert.values]);
+}
+
+/** The write that stores (or replaces) a label's PDF: a statement, or a part of a larger write (`renderWrite`). */
+export function labelDocumentUpsert(input: NewLabelDocument): SqlPart {
+  return {
+    sql: `insert into label_documents (label_id, pdf, page_size, page_count, byte_size, not_isolated, stored_at)
+          values (?, ?, ?, ?, ?, ?, ?)
+          on conflict (label_id) do update set pdf = excluded.pdf, page_size = excluded.page_size,
+             page_count = excluded.page_count, byte_size = excluded.byte_size, not_isolated = excluded.not_isolated,
+             stored_at = excluded.stored_at`,
+    values: [
+      input.labelId,
+      input.pdf,
+      input.pageSize,
+      input.pageCount,
+      input.pdf.byteLength,
+      input.notIsolated ?? false,
+      input.storedAt,
+    ],
+  };
 }
 
 /** Counts one print (spec `POST /labels/{label_id}/printed`); an atomic increment, so concurrent prints all count. */
