@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: the same bootstrap as `npm run dev` (dependencies, Temporal CLI, PostgreSQL), then typecheck, lint
 // and jest. Jest's global setup starts its own Temporal dev server and a fresh database for the run.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
@@ -18,20 +19,38 @@ step(`Temporal CLI: ${cli}`);
 
 const env = { ...process.env, TEMPORAL_CLI_PATH: cli, PG_SERVER_URL: postgres.url };
 const bin = (name) => `${projectRoot}/node_modules/.bin/${name}`;
+// A signal to this process (a killed `npm test`, a CI timeout) goes on to the running step, so jest can end what its
+// global setup started (test/helpers/processes.ts, endWithThisProcess) instead of leaving it running.
+let current = null;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => current?.kill(signal));
 const run = (label, command, args) => {
   step(label);
-  const result = spawnSync(command, args, { cwd: projectRoot, env, stdio: 'inherit' });
-  return result.status ?? 1;
+  return new Promise((resolve) => {
+    current = spawn(command, args, { cwd: projectRoot, env, stdio: 'inherit' });
+    current.once('error', () => resolve(1));
+    current.once('exit', (code, signal) => {
+      current = null;
+      // Ended by a signal: the shell's convention, 128 + its number.
+      resolve(code ?? 128 + (constants.signals[signal] ?? 0));
+    });
+  });
 };
 
-let status = run('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
-if (status === 0) status = run('lint (eslint)', bin('eslint'), ['.', '--max-warnings', '0']);
-if (status === 0) status = run('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
+let status = await run('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+if (status === 0) status = await run('lint (eslint)', bin('eslint'), ['.', '--max-warnings', '0']);
+if (status === 0)
+  status = await run('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
 const results = join(dataDir, 'jest-results.json');
 mkdirSync(dataDir, { recursive: true });
 rmSync(results, { force: true });
 if (status === 0)
-  status = run('tests (jest)', bin('jest'), ['--ci', '--json', '--outputFile', results, ...process.argv.slice(2)]);
+  status = await run('tests (jest)', bin('jest'), [
+    '--ci',
+    '--json',
+    '--outputFile',
+    results,
+    ...process.argv.slice(2),
+  ]);
 if (existsSync(results)) {
   // The plain closing line CI systems read, whatever jest printed above it.
   const summary = JSON.parse(readFileSync(results, 'utf8'));

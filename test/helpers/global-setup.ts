@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { migrate, openOrm } from '../../src/db/orm';
 import dynamicConfig from '../../src/temporal/dev-server-config.json';
 import searchAttributes from '../../src/temporal/search-attributes.json';
-import { freePort, spawnTs, waitForPort } from './processes';
+import { endWithThisProcess, freePort, spawnTs, waitForPort } from './processes';
 
 const root = join(__dirname, '..', '..');
 /** The worker's `PUBLIC_BASE_URL` (only webhook payloads read it there). */
@@ -44,6 +44,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   const cli = process.env.TEMPORAL_CLI_PATH || 'temporal';
   const serverUrl = process.env.PG_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
   const children: ChildProcess[] = [];
+  endWithThisProcess(children);
 
   const temporalPort = await freePort();
   const args = [
@@ -91,12 +92,14 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   // The sandbox (store platform and carrier simulators) on a free port; tests and the worker reach it by SANDBOX_URL.
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-  const sandbox = await spawnTs(
+  await spawnTs(
     join(root, 'src', 'sandbox', 'server.ts'),
     { ...process.env, SANDBOX_PORT: String(sandboxPort), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
     'sandbox',
+    undefined,
+    [],
+    (child) => children.push(child),
   );
-  children.push(sandbox);
 
   const env = {
     ...process.env,
@@ -119,8 +122,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   };
   // BENCH_CPU_PROF=<dir> (npm run bench): a V8 CPU profile of the worker's threads, written as it stops.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const worker = await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker', undefined, profile);
-  children.push(worker);
+  await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker', undefined, profile, (child) => children.push(child));
 
   Object.assign(process.env, {
     DATABASE_URL: env.DATABASE_URL,

@@ -34,19 +34,24 @@ export async function waitForPort(port: number, what: string, child: ChildProces
   throw new Error(`${what} did not listen on ${port} within ${timeoutMs / 1000}s`);
 }
 
-/** Spawns a TypeScript entry point with tsx and resolves once it sends `{type: 'ready'}` over IPC. */
+/**
+ * Spawns a TypeScript entry point with tsx and resolves once it sends `{type: 'ready'}` over IPC. `started` sees the
+ * child as soon as it exists (to end it with the test run even while it starts).
+ */
 export function spawnTs(
   entry: string,
   env: NodeJS.ProcessEnv,
   what: string,
   timeoutMs = 120_000,
   nodeArgs: string[] = [],
+  started?: (child: ChildProcess) => void,
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
+    started?.(child);
     let output = '';
     const collect = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-8000);
@@ -90,4 +95,23 @@ export function stop(child: ChildProcess | undefined, timeoutMs = 10_000): Promi
     });
     child.kill('SIGTERM');
   });
+}
+
+/**
+ * Ends `children` with this process, however it ends: on exit, and on SIGINT, SIGTERM or SIGHUP (after which the
+ * signal is raised again, so the process still ends as the signal says). Jest's global teardown stops them in order
+ * on a normal end; this is for the abrupt ones (a killed `npm test`, a CI timeout), which would leave a Temporal
+ * server, the sandbox and the worker running.
+ */
+export function endWithThisProcess(children: readonly ChildProcess[]): void {
+  const killAll = () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      killAll();
+      process.kill(process.pid, signal);
+    });
+  }
 }
