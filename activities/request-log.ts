@@ -24,6 +24,24 @@ async function failStaleClaims(deps: ActivityDeps, createdBefore: Date): Promise
   return stale.length;
 }
 
+/**
+ * Deletes webhook events created before `createdBefore`, their deliveries and attempts going with them (foreign keys
+ * cascade), except an event with a delivery still pending (an operator's redelivery of an old event): it goes on a
+ * later run. At most 5,000 a run, so one run never holds the tables long; the next hour takes the rest.
+ */
+async function deleteOldWebhookEvents(deps: ActivityDeps, createdBefore: Date): Promise<number> {
+  const deleted = await deps.orm.em.fork().execute<{ affectedRows?: number }>(
+    `delete from webhook_events where id in (
+       select e.id from webhook_events e
+        where e.created_at < ?
+          and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'pending')
+        limit 5000)`,
+    [createdBefore],
+    'run',
+  );
+  return Number(deleted.affectedRows ?? 0);
+}
+
 export interface PurgeRequestLogInput {
   retentionMs: number;
   /**
@@ -31,6 +49,8 @@ export interface PurgeRequestLogInput {
    * carrying it any more (never started, or terminated by hand): it fails `not_started` and releases its key and locks.
    */
   staleCreationAfterMs?: number;
+  /** Webhook events older than this go, with their deliveries and attempts (none while a delivery is pending). */
+  webhookRetentionMs?: number;
 }
 
 export interface PurgeRequestLogResult {
@@ -38,6 +58,8 @@ export interface PurgeRequestLogResult {
   cutoff: string;
   /** Creations failed as `not_started` by the sweep. */
   abandonedClaims?: number;
+  /** Webhook events deleted past their retention. */
+  webhookEvents?: number;
 }
 
 export function createRequestLogActivities(deps: ActivityDeps) {
@@ -61,7 +83,16 @@ export function createRequestLogActivities(deps: ActivityDeps) {
         input.staleCreationAfterMs === undefined
           ? 0
           : await failStaleClaims(deps, new Date(deps.now().getTime() - input.staleCreationAfterMs));
-      return { deleted: Number(deleted.affectedRows ?? 0), cutoff: cutoff.toISOString(), abandonedClaims };
+      const webhookEvents =
+        input.webhookRetentionMs === undefined
+          ? 0
+          : await deleteOldWebhookEvents(deps, new Date(deps.now().getTime() - input.webhookRetentionMs));
+      return {
+        deleted: Number(deleted.affectedRows ?? 0),
+        cutoff: cutoff.toISOString(),
+        abandonedClaims,
+        webhookEvents,
+      };
     },
   };
 }

@@ -121,6 +121,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_INITIAL: duration('30s'),
   WEBHOOK_RETRY_MAX_INTERVAL: duration('1h'),
   WEBHOOK_RETRY_WINDOW: duration('24h'),
+  /** Webhook events, with their deliveries and attempts, are deleted this long after the event (hourly housekeeping). */
+  WEBHOOK_RETENTION: duration('30d'),
 });
 
 const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
@@ -169,6 +171,7 @@ export type Config = Readonly<{
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
   webhooks: Readonly<{
     timeoutMs: number;
+    retentionMs: number;
     retry: Readonly<{ initialIntervalMs: number; maximumIntervalMs: number; windowMs: number }>;
   }>;
 }>;
@@ -249,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     webhooks: Object.freeze({
       timeoutMs: e.WEBHOOK_TIMEOUT,
+      retentionMs: e.WEBHOOK_RETENTION,
       retry: Object.freeze({
         initialIntervalMs: e.WEBHOOK_RETRY_INITIAL,
         maximumIntervalMs: e.WEBHOOK_RETRY_MAX_INTERVAL,

@@ -30,8 +30,15 @@ export async function ensureSchedules(client: Client, config: Config): Promise<v
     REQUEST_LOG_PURGE_SCHEDULE_ID,
     config.requestLog.purgeIntervalMs,
     'purgeRequestLogWorkflow',
-    // The same hourly run fails creations nothing carries on any more (a minute after their own deadline).
-    [{ retentionMs: config.requestLog.retentionMs, staleCreationAfterMs: config.creation.notStartedMs + 60_000 }],
+    // The same hourly run fails creations nothing carries on any more (a minute after their own deadline) and deletes
+    // webhook events past their retention.
+    [
+      {
+        retentionMs: config.requestLog.retentionMs,
+        staleCreationAfterMs: config.creation.notStartedMs + 60_000,
+        webhookRetentionMs: config.webhooks.retentionMs,
+      },
+    ],
     queue,
   );
   await upsertSchedule(

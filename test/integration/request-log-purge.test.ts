@@ -53,13 +53,77 @@ describe('request log purge (a Temporal workflow run by the worker)', () => {
     expect(rows.map((r) => r.request_id).sort()).toEqual([`req_edge_${storeId}`, `req_new_${storeId}`].sort());
   });
 
+  it('deletes webhook events past their retention with their deliveries and attempts, unless a delivery is pending', async () => {
+    const { storeId } = await aStoreWithKey(app.orm);
+    const conn = app.orm.em.fork();
+    const endpoint = `we_${storeId}`;
+    await conn.execute(
+      `insert into webhook_endpoints (id, store_id, url, topics) values (?, ?, 'https://hooks.example.test/x', '{label_creation.updated}')`,
+      [endpoint, storeId],
+    );
+    /** An event of `ageMs` with one delivery in `status` and one attempt. */
+    const anEvent = async (name: string, ageMs: number, status: 'delivered' | 'failed' | 'pending') => {
+      const at = new Date(Date.now() - ageMs);
+      const event = `evt_${name}_${storeId}`;
+      const delivery = `whd_${name}_${storeId}`;
+      await conn.execute(
+        `insert into webhook_events (id, store_id, topic, resource_id, transition_key, payload, created_at)
+         values (?, ?, 'label_creation.updated', ?, 'succeeded', '{}', ?)`,
+        [event, storeId, `lcr_${name}`, at],
+      );
+      await conn.execute(
+        `insert into webhook_deliveries (id, store_id, event_id, endpoint_id, workflow_id, kind, status, created_at)
+         values (?, ?, ?, ?, ?, 'automatic', ?, ?)`,
+        [delivery, storeId, event, endpoint, `webhook-delivery/${event}/${endpoint}`, status, at],
+      );
+      await conn.execute(
+        `insert into webhook_delivery_attempts (delivery_id, attempt, started_at, status_code, duration_ms)
+         values (?, 1, ?, 200, 5)`,
+        [delivery, at],
+      );
+      return { event, delivery };
+    };
+    const old = await anEvent('old', 31 * DAY, 'delivered');
+    const oldFailed = await anEvent('oldfailed', 40 * DAY, 'failed');
+    const redelivering = await anEvent('redelivering', 45 * DAY, 'pending');
+    const recent = await anEvent('recent', 29 * DAY, 'delivered');
+
+    const result = await app.temporal.workflow.execute('purgeRequestLogWorkflow', {
+      taskQueue: app.config.temporal.taskQueue,
+      workflowId: `test-purge-webhooks-${storeId}`,
+      args: [{ retentionMs: 90 * DAY, webhookRetentionMs: 30 * DAY }],
+    });
+    expect((result as { webhookEvents: number }).webhookEvents).toBeGreaterThanOrEqual(2);
+
+    const events = await conn.execute<{ id: string }[]>(
+      'select id from webhook_events where store_id = ? order by id',
+      [storeId],
+    );
+    expect(events.map((e) => e.id).sort()).toEqual([recent.event, redelivering.event].sort());
+    const deliveries = await conn.execute<{ id: string }[]>('select id from webhook_deliveries where store_id = ?', [
+      storeId,
+    ]);
+    expect(deliveries.map((d) => d.id).sort()).toEqual([recent.delivery, redelivering.delivery].sort());
+    const attempts = await conn.execute<{ delivery_id: string }[]>(
+      'select delivery_id from webhook_delivery_attempts where delivery_id in (?, ?, ?, ?)',
+      [old.delivery, oldFailed.delivery, redelivering.delivery, recent.delivery],
+    );
+    expect(attempts.map((a) => a.delivery_id).sort()).toEqual([recent.delivery, redelivering.delivery].sort());
+    // The endpoint stays: removing events never removes where they were sent.
+    expect(await conn.execute('select id from webhook_endpoints where id = ?', [endpoint])).toHaveLength(1);
+  });
+
   it('is scheduled by the worker with the configured retention', async () => {
     const description = await app.temporal.schedule.getHandle(REQUEST_LOG_PURGE_SCHEDULE_ID).describe();
     expect(description.action.type).toBe('startWorkflow');
     if (description.action.type !== 'startWorkflow') throw new Error('unexpected action');
     expect(description.action.workflowType).toBe('purgeRequestLogWorkflow');
     expect(description.action.args).toEqual([
-      { retentionMs: 90 * DAY, staleCreationAfterMs: app.config.creation.notStartedMs + 60_000 },
+      {
+        retentionMs: 90 * DAY,
+        staleCreationAfterMs: app.config.creation.notStartedMs + 60_000,
+        webhookRetentionMs: 30 * DAY,
+      },
     ]);
     expect(description.action.taskQueue).toBe(app.config.temporal.taskQueue);
   });

@@ -19,6 +19,7 @@ import { Migration20261125000100LockTakeInOneCall } from './20261125000100-lock-
 import { Migration20261125000200WriteQueueInOneCall } from './20261125000200-write-queue-in-one-call';
 import { Migration20261125000300LockRulesOnce } from './20261125000300-lock-rules-once';
 import { Migration20261125100000LabelRowVersion } from './20261125100000-label-row-version';
+import { Migration20261125200000WebhookEventRetention } from './20261125200000-webhook-event-retention';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -49,4 +50,5 @@ export const migrationsList = [
   { name: 'Migration20261125000200WriteQueueInOneCall', class: Migration20261125000200WriteQueueInOneCall },
   { name: 'Migration20261125000300LockRulesOnce', class: Migration20261125000300LockRulesOnce },
   { name: 'Migration20261125100000LabelRowVersion', class: Migration20261125100000LabelRowVersion },
+  { name: 'Migration20261125200000WebhookEventRetention', class: Migration20261125200000WebhookEventRetention },
 ];
