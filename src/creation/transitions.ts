@@ -181,6 +181,9 @@ export async function markSent(em: EntityManager, input: { id: string; sentAt: D
   );
 }
 
+/** `resolved` with the COD marked as sent to the carrier: the label that carries it is recorded. */
+const COD_SENT = `jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false)`;
+
 export interface AcceptedShipment {
   creationId: string;
   storeId: string;
@@ -282,7 +285,7 @@ export async function recordShipment(
           ctes: [],
           main: {
             sql: `update label_creations set label_ids = array[?]::text[], created = true, updated_at = ?,
-                         resolved = jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false),
+                         resolved = ${COD_SENT},
                          phase = case when ? and status = 'processing' then 'finalizing' else phase end
                    where id = ?`,
             values: [[labelId], input.now, finalized, input.creationId],
@@ -355,7 +358,7 @@ function succeededWrite(input: SucceededInput): WriteStatement {
     main: {
       sql: `update label_creations set status = 'succeeded', phase = null, waiting_for = null, created = ?,
                    label_ids = array[?]::text[], side_effects = ?::jsonb, warnings = coalesce(?::jsonb, warnings),
-                   resolved = case when ? then jsonb_set(resolved, '{cod,toCarrier,state}', '"sent"', false) else resolved end,
+                   resolved = case when ? then ${COD_SENT} else resolved end,
                    attention = null, updated_at = ?
              where id = ? and status in ('processing', 'needs_attention')`,
       values: [

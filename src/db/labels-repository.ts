@@ -12,7 +12,7 @@ import type {
   LabelStatus,
 } from '../domain/labels';
 import { Label, LabelFulfillmentOrder, type LabelParcel } from './entities/label';
-import type { SqlPart } from './write-statement';
+import { renderWrite, type SqlPart } from './write-statement';
 
 export interface NewLabel {
   id?: string;
@@ -131,12 +131,6 @@ function newLabelFields(input: NewLabel): { fields: Label; coverage: LabelFulfil
   return { fields, coverage };
 }
 
-function buildLabel(em: EntityManager, input: NewLabel): { label: Label; coverage: LabelFulfillmentOrder[] } {
-  // Coverage is returned as data, not yet persisted: see insertLabels.
-  const { fields, coverage } = newLabelFields(input);
-  return { label: em.create(Label, fields), coverage };
-}
-
 type ProjectionKey = { storeId: string; orderGid: string; direction: LabelDirection };
 
 /** A label of one order and direction as the projection reads it (`deriveCurrentLabels`' input and its last result). */
@@ -230,13 +224,19 @@ export async function recomputeOrderProjection(em: EntityManager, key: Projectio
  * One new label as parts of the caller's write (`renderWrite`), inside its transaction: takes the order's projection
  * lock and reads its labels (two round trips), then derives the projection with the new label in it. The parts insert
  * the label with its derived flags and its coverage, and update the order's other labels whose flags change: the
- * label costs the caller no statement of its own. `insertLabels` is the same for callers without a write to join.
+ * label costs the caller no statement of its own. Every label is inserted this way (`insertLabels` too).
  */
 export async function newLabelWrite(
   tx: EntityManager,
   input: NewLabel,
 ): Promise<{ labelId: string; ctes: Array<SqlPart & { name: string }> }> {
-  const { fields, coverage } = newLabelFields(input);
+  return labelWriteOf(tx, newLabelFields(input));
+}
+
+async function labelWriteOf(
+  tx: EntityManager,
+  { fields, coverage }: ReturnType<typeof newLabelFields>,
+): Promise<{ labelId: string; ctes: Array<SqlPart & { name: string }> }> {
   const rows = await lockAndReadProjection(tx, fields);
   // Inserted under the lock, after every label read here: its `seq` is the order's highest.
   const derived = deriveCurrentLabels([
@@ -299,40 +299,28 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
-/** Inserts labels (with their coverage) and refreshes the projection of every order and direction they touch. */
 /**
- * Inserts labels with their coverage and refreshes the orders' projection. With `refresh: false` the entities come
- * back as built, without the columns the database fills in (`seq`, the projection's flags): for callers that need
- * only the IDs, one statement fewer.
+ * Inserts labels with their coverage and refreshes the orders' projection, in one transaction: each label as its own
+ * write of `newLabelWrite`'s parts (the one way a label is inserted), by order so that writers touching the same
+ * orders take their projection locks in the same order (no deadlock). Labels of one order keep their given order,
+ * which is their insertion order (`seq`).
  */
-export async function insertLabels(
-  em: EntityManager,
-  inputs: NewLabel[],
-  options: { refresh?: boolean } = {},
-): Promise<Label[]> {
+export async function insertLabels(em: EntityManager, inputs: NewLabel[]): Promise<Label[]> {
   return em.transactional(async (tx) => {
-    const built = inputs.map((input) => buildLabel(tx, input));
-    // Coverage rows reference their label; the entities are not related in the ORM, so flush labels first.
-    await tx.flush();
-    for (const b of built) for (const c of b.coverage) tx.create(LabelFulfillmentOrder, c);
-    await tx.flush();
-    await recomputeFor(
-      tx,
-      built.map((b) => b.label),
-    );
-    if (options.refresh === false) return built.map((b) => b.label);
-    const ids = built.map((b) => b.label.id);
+    const built = inputs.map(newLabelFields);
+    const key = ({ fields: l }: (typeof built)[number]) => `${l.storeId}|${l.orderGid}|${l.direction}`;
+    for (const label of [...built].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0))) {
+      const write = renderWrite({ ctes: (await labelWriteOf(tx, label)).ctes, main: { sql: 'select 1', values: [] } });
+      await tx.execute(write.sql, write.values);
+    }
+    const ids = built.map((b) => b.fields.id);
     const fresh = await tx.find(Label, { id: { $in: ids } }, { refresh: true });
     return ids.map((id) => fresh.find((l) => l.id === id)!);
   });
 }
 
-export async function insertLabel(
-  em: EntityManager,
-  input: NewLabel,
-  options: { refresh?: boolean } = {},
-): Promise<Label> {
-  const [label] = await insertLabels(em, [input], options);
+export async function insertLabel(em: EntityManager, input: NewLabel): Promise<Label> {
+  const [label] = await insertLabels(em, [input]);
   return label!;
 }
 

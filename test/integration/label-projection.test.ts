@@ -6,9 +6,9 @@ import { aCarrierAccount, aPlatformId } from '../helpers/labels';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-// The labels projection (`current`, `supersedes`, `superseded_by`, `current_set`) is written by two paths: the ORM's
-// insert (`insertLabels`: imports, the sandbox, tests) and a label written as parts of a larger write (`newLabelWrite`:
-// a creation records its label, PDF and status in one statement). Both must write the same row and keep the
+// The labels projection (`current`, `supersedes`, `superseded_by`, `current_set`) is written by one mechanism,
+// `newLabelWrite`'s parts, used two ways: `insertLabels` (imports, the sandbox, tests) sends them alone, and a creation
+// joins them to its own write (its PDF and status, one statement). Both must write the same row and keep the
 // projection exact when they run at once.
 let app: TestApp;
 beforeAll(async () => {
@@ -52,7 +52,7 @@ async function storedLabels(storeId: string): Promise<StoredRow[]> {
 }
 
 describe('labels projection', () => {
-  it('a label written as parts of a larger write is the same row as one the ORM inserts', async () => {
+  it('a label written as parts of a larger write is the same row as one insertLabel writes', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
     const account = await aCarrierAccount(app.orm, storeId);
     const fulfillmentOrderIds = [aPlatformId(), aPlatformId()];
@@ -76,7 +76,7 @@ describe('labels projection', () => {
       createdAt: new Date('2026-11-20T10:00:00.700Z'),
       updatedAt: new Date('2026-11-20T10:00:01.000Z'),
     });
-    const viaOrm = (await insertLabel(app.orm.em.fork(), base(aPlatformId()), { refresh: false })).id;
+    const viaOrm = (await insertLabel(app.orm.em.fork(), base(aPlatformId()))).id;
     const viaParts = await writeAsParts(base(aPlatformId()));
     const rows = await app.orm.em
       .fork()
@@ -132,7 +132,7 @@ describe('labels projection', () => {
     expect(row).toEqual({ document_stored: true, byte_size: 13 });
   });
 
-  it('stays exact when 20 labels of one order are written at once through both paths', async () => {
+  it('stays exact when 20 labels of one order are written at once, alone and as parts of a larger write', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();
     const fos = [aPlatformId(), aPlatformId(), aPlatformId()];
@@ -149,7 +149,7 @@ describe('labels projection', () => {
           source: 'api',
           createdAt,
         };
-        return i % 2 === 0 ? insertLabel(app.orm.em.fork(), input, { refresh: false }) : writeAsParts(input);
+        return i % 2 === 0 ? insertLabel(app.orm.em.fork(), input) : writeAsParts(input);
       }),
     );
     const rows = await storedLabels(storeId);
