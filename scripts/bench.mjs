@@ -29,7 +29,10 @@ let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'
 }).status;
 if (status === 0) {
   step('running benchmarks');
-  status = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench/run.ts', ...process.argv.slice(2)], {
+  // BENCH_CPU_PROF=<dir>: a V8 profile of this run's process too (the in-process API and the load generator).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const args = [...profile, '--import', 'tsx', 'scripts/bench/run.ts', ...process.argv.slice(2)];
+  status = spawnSync(process.execPath, args, {
     cwd: projectRoot,
     env,
     stdio: 'inherit',

@@ -15,12 +15,14 @@ import { createApiKey } from '../../src/access/api-keys';
 import { accountSettings } from '../../src/carriers/account-settings';
 import { sandboxCarrierAdapter } from '../../src/carriers/sandbox-adapter';
 import { setLimitOverride } from '../../src/limits/overrides';
+import { httpCall } from '../../src/net/http-call';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../../test/helpers/creation';
 import { startTestRun } from '../../test/helpers/global-setup';
 import globalTeardown from '../../test/helpers/global-teardown';
 import { aShipmentRequest } from '../../test/helpers/sandbox';
 import { aStoreWithKey } from '../../test/helpers/stores';
 import { startTestApp } from '../../test/helpers/test-app';
+import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
 
 const SEQUENTIAL = Number(process.env.BENCH_CREATIONS_SEQUENTIAL ?? 30);
 const CONCURRENT = Number(process.env.BENCH_CREATIONS_CONCURRENT ?? 100);
@@ -166,7 +168,9 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
       const order = orders[n]!;
       const startMs = Date.now();
       // A plain request, as a merchant's server sends it: the test suite's contract check is not the service's time.
-      const res = await fetch(`${app.baseUrl}/v1/labels`, {
+      // node:http with kept-alive connections, as a merchant's server would: fetch's own CPU is not the service's.
+      const res = await httpCall({
+        url: `${app.baseUrl}/v1/labels`,
         method: 'POST',
         headers: {
           ...keys[lane % keys.length],
@@ -175,9 +179,9 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
           'content-type': 'application/json',
         },
         body: JSON.stringify({ order_id: order.orderId }),
+        timeoutMs: 120_000,
       });
-      const text = await res.text();
-      if (res.status !== 201) throw new Error(`creation answered ${res.status}: ${text.slice(0, 300)}`);
+      if (res.status !== 201) throw new Error(`creation answered ${res.status}: ${res.bytes.toString().slice(0, 300)}`);
       if (tracing) requests.set(`bench-${order.orderId}`, { startMs, endMs: Date.now() });
     };
     const floorOne = (i: number) =>
@@ -212,13 +216,27 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     // The floor goes first in each round, on a server that is not still finishing the previous round's creations.
     let floorRate = 0;
     let creationRate = 0;
+    // CPU per workflow of every process, from the last round of each side (BENCH_CREATION_CPU=1).
+    const cpu = process.env.BENCH_CREATION_CPU === '1';
+    let floorCpu: string[] = [];
+    let creationCpu: string[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
+      let before = sampleCpu();
       floorRate = Math.max(
         floorRate,
         await throughput(CONCURRENT, CONCURRENCY, (i) => floorOne(1000 * (round + 1) + i)),
       );
+      if (cpu) floorCpu = formatCpu(cpuSince(before), CONCURRENT, 'workflow');
       tracing = trace && round === ROUNDS - 1;
+      before = sampleCpu();
       creationRate = Math.max(creationRate, await throughput(CONCURRENT, CONCURRENCY, (_, lane) => createOne(lane)));
+      if (cpu) creationCpu = formatCpu(cpuSince(before), CONCURRENT, 'creation');
+    }
+    if (cpu) {
+      console.log(`  CPU at ${CONCURRENCY} at once, last round, floor:`);
+      for (const row of floorCpu) console.log(row);
+      console.log(`  CPU at ${CONCURRENCY} at once, last round, creations:`);
+      for (const row of creationCpu) console.log(row);
     }
     if (tracing) await printTimeline(app, shop.storeId, requests, `at ${CONCURRENCY}`);
     const line = (name: string, values: number[]) =>

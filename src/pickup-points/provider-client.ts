@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { httpCall, HttpCallError } from '../net/http-call';
 import { ORIGIN_SERVICE, type ProviderSearchRequest } from './provider-contract';
 import {
   BlockedTargetError,
@@ -95,71 +94,35 @@ function providerMessageOf(bytes: Buffer): string | null {
   }
 }
 
-interface RawAnswer {
-  status: number;
-  bytes: Buffer;
+/** One attempt: the answer whole, or the failure as the decision's kinds (the guard's refusal is `blocked_target`). */
+async function attempt(url: URL, endpoint: ProviderEndpoint, payload: string, options: ProviderClientOptions) {
+  const headers: Record<string, string> = {};
+  for (const h of endpoint.headers) headers[h.name] = h.value;
+  Object.assign(headers, { 'Content-Type': 'application/json', 'X-Origin-Service': ORIGIN_SERVICE });
+  try {
+    return await httpCall({
+      url,
+      method: 'POST',
+      headers,
+      body: payload,
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: options.maxResponseBytes,
+      agent: false,
+      ...(needsGuard(url, options.policy) ? { lookup: guardedLookup(options.resolve) } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof HttpCallError)) throw error;
+    const blocked = error.cause instanceof BlockedTargetError;
+    const kind: ProviderFailureKind = blocked ? 'blocked_target' : error.kind;
+    const message = blocked ? error.cause.message : providerMessage(error);
+    throw new ProviderCallError(kind, message, { status: error.status, providerMessage: null, attempts: 1 });
+  }
 }
 
-function attempt(url: URL, endpoint: ProviderEndpoint, payload: string, options: ProviderClientOptions) {
-  return new Promise<RawAnswer>((resolve, reject) => {
-    let settled = false;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      fn();
-    };
-    const fail = (kind: ProviderFailureKind, message: string, status: number | null = null) =>
-      settle(() => reject(new ProviderCallError(kind, message, { status, providerMessage: null, attempts: 1 })));
-    const headers: Record<string, string> = {};
-    for (const h of endpoint.headers) headers[h.name] = h.value;
-    Object.assign(headers, {
-      'Content-Type': 'application/json',
-      'X-Origin-Service': ORIGIN_SERVICE,
-      'Content-Length': String(Buffer.byteLength(payload)),
-    });
-    const request = (url.protocol === 'https:' ? https : http).request(
-      url,
-      {
-        method: 'POST',
-        headers,
-        agent: false,
-        ...(needsGuard(url, options.policy) ? { lookup: guardedLookup(options.resolve) } : {}),
-      },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        const declared = Number(response.headers['content-length']);
-        if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
-          request.destroy();
-          fail('too_large', `the answer declares ${declared} bytes, over ${options.maxResponseBytes}`, status);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > options.maxResponseBytes) {
-            request.destroy();
-            fail('too_large', `the answer is over ${options.maxResponseBytes} bytes`, status);
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('end', () => settle(() => resolve({ status, bytes: Buffer.concat(chunks) })));
-        response.on('error', (error) => fail('network', `the answer broke off: ${error.message}`, status));
-        response.on('aborted', () => fail('network', 'the answer broke off', status));
-      },
-    );
-    const timer = setTimeout(() => {
-      fail('timeout', `no complete answer within ${options.timeoutMs} ms`);
-      request.destroy();
-    }, options.timeoutMs);
-    request.on('error', (error) => {
-      if (error instanceof BlockedTargetError) fail('blocked_target', error.message);
-      else fail('network', `cannot reach the provider: ${error.message}`);
-    });
-    request.end(payload);
-  });
+function providerMessage(error: HttpCallError): string {
+  if (error.kind !== 'network') return error.message;
+  const cause = error.cause instanceof Error ? error.cause.message : null;
+  return error.status === null ? `cannot reach the provider: ${cause ?? error.message}` : error.message;
 }
 
 const retriable = (error: ProviderCallError) =>

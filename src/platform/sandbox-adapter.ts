@@ -1,4 +1,4 @@
-import { isTimeoutOrLostConnection } from '../carriers/sandbox-adapter/http-client';
+import { httpCall, HttpCallError, type HttpAnswer } from '../net/http-call';
 import type { Money } from '../carriers/port';
 import {
   PlatformRequestError,
@@ -142,26 +142,24 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
     path: string,
     body?: unknown,
   ): Promise<{ status: number; body: T }> {
-    let response: Response;
-    let text: string;
+    let response: HttpAnswer;
     try {
-      response = await fetch(`${this.options.baseUrl}/platform/stores/${encodeURIComponent(domain)}${path}`, {
+      response = await httpCall({
+        url: `${this.options.baseUrl}/platform/stores/${encodeURIComponent(domain)}${path}`,
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        timeoutMs: this.options.timeoutMs,
       });
-      text = await response.text();
     } catch (error) {
-      if (isTimeoutOrLostConnection(error)) throw new PlatformUnavailableError(what, false, null);
+      if (error instanceof HttpCallError) throw new PlatformUnavailableError(what, false, null);
       throw error;
     }
     if (response.status === 429)
-      throw new PlatformUnavailableError(what, true, Number(response.headers.get('retry-after') ?? '') || null);
+      throw new PlatformUnavailableError(what, true, Number(response.headers['retry-after'] ?? '') || null);
     // No usable session (token revoked, app uninstalled): nothing this call can fix, the same as unavailable.
     if (response.status === 401 || response.status === 403 || response.status >= 500)
       throw new PlatformUnavailableError(what, false, null);
-    return { status: response.status, body: JSON.parse(text) as T };
+    return { status: response.status, body: JSON.parse(response.bytes.toString('utf8')) as T };
   }
 
   async getOrder(storeDomain: string, orderId: string): Promise<PlatformOrder | null> {

@@ -92,12 +92,15 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   // The sandbox (store platform and carrier simulators) on a free port; tests and the worker reach it by SANDBOX_URL.
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+  // BENCH_CPU_PROF=<dir> (npm run bench): a V8 CPU profile of the sandbox and of the worker's threads, written as they
+  // stop.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   await spawnTs(
     join(root, 'src', 'sandbox', 'server.ts'),
     { ...process.env, SANDBOX_PORT: String(sandboxPort), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
     'sandbox',
     undefined,
-    [],
+    profile,
     (child) => children.push(child),
   );
 
@@ -120,8 +123,6 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     WEBHOOK_RETRY_MAX_INTERVAL: '1s',
     WEBHOOK_RETRY_WINDOW: '2m',
   };
-  // BENCH_CPU_PROF=<dir> (npm run bench): a V8 CPU profile of the worker's threads, written as it stops.
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker', undefined, profile, (child) => children.push(child));
 
   Object.assign(process.env, {

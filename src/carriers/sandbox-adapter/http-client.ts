@@ -1,4 +1,5 @@
 import { CarrierRejectedError, CarrierTimeoutError, CarrierUnavailableError } from '../port';
+import { httpCall, HttpCallError, type HttpAnswer } from '../../net/http-call';
 import { reasonFromNativeCode } from '../sandbox-api/refusal-codes';
 
 export interface CarrierHttpOptions {
@@ -25,36 +26,28 @@ export interface CarrierHttpResponse {
 }
 
 /**
- * AbortSignal.timeout raises a DOMException named TimeoutError; a connection the carrier drops surfaces as fetch's
- * TypeError. Checked by name: DOMException is not an `Error` instance in every realm (jest's VM contexts).
- */
-export function isTimeoutOrLostConnection(error: unknown): boolean {
-  const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
-  return name === 'TimeoutError' || name === 'AbortError' || name === 'TypeError';
-}
-
-/**
  * One HTTP call to a simulated carrier, classified the way the activities need it: refusals become
  * CarrierRejectedError, 5xx CarrierUnavailableError, no answer CarrierTimeoutError. 2xx and 404/409 are returned.
  */
 export async function callCarrier(options: CarrierHttpOptions, call: CarrierCall): Promise<CarrierHttpResponse> {
-  let response: Response;
-  let bytes: Buffer;
+  let response: HttpAnswer;
   try {
-    response = await fetch(`${options.baseUrl}${call.path}`, {
+    response = await httpCall({
+      url: `${options.baseUrl}${call.path}`,
       method: call.method,
       headers: {
         authorization: `Bearer ${call.apiKey}`,
         ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
-      signal: AbortSignal.timeout(options.timeoutMs),
+      timeoutMs: options.timeoutMs,
     });
-    bytes = Buffer.from(await response.arrayBuffer());
   } catch (error) {
-    if (isTimeoutOrLostConnection(error)) throw new CarrierTimeoutError(call.operation);
+    // No answer, or a connection the carrier dropped: whether a create reached it is unknown.
+    if (error instanceof HttpCallError) throw new CarrierTimeoutError(call.operation);
     throw error;
   }
+  const { bytes } = response;
   const parseJson = <T>() => JSON.parse(bytes.toString('utf8')) as T;
   if (response.status >= 500)
     throw new CarrierUnavailableError(call.operation === 'label' ? 'render_error' : 'carrier_error', response.status);
