@@ -216,27 +216,30 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     // The floor goes first in each round, on a server that is not still finishing the previous round's creations.
     let floorRate = 0;
     let creationRate = 0;
-    // CPU per workflow of every process, from the last round of each side (BENCH_CREATION_CPU=1).
+    // CPU per workflow of every process, over every round of each side (BENCH_CREATION_CPU=1).
     const cpu = process.env.BENCH_CREATION_CPU === '1';
-    let floorCpu: string[] = [];
-    let creationCpu: string[] = [];
+    const floorCpu = new Map<string, number>();
+    const creationCpu = new Map<string, number>();
+    const add = (total: Map<string, number>, used: Map<string, number>) => {
+      for (const [role, ms] of used) total.set(role, (total.get(role) ?? 0) + ms);
+    };
     for (let round = 0; round < ROUNDS; round += 1) {
       let before = sampleCpu();
       floorRate = Math.max(
         floorRate,
         await throughput(CONCURRENT, CONCURRENCY, (i) => floorOne(1000 * (round + 1) + i)),
       );
-      if (cpu) floorCpu = formatCpu(cpuSince(before), CONCURRENT, 'workflow');
+      add(floorCpu, cpuSince(before));
       tracing = trace && round === ROUNDS - 1;
       before = sampleCpu();
       creationRate = Math.max(creationRate, await throughput(CONCURRENT, CONCURRENCY, (_, lane) => createOne(lane)));
-      if (cpu) creationCpu = formatCpu(cpuSince(before), CONCURRENT, 'creation');
+      add(creationCpu, cpuSince(before));
     }
     if (cpu) {
-      console.log(`  CPU at ${CONCURRENCY} at once, last round, floor:`);
-      for (const row of floorCpu) console.log(row);
-      console.log(`  CPU at ${CONCURRENCY} at once, last round, creations:`);
-      for (const row of creationCpu) console.log(row);
+      console.log(`  CPU at ${CONCURRENCY} at once, all rounds, floor:`);
+      for (const row of formatCpu(floorCpu, CONCURRENT * ROUNDS, 'workflow')) console.log(row);
+      console.log(`  CPU at ${CONCURRENCY} at once, all rounds, creations:`);
+      for (const row of formatCpu(creationCpu, CONCURRENT * ROUNDS, 'creation')) console.log(row);
     }
     if (tracing) await printTimeline(app, shop.storeId, requests, `at ${CONCURRENCY}`);
     const line = (name: string, values: number[]) =>
