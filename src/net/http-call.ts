@@ -19,6 +19,8 @@ export interface HttpCall {
   timeoutMs: number;
   /** An answer past this many bytes fails `too_large` (unbounded when not given). */
   maxResponseBytes?: number;
+  /** Reads only this many bytes of the answer and answers with them: the status is what counts, not a long body. */
+  readAtMost?: number;
   /** `false`: a connection of its own, closed after the answer (the outbound calls whose lookup is guarded). */
   agent?: http.Agent | false;
   lookup?: LookupFunction;
@@ -81,17 +83,24 @@ export function httpCall(call: HttpCall): Promise<HttpAnswer> {
         }
         const chunks: Buffer[] = [];
         let size = 0;
+        const answer = () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status, headers: response.headers, bytes: Buffer.concat(chunks) });
+          if (!response.complete) request.destroy();
+        };
         response.on('data', (chunk: Buffer) => {
+          if (call.readAtMost !== undefined && size + chunk.length >= call.readAtMost) {
+            chunks.push(chunk.subarray(0, call.readAtMost - size));
+            answer();
+            return;
+          }
           size += chunk.length;
           if (size > limit) fail(new HttpCallError('too_large', `the answer is over ${limit} bytes`, status));
           else chunks.push(chunk);
         });
-        response.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve({ status, headers: response.headers, bytes: Buffer.concat(chunks, size) });
-        });
+        response.on('end', answer);
         response.on('error', (error) => fail(new HttpCallError('network', 'the answer broke off', status, error)));
         response.on('aborted', () => fail(new HttpCallError('network', 'the answer broke off', status)));
       },

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
+import { httpCall, HttpCallError } from '../net/http-call';
 import {
   BlockedTargetError,
   checkEndpointUrl,
@@ -27,7 +26,7 @@ export type PostResult =
 /** Enough of the answer for the log's excerpt; the rest is never read. */
 const MAX_READ_BYTES = 4 * 1024;
 
-export function postWebhook(
+export async function postWebhook(
   rawUrl: string,
   headers: Record<string, string>,
   body: string,
@@ -40,60 +39,38 @@ export function postWebhook(
     url = checkEndpointUrl(rawUrl, options.policy);
   } catch (error) {
     if (error instanceof BlockedTargetError)
-      return Promise.resolve({ kind: 'failed', error: `refused: ${error.message}`, durationMs: 0 });
+      return { kind: 'failed', error: `refused: ${error.message}`, durationMs: 0 };
     throw error;
   }
-  return new Promise<PostResult>((resolve) => {
-    let settled = false;
-    const settle = (result: PostResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      request.destroy();
-      resolve(result);
-    };
-    const request = (url.protocol === 'https:' ? https : http).request(
+  try {
+    const answer = await httpCall({
       url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-        agent: false,
-        ...(needsGuard(url, options.policy) ? { lookup: guardedLookup(options.resolve) } : {}),
-      },
-      (response) => {
-        const statusCode = response.statusCode ?? 0;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = () =>
-          settle({
-            kind: 'answered',
-            statusCode,
-            durationMs: elapsed(),
-            bodyStart: Buffer.concat(chunks).toString('utf8'),
-          });
-        response.on('data', (chunk: Buffer) => {
-          if (size < MAX_READ_BYTES) chunks.push(chunk.subarray(0, MAX_READ_BYTES - size));
-          size += chunk.length;
-          // The status is what counts; a receiver streaming a long answer is not waited for.
-          if (size >= MAX_READ_BYTES) done();
-        });
-        response.on('end', done);
-        response.on('error', done);
-        response.on('aborted', done);
-      },
-    );
-    const timer = setTimeout(
-      () =>
-        settle({ kind: 'failed', error: `timeout: no answer within ${options.timeoutMs} ms`, durationMs: elapsed() }),
-      options.timeoutMs,
-    );
-    request.on('error', (error) =>
-      settle({
-        kind: 'failed',
-        error: error instanceof BlockedTargetError ? `refused: ${error.message}` : `cannot connect: ${error.message}`,
-        durationMs: elapsed(),
-      }),
-    );
-    request.end(body);
-  });
+      method: 'POST',
+      headers,
+      body,
+      timeoutMs: options.timeoutMs,
+      readAtMost: MAX_READ_BYTES,
+      agent: false,
+      ...(needsGuard(url, options.policy) ? { lookup: guardedLookup(options.resolve) } : {}),
+    });
+    return {
+      kind: 'answered',
+      statusCode: answer.status,
+      durationMs: elapsed(),
+      bodyStart: answer.bytes.toString('utf8'),
+    };
+  } catch (error) {
+    if (!(error instanceof HttpCallError)) throw error;
+    // The status arrived and the answer broke off: the status is what counts.
+    if (error.kind === 'network' && error.status !== null)
+      return { kind: 'answered', statusCode: error.status, durationMs: elapsed(), bodyStart: '' };
+    const cause = error.cause instanceof Error ? error.cause : null;
+    const message =
+      error.kind === 'timeout'
+        ? `timeout: no answer within ${options.timeoutMs} ms`
+        : cause instanceof BlockedTargetError
+          ? `refused: ${cause.message}`
+          : `cannot connect: ${cause?.message ?? error.message}`;
+    return { kind: 'failed', error: message, durationMs: elapsed() };
+  }
 }

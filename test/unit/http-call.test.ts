@@ -65,7 +65,8 @@ describe('httpCall', () => {
   it('fails `timeout` when the answer is not complete in time', async () => {
     handler = (_req, res) => {
       res.write('partial');
-      setTimeout(() => res.end(), 1000);
+      const late = setTimeout(() => res.end(), 1000);
+      res.on('close', () => clearTimeout(late));
     };
     const error = await failure(httpCall({ url: `${base}/`, method: 'GET', timeoutMs: 100 }));
     expect(error).toBeInstanceOf(HttpCallError);
@@ -90,5 +91,22 @@ describe('httpCall', () => {
     };
     const streamed = await failure(httpCall({ url: `${base}/`, method: 'GET', timeoutMs: 2000, maxResponseBytes: 60 }));
     expect(streamed.kind).toBe('too_large');
+  });
+
+  it('answers with the first bytes only when told to read at most that many', async () => {
+    handler = (_req, res) => {
+      res.writeHead(202);
+      res.write('x'.repeat(3000));
+      // Ends late: the call answers once it has read enough, without waiting for the rest.
+      const late = setTimeout(() => res.end('y'.repeat(3000)), 1500);
+      res.on('close', () => clearTimeout(late));
+    };
+    const answer = await httpCall({ url: `${base}/`, method: 'GET', timeoutMs: 1000, readAtMost: 100 });
+    expect(answer.status).toBe(202);
+    expect(answer.bytes.toString()).toBe('x'.repeat(100));
+    handler = (_req, res) => res.end('short');
+    expect(
+      (await httpCall({ url: `${base}/`, method: 'GET', timeoutMs: 1000, readAtMost: 100 })).bytes.toString(),
+    ).toBe('short');
   });
 });
