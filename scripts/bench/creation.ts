@@ -220,20 +220,23 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     const cpu = process.env.BENCH_CREATION_CPU === '1';
     const floorCpu = new Map<string, number>();
     const creationCpu = new Map<string, number>();
-    const add = (total: Map<string, number>, used: Map<string, number>) => {
-      for (const [role, ms] of used) total.set(role, (total.get(role) ?? 0) + ms);
+    // Reads every process's /proc entries: only when asked, so a plain run does no more than before.
+    const sample = () => (cpu ? sampleCpu() : null);
+    const add = (total: Map<string, number>, before: ReturnType<typeof sample>) => {
+      if (!before) return;
+      for (const [role, ms] of cpuSince(before)) total.set(role, (total.get(role) ?? 0) + ms);
     };
     for (let round = 0; round < ROUNDS; round += 1) {
-      let before = sampleCpu();
+      let before = sample();
       floorRate = Math.max(
         floorRate,
         await throughput(CONCURRENT, CONCURRENCY, (i) => floorOne(1000 * (round + 1) + i)),
       );
-      add(floorCpu, cpuSince(before));
+      add(floorCpu, before);
       tracing = trace && round === ROUNDS - 1;
-      before = sampleCpu();
+      before = sample();
       creationRate = Math.max(creationRate, await throughput(CONCURRENT, CONCURRENCY, (_, lane) => createOne(lane)));
-      add(creationCpu, cpuSince(before));
+      add(creationCpu, before);
     }
     if (cpu) {
       console.log(`  CPU at ${CONCURRENCY} at once, all rounds, floor:`);

@@ -101,7 +101,9 @@ export function httpCall(call: HttpCall): Promise<HttpAnswer> {
           else chunks.push(chunk);
         });
         response.on('end', answer);
-        response.on('error', (error) => fail(new HttpCallError('network', 'the answer broke off', status, error)));
+        response.on('error', (error) =>
+          fail(new HttpCallError('network', `the answer broke off: ${error.message}`, status, error)),
+        );
         response.on('aborted', () => fail(new HttpCallError('network', 'the answer broke off', status)));
       },
     );

@@ -119,10 +119,10 @@ async function attempt(url: URL, endpoint: ProviderEndpoint, payload: string, op
   }
 }
 
+/** The decision's wording: a connection that never answered is "cannot reach"; the rest as `httpCall` says. */
 function providerMessage(error: HttpCallError): string {
-  if (error.kind !== 'network') return error.message;
-  const cause = error.cause instanceof Error ? error.cause.message : null;
-  return error.status === null ? `cannot reach the provider: ${cause ?? error.message}` : error.message;
+  if (error.kind !== 'network' || error.status !== null) return error.message;
+  return `cannot reach the provider: ${error.cause instanceof Error ? error.cause.message : error.message}`;
 }
 
 const retriable = (error: ProviderCallError) =>
