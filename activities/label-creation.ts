@@ -172,6 +172,12 @@ const NOTHING_FOLLOWED: SideEffects = {
   orderTags: { status: 'skipped' },
 };
 
+/**
+ * Reads of an order the store platform throttles or refuses before the creation fails `shopify_unavailable`: at the
+ * prepare step's backoff (1, 2, 4 s) the last one is about 7 seconds in, well within `Prefer: wait`'s default 20.
+ */
+const PLATFORM_READ_ATTEMPTS = 4;
+
 /** Activities report business outcomes as data; a refusal that is not retryable fails with its spec code as type. */
 function nonRetryable(error: DomainError): ApplicationFailure {
   return ApplicationFailure.nonRetryable(error.message, error.code, {
@@ -354,8 +360,11 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
       );
       return { kind: 'prepared', context, orderState };
     } catch (error) {
-      // The platform throttled or failed: try again (plain errors are retried); anything else is a bug to retry too.
-      if (error instanceof DomainError && error.code !== 'shopify_unavailable') throw nonRetryable(error);
+      if (!(error instanceof DomainError)) throw error;
+      // The platform throttled or failed: read again, a few times within the request's wait, then the creation fails
+      // `shopify_unavailable` (docs/decisions/0027-platform-unavailable-live.md).
+      const platformDown = error.code === 'shopify_unavailable';
+      if (!platformDown || Context.current().info.attempt >= PLATFORM_READ_ATTEMPTS) throw nonRetryable(error);
       throw error;
     }
   }

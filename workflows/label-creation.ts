@@ -158,7 +158,8 @@ function recoverActivity(d: CreationDurations) {
 function prepareActivity(remainingMs: number) {
   return proxyLocalActivities<Activities>({
     startToCloseTimeout: '30 seconds',
-    // The platform may be down: retried until the creation's deadline, then the creation did not start.
+    // Retried until the creation's deadline, then the creation did not start; a store platform that stays down fails
+    // it sooner, with `shopify_unavailable` (the activity counts its reads, docs/decisions/0027).
     scheduleToCloseTimeout: Math.max(1000, remainingMs),
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds' },
   }).prepareAndLockCreation;
@@ -772,14 +773,23 @@ export async function labelCreationWorkflow(input: LabelCreationInput): Promise<
   }
 }
 
+/**
+ * The failure of the prepare step. A local activity's failure reaches the workflow as the activity's own failure (its
+ * `ApplicationFailure`, or a `TimeoutFailure` at its schedule-to-close timeout), not wrapped in an `ActivityFailure`
+ * as a regular activity's is: both shapes are read.
+ */
+function activityCause(error: unknown): { name?: string; details?: unknown[] } | undefined {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof Error ? failure : undefined;
+}
+
 function isTimeout(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause?.name === 'TimeoutFailure';
+  return activityCause(error)?.name === 'TimeoutFailure';
 }
 
 /** A non-retryable activity failure that carries a spec refusal (its type is the error code). */
 function businessFailure(error: unknown): CreationError | null {
-  if (!(error instanceof ActivityFailure)) return null;
-  const cause = error.cause as { name?: string; details?: unknown[] } | undefined;
+  const cause = activityCause(error);
   const detail = cause?.details?.[0] as CreationError | undefined;
   return cause?.name === 'ApplicationFailure' && detail?.code ? detail : null;
 }

@@ -1,6 +1,6 @@
 import type { DomainError } from '../domain/errors';
 import { refusedBucketHeaders } from '../limits/headers';
-import { ERROR_CATALOG, RETRY_NEXT_ACTION, type ErrorCode, type Retry } from './error-catalog';
+import { ERROR_CATALOG, withRetryPair, type ErrorCode } from './error-catalog';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -19,13 +19,7 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.status = options.status ?? entry.status;
     this.headers = options.headers ?? {};
-    const defaults: ErrorDetails = {};
-    const retry: Retry | undefined = 'retry' in entry ? entry.retry : undefined;
-    if (retry && options.details?.retry === undefined) {
-      defaults.retry = retry;
-      defaults.next_action = RETRY_NEXT_ACTION[retry];
-    }
-    this.details = code === 'internal_error' ? {} : { ...options.details, ...defaults };
+    this.details = code === 'internal_error' ? {} : withRetryPair(code, options.details);
   }
 }
 

@@ -92,3 +92,23 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[];
+
+/**
+ * An `error.code` a creation can end with: every HTTP code, and `resolved_not_created`, which is never an HTTP response
+ * (spec "Errors": the code of a creation resolved with `not_created`, retry `later`).
+ */
+export type CreationErrorCode = ErrorCode | 'resolved_not_created';
+type ErrorDetails = Record<string, unknown>;
+const RESOLVED_NOT_CREATED_RETRY: Retry = 'later';
+
+/**
+ * The error's `details` with its `retry` / `next_action` pair (spec "Errors"): the pair the details already carry
+ * wins, else the Errors table's default for the code; codes without a default get none. The one rule for the direct
+ * answer and for every stored failed creation (its object, the list, the resolve answer, the webhook payload).
+ */
+export function withRetryPair(code: CreationErrorCode, details: ErrorDetails = {}): ErrorDetails {
+  if (details.retry !== undefined) return details;
+  const entry: Entry | undefined = code === 'resolved_not_created' ? undefined : ERROR_CATALOG[code];
+  const retry = code === 'resolved_not_created' ? RESOLVED_NOT_CREATED_RETRY : entry?.retry;
+  return retry ? { ...details, retry, next_action: RETRY_NEXT_ACTION[retry] } : details;
+}

@@ -234,6 +234,11 @@ describe('POST /v1/labels: idempotency', () => {
       next_action: 'fix_and_retry',
       error: { code: 'carrier_rejected', details: { reason: 'postcode_invalid', label_creation_id: failedId } },
     });
+    // What the stored record shows is the direct answer: the same details, `retry` / `next_action` pair included, in
+    // the creation and in the list.
+    expect(stored.body.error.details).toEqual(refused.body.error.details);
+    const listed = await app.request('GET', `/v1/label-creations?idempotency_key=${key}`, { headers: shop.auth });
+    expect(listed.body.data[0]).toEqual(stored.body);
     const retried = await create(shop, key, { order_id: order.orderId, client_reference: 'a new body is fine' });
     expect(retried.status).toBe(201);
     expect(retried.body.id).not.toBe(failedId);

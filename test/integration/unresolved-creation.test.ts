@@ -118,8 +118,12 @@ describe('resolve not_created', () => {
       id: creation.id,
       status: 'failed',
       created: false,
-      next_action: 'fix_and_retry',
-      error: { code: 'resolved_not_created', details: { label_creation_id: creation.id } },
+      // Spec "Errors": `resolved_not_created` retries `later`; the stored error carries the pair.
+      next_action: 'retry_later',
+      error: {
+        code: 'resolved_not_created',
+        details: { label_creation_id: creation.id, retry: 'later', next_action: 'retry_later' },
+      },
       attention: { reason: 'carrier_timeout', shipment_at_carrier: 'unknown' },
       resolution: {
         outcome: 'not_created',

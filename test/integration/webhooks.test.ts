@@ -122,7 +122,9 @@ describe('label_creation.updated', () => {
     const current = await app.request('GET', `/v1/label-creations/${creationId}`, { headers: shop.auth });
     expect(event).toMatchObject({ topic: 'label_creation.updated', errorCode: 'carrier_rejected' });
     expect(event.data.object).toEqual(current.body);
-    expect(event.data.object).toMatchObject({ status: 'failed', error: { code: 'carrier_rejected' } });
+    expect(event.data.object).toMatchObject({ status: 'failed', next_action: 'fix_and_retry' });
+    // The payload's error is the direct answer's, `retry` / `next_action` pair included.
+    expect(event.data.object.error).toMatchObject({ code: 'carrier_rejected', details: res.body.error.details });
     expectSignedBy(delivery!, endpoint.secret);
     await finishedLog(shop.storeId, event.id);
     expect(await deliveriesLog(shop.storeId)).toHaveLength(1);

@@ -167,7 +167,7 @@ export const labelCreationSchema = z
       })
       .nullable()
       .describe(
-        'The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.next_action` where it differs from `fix_and_retry`',
+        "The error that ended a `failed` creation, with the details of its code (see the error reference), e.g. `carrier_rejected` (`reason`), `carrier_unavailable` (`reason`: `circuit_open`, `account_rejecting`; the carrier was not called), `repeated_rejection` (`scope`, `blocked_until`, `carrier_rejected`); `details.retry` / `details.next_action` as in the direct answer of `POST /labels` (the value the error carried, else the error reference's default for its code; `resolved_not_created` retries `later`)",
       ),
     attention: attentionSchema
       .nullable()

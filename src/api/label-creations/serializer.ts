@@ -7,7 +7,7 @@ import type { LabelCreationPhase, LabelCreationStatus, NextAction, Would } from 
 import { nextActionOf } from '../../domain/next-action';
 import type { CreationWarning } from '../../domain/refusal';
 import type { Resolution } from '../../domain/resolve';
-import type { ErrorCode } from '../../http/error-catalog';
+import { withRetryPair, type ErrorCode } from '../../http/error-catalog';
 import { isoSeconds, isoSecondsOrNull } from '../../http/serialize';
 import type { LabelWire } from '../labels/schemas';
 import type { LabelCreationWire } from './schemas';
@@ -124,7 +124,9 @@ function waitingForWire(w: WaitFor): NonNullable<LabelCreationWire['waiting_for'
  * has no `/v1`.
  */
 export function serializeLabelCreation(view: LabelCreationView, context: { baseUrl: string }): LabelCreationWire {
-  const errorNextAction = (view.error?.details?.next_action as NextAction | undefined) ?? null;
+  // The stored error shows the same `retry` / `next_action` pair as the direct answer of `POST /labels`.
+  const errorDetails = view.error && withRetryPair(view.error.code, view.error.details);
+  const errorNextAction = (errorDetails?.next_action as NextAction | undefined) ?? null;
   return {
     id: view.id,
     status: view.status,
@@ -151,7 +153,7 @@ export function serializeLabelCreation(view: LabelCreationView, context: { baseU
     error: view.error && {
       code: view.error.code,
       message: view.error.message,
-      ...(view.error.details && Object.keys(view.error.details).length > 0 ? { details: view.error.details } : {}),
+      ...(errorDetails && Object.keys(errorDetails).length > 0 ? { details: errorDetails } : {}),
       doc_url: `${context.baseUrl}/v1/docs/errors#${view.error.code}`,
     },
     attention: view.attention && {

@@ -1,0 +1,128 @@
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import { expectError } from '../helpers/errors';
+import { control, ledger } from '../helpers/sandbox';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+// Spec "Errors": 503 `shopify_unavailable` (later, `Retry-After: 5`, details `what`, `throttled`) when the order read
+// from the store platform is throttled or refused, or there is no usable platform session; dry run and live
+// (docs/decisions/0027-platform-unavailable-live.md: a live creation reads the order at most 4 times).
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+
+type Shop = Awaited<ReturnType<typeof aStoreWithKey>>;
+type PlatformFault = { type: 'throttled' | 'unavailable' | 'unauthorized'; times: number };
+
+async function aShopWithAnOrder() {
+  const shop = await aStoreWithKey(app.orm);
+  const account = await aCarrierAAccount(app.orm, shop.storeId);
+  await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+  const order = await anOrderOnPlatform(shop.domain);
+  return { shop, account, order };
+}
+
+const platformFails = async (shop: Shop, fault: PlatformFault) => {
+  const res = await control('POST', `/_control/stores/${shop.domain}/faults`, { faults: [fault] });
+  expect(res.status).toBe(201);
+};
+
+const create = (shop: Shop, key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  app.request('POST', '/v1/labels', {
+    headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30', ...headers },
+    body,
+  });
+
+const cases = [
+  ['throttled (429)', 'throttled', true],
+  ['refused (503)', 'unavailable', false],
+  ['without a usable session (401)', 'unauthorized', false],
+] as const;
+
+describe('POST /v1/labels with dry_run: the store platform is unavailable', () => {
+  it.each(cases)(
+    'answers 503 shopify_unavailable with Retry-After 5 when the order read is %s',
+    async (_, type, throttled) => {
+      const { shop, order } = await aShopWithAnOrder();
+      await platformFails(shop, { type, times: 1 });
+      const res = await app.request('POST', '/v1/labels', {
+        headers: shop.auth,
+        body: { order_id: order.orderId, dry_run: true },
+      });
+      expectError(res, 503, 'shopify_unavailable', {
+        what: 'order',
+        throttled,
+        retry: 'later',
+        next_action: 'retry_later',
+      });
+      expect(res.headers.get('retry-after')).toBe('5');
+    },
+  );
+});
+
+describe('POST /v1/labels: the store platform stays unavailable', () => {
+  it.each(cases)(
+    'answers 503 shopify_unavailable when the order read stays %s; the creation failed, its key released',
+    async (_, type, throttled) => {
+      const { shop, account, order } = await aShopWithAnOrder();
+      // Exactly the reads a live creation makes before it gives up: none is left for the repeat below.
+      await platformFails(shop, { type, times: 4 });
+      const key = `platform-${type}-${order.orderId}`;
+      const res = await create(shop, key, { order_id: order.orderId });
+      expectError(res, 503, 'shopify_unavailable', {
+        what: 'order',
+        throttled,
+        retry: 'later',
+        next_action: 'retry_later',
+        label_creation_id: expect.stringMatching(/^lcr_/),
+      });
+      expect(res.headers.get('retry-after')).toBe('5');
+      const failedId = res.body.error.details.label_creation_id as string;
+      const stored = await app.request('GET', `/v1/label-creations/${failedId}`, { headers: shop.auth });
+      expect(stored.body).toMatchObject({
+        status: 'failed',
+        created: false,
+        next_action: 'retry_later',
+        error: { code: 'shopify_unavailable', details: res.body.error.details },
+      });
+      expect(await ledger(account.id)).toHaveLength(0);
+      // The key was released: the same key, once the platform answers, is a new attempt that creates the label.
+      const again = await create(shop, key, { order_id: order.orderId });
+      expect(again.status).toBe(201);
+      expect(again.body.id).not.toBe(failedId);
+      expect(await ledger(account.id)).toHaveLength(1);
+    },
+  );
+
+  it('rides out a short throttle: the creation reads the order again and creates the label', async () => {
+    const { shop, account, order } = await aShopWithAnOrder();
+    await platformFails(shop, { type: 'throttled', times: 2 });
+    const res = await create(shop, `short-throttle-${order.orderId}`, { order_id: order.orderId });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'succeeded', created: true, error: null });
+    expect(await ledger(account.id)).toHaveLength(1);
+  });
+
+  it('answers the same when the order is named by order_name, even with Prefer: wait=0', async () => {
+    const { shop, account, order } = await aShopWithAnOrder();
+    await platformFails(shop, { type: 'unavailable', times: 4 });
+    // The prepare step is the workflow's first task (docs/decisions/0023): its answer comes before any shorter wait.
+    const res = await create(
+      shop,
+      `platform-by-name-${order.orderId}`,
+      { order_name: order.name },
+      { Prefer: 'wait=0' },
+    );
+    expectError(res, 503, 'shopify_unavailable', {
+      what: 'order',
+      throttled: false,
+      retry: 'later',
+      next_action: 'retry_later',
+      label_creation_id: expect.stringMatching(/^lcr_/),
+    });
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await ledger(account.id)).toHaveLength(0);
+  });
+});
