@@ -109,16 +109,17 @@ export default tseslint.config(
             .map((name) => ({ name, message: 'Workflows must not do I/O.' })),
           patterns: [
             {
-              group: [
-                '../src/**',
-                '!../src/domain',
-                '!../src/domain/**',
-                '!../src/carriers',
-                '../src/carriers/*',
-                '!../src/carriers/catalog',
-                '../activities',
-                '../activities/**',
-              ],
+              // Workflow modules sit one or two floors below the root (`workflows/`, `workflows/label-creation/`).
+              group: ['../', '../../'].flatMap((up) => [
+                `${up}src/**`,
+                `!${up}src/domain`,
+                `!${up}src/domain/**`,
+                `!${up}src/carriers`,
+                `${up}src/carriers/*`,
+                `!${up}src/carriers/catalog`,
+                `${up}activities`,
+                `${up}activities/**`,
+              ]),
               allowTypeImports: true,
               message:
                 'Workflows import pure decisions from src/domain/ and the carrier catalogue; other code with `import type` only.',

@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { Context, type Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { accountSettings } from '../src/carriers/account-settings';
 import { carrierDefinition } from '../src/carriers/catalog';
@@ -55,7 +55,7 @@ import { PlatformRequestError, PlatformUnavailableError } from '../src/platform/
 import type { ActivityDeps } from './deps';
 import { creationUpdatedPublisher } from './webhooks';
 
-/** The activities of the label-creation workflow (`workflows/label-creation.ts`): every side effect it has. */
+/** The activities of the label-creation workflow (`workflows/label-creation/`): every side effect it has. */
 
 type PreparedCreation =
   | {
@@ -177,6 +177,23 @@ const NOTHING_FOLLOWED: SideEffects = {
  * prepare step's backoff (1, 2, 4 s) the last one is about 7 seconds in, well within `Prefer: wait`'s default 20.
  */
 const PLATFORM_READ_ATTEMPTS = 4;
+
+/**
+ * Spec: a creation that has not reached the carrier 5 minutes after it was created fails `not_started`. The prepare
+ * step's schedule-to-close timeout is that deadline, but Temporal's worker keeps retrying a failing local activity past
+ * it (seen with SDK 1.24: attempts went on for minutes), so an attempt that starts past it ends the creation itself.
+ */
+export function endAtScheduleToClose(
+  info: Pick<Info, 'scheduledTimestampMs' | 'scheduleToCloseTimeoutMs'>,
+  nowMs: number,
+): void {
+  if (info.scheduleToCloseTimeoutMs <= 0 || nowMs < info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs) return;
+  throw nonRetryable(
+    new DomainError('not_started', {
+      message: 'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
+    }),
+  );
+}
 
 /** Activities report business outcomes as data; a refusal that is not retryable fails with its spec code as type. */
 function nonRetryable(error: DomainError): ApplicationFailure {
@@ -386,6 +403,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
      * `processing` is prepared (`stopped` otherwise: this run has nothing to do).
      */
     async prepareAndLockCreation(input: PrepareInput & { workflowId: string }): Promise<PreparedAndLocked> {
+      endAtScheduleToClose(Context.current().info, deps.now().getTime());
       const prepared = await prepare(input);
       if (prepared.kind !== 'prepared') return prepared;
       const decision = decideCreation(prepared.context, input.request, deps.now().getTime());

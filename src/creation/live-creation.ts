@@ -11,12 +11,14 @@ import { parseOrderId } from '../domain/platform-ids';
 import { ApiError } from '../http/api-error';
 import type { AppContext } from '../http/state';
 import { newId } from '../ids';
-import type {
-  CreationDurations,
-  CreationSnapshot,
-  LabelCreationInput,
-  labelCreationWorkflow,
-} from '../../workflows/label-creation';
+import {
+  awaitOutcomeUpdate,
+  creationWorkflowId,
+  LABEL_CREATION_WORKFLOW,
+  type CreationDurations,
+  type LabelCreationInput,
+  type LabelCreationWorkflow,
+} from '../../workflows/label-creation/contract';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
 import { answerCreation, type CreationAnswerOptions } from './answers';
 import { claimCreation, dropClaim, isKeyBound, readCreationById, type CreationRow } from './records';
@@ -29,11 +31,6 @@ export interface LiveCreationDeps {
   temporal: Client;
   config: Pick<Config, 'temporal' | 'creation' | 'carrierTimeoutMs'>;
   now: () => Date;
-}
-
-/** `label-creation/<store>/<idempotency key>`: the business key, so a repeat finds the running creation. */
-export function creationWorkflowId(storeId: string, idempotencyKey: string): string {
-  return `label-creation/${storeId}/${idempotencyKey}`;
 }
 
 export function creationDurations(config: LiveCreationDeps['config']): CreationDurations {
@@ -71,14 +68,14 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
   const durations = creationDurations(deps.config);
 
-  /** Starts or joins the creation's run and waits in it; null when Temporal takes no more updates of it right now. */
+  /** Starts or joins the creation's run and waits in it; returns early when Temporal takes no more updates of it now. */
   async function waitInWorkflow(
     row: CreationRow,
     input: LiveCreationInput,
     waitSeconds: number,
     queueTicketId: string | null,
     repeat: boolean,
-  ): Promise<CreationSnapshot | null> {
+  ): Promise<void> {
     const workflowInput: LabelCreationInput = {
       creationId: row.id,
       storeId: input.storeId,
@@ -89,7 +86,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
       durations,
     };
     for (let attempt = 1; ; attempt += 1) {
-      const start = new WithStartWorkflowOperation<typeof labelCreationWorkflow>('labelCreationWorkflow', {
+      const start = new WithStartWorkflowOperation<LabelCreationWorkflow>(LABEL_CREATION_WORKFLOW, {
         workflowId: row.workflow_id ?? creationWorkflowId(input.storeId, input.idempotencyKey),
         taskQueue: deps.config.temporal.taskQueue,
         args: [workflowInput],
@@ -103,14 +100,11 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
         ],
       });
       try {
-        return await deps.temporal.workflow.executeUpdateWithStart<
-          typeof labelCreationWorkflow,
-          CreationSnapshot,
-          [{ creationId: string; waitMs: number }]
-        >('awaitOutcome', {
+        await deps.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, {
           args: [{ creationId: row.id, waitMs: waitSeconds * 1000 }],
           startWorkflowOperation: start,
         });
+        return;
       } catch (error) {
         // The workflow ID still runs an earlier attempt that has just failed (it closes in a moment), or Temporal
         // takes no more updates of this workflow right now (a burst of repeats): try again shortly.
@@ -118,13 +112,13 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
         if ((error instanceof WorkflowUpdateFailedError || busy) && attempt < JOIN_ATTEMPTS) {
           const current = busy ? await readCreationById(deps.orm.em.fork(), row.id) : null;
           // A repeat of a running creation need not wait in it: its record answers.
-          if (current && !(current.status === 'processing' && current.phase === 'queued')) return null;
+          if (current && !(current.status === 'processing' && current.phase === 'queued')) return;
           await new Promise((resolve) => setTimeout(resolve, JOIN_RETRY_MS));
           continue;
         }
         // A repeat still refused after every try joins a creation that another request started and that runs (Temporal
         // refuses updates of a running workflow only): its record answers, as with `wait=0`, never 503.
-        if (busy && repeat) return null;
+        if (busy && repeat) return;
         throw error;
       }
     }

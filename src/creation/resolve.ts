@@ -6,7 +6,7 @@ import { DomainError } from '../domain/errors';
 import { decideResolve, type ResolveOutcome } from '../domain/resolve';
 import { refusalError, type Refusal } from '../domain/refusal';
 import type { ErrorCode } from '../http/error-catalog';
-import type { CreationSnapshot, ResolveInput } from '../../workflows/label-creation';
+import { resolveUpdate, type ResolveInput } from '../../workflows/label-creation/contract';
 import { readCreation, type CreationRow } from './records';
 
 export interface ResolveRequest {
@@ -54,9 +54,7 @@ export async function resolveCreation(
     resolvedBy: request.apiKeyId,
   };
   try {
-    await deps.temporal.workflow
-      .getHandle(row.workflow_id)
-      .executeUpdate<CreationSnapshot, [ResolveInput]>('resolve', { args: [input] });
+    await deps.temporal.workflow.getHandle(row.workflow_id).executeUpdate(resolveUpdate, { args: [input] });
   } catch (error) {
     const refusal = refusalOf(error);
     if (refusal) throw withCreation(refusal, row.id);

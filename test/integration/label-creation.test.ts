@@ -1,5 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { setLimitOverride } from '../../src/limits/overrides';
+import { creationStateQuery } from '../../workflows/label-creation/contract';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
 import { aCarrierAccount } from '../helpers/labels';
@@ -455,7 +456,7 @@ describe('operators', () => {
     const res = await create(shop, key, { order_id: order.orderId });
     expect(res.status).toBe(201);
     const workflowId = `label-creation/${shop.storeId}/${key}`;
-    const state = await app.temporal.workflow.getHandle(workflowId).query('state');
+    const state = await app.temporal.workflow.getHandle(workflowId).query(creationStateQuery);
     expect(state).toMatchObject({ creationId: res.body.id, status: 'succeeded', labelIds: [res.body.labels[0].id] });
     const query =
       `StoreId = '${shop.storeId}' AND CreationStatus = 'succeeded' AND OrderId = '${order.orderGid}' ` +

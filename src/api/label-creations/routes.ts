@@ -16,7 +16,7 @@ import { baseUrl } from '../../http/middleware';
 import { instantParam, limitParam, positionOfCursor } from '../../http/query-params';
 import { defineRoute } from '../../http/route';
 import { hasPrefix } from '../../ids';
-import type { CreationSnapshot } from '../../../workflows/label-creation';
+import { awaitOutcomeUpdate } from '../../../workflows/label-creation/contract';
 import { preferWaitSeconds } from '../labels/create-headers';
 import type { WaitHolds } from '../../limits/wait-holds';
 import { labelCreationSchema } from './schemas';
@@ -98,9 +98,7 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
     try {
       await deps.temporal.workflow
         .getHandle(workflowId)
-        .executeUpdate<CreationSnapshot, [{ creationId: string; waitMs: number }]>('awaitOutcome', {
-          args: [{ creationId, waitMs: waitSeconds * 1000 }],
-        });
+        .executeUpdate(awaitOutcomeUpdate, { args: [{ creationId, waitMs: waitSeconds * 1000 }] });
     } catch {
       // Ended or replaced meanwhile: the record has the answer.
     }

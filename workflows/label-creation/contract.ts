@@ -1,0 +1,112 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CreationError, StoredAttention } from '../../src/creation/records';
+import type { CreationRequest } from '../../src/domain/creation-request';
+import type { WaitFor } from '../../src/domain/existing-labels';
+import type { LabelCreationPhase, LabelCreationStatus } from '../../src/domain/labels';
+import type { Resolution, ResolveOutcome } from '../../src/domain/resolve';
+
+/**
+ * The label-creation workflow's contract: its name, IDs, input, updates, query and signals, and their types. The API,
+ * the workflow and the tests import these definitions; no update, query or signal name is written anywhere else
+ * (temporalio/samples-typescript `mutex`'s shared.ts).
+ */
+
+/** The workflow type the worker registers and the API starts, with its signature. */
+export const LABEL_CREATION_WORKFLOW = 'labelCreationWorkflow';
+export type LabelCreationWorkflow = (input: LabelCreationInput) => Promise<CreationSnapshot>;
+
+/** `label-creation/<store>/<idempotency key>`: the business key, so a repeat finds the running creation. */
+export function creationWorkflowId(storeId: string, idempotencyKey: string): string {
+  return `label-creation/${storeId}/${idempotencyKey}`;
+}
+
+/** The workflow of an abandoned creation's 90-day retention timer. */
+export function retentionWorkflowId(creationId: string): string {
+  return `label-creation-retention/${creationId}`;
+}
+
+export interface CreationDurations {
+  /** A creation that has not reached the carrier this long after it was created fails `not_started` (5 minutes). */
+  notStartedMs: number;
+  /** Fallback poll while a fulfillment order is held (a creation also wakes its waiters by signal). */
+  lockRetryMs: number;
+  /** A `processing` holder that has not moved this long is dead and its locks are free. */
+  lockStaleMs: number;
+  /** Poll of a covering label pending elsewhere, while this creation waits to adopt it. */
+  adoptionPollMs: number;
+  /** Carrier B: how long a batch may take to complete before the creation needs attention. */
+  carrierPendingMaxMs: number;
+  /** Poll of carrier B's batch status. */
+  carrierPollMs: number;
+  /** Earliest `not_created` resolve after the carrier was called (15 minutes). */
+  resolveAllowedAfterMs: number;
+  /** One HTTP call to the carrier (bounds the carrier activity's timeouts). */
+  carrierTimeoutMs: number;
+  /** While the creation needs attention: first and longest wait between looks at the carrier (doubling). */
+  attentionRetryInitialMs: number;
+  attentionRetryMaxMs: number;
+  /** `needs_attention` without resolve this long: abandoned (24 hours). */
+  abandonAfterMs: number;
+  /** An abandoned creation's record is deleted this long after the creation was created (90 days). */
+  abandonedDeleteAfterMs: number;
+}
+
+export interface LabelCreationInput {
+  creationId: string;
+  storeId: string;
+  idempotencyKey: string;
+  request: CreationRequest;
+  /** When the API claimed the record: the 5-minute deadline runs from here. */
+  createdAtMs: number;
+  /** The creation's place in the store's write queue, freed when it leaves `processing`; null for none. */
+  queueTicketId: string | null;
+  durations: CreationDurations;
+}
+
+export interface CreationSnapshot {
+  creationId: string;
+  status: LabelCreationStatus;
+  phase: LabelCreationPhase | null;
+}
+
+export interface CreationState extends CreationSnapshot {
+  waitingFor: WaitFor | null;
+  labelIds: string[];
+  error: CreationError | null;
+  attention: StoredAttention | null;
+  resolution: Resolution | null;
+}
+
+export interface AwaitOutcomeInput {
+  /** The attempt the request belongs to: a request never joins another attempt under the same key. */
+  creationId: string;
+  /** `Prefer: wait`: how long the answer may wait for the creation to leave `processing`. */
+  waitMs: number;
+}
+
+export interface ResolveInput {
+  outcome: ResolveOutcome;
+  trackingNumber: string | null;
+  note: string | null;
+  /** The API key that resolves (`ak_...`), recorded on the creation. */
+  resolvedBy: string;
+}
+
+export interface RetentionInput {
+  creationId: string;
+  deleteAtMs: number;
+}
+
+/** Answers once the creation leaves `processing`, or at `waitMs`; validated so a request never joins another attempt. */
+export const awaitOutcomeUpdate = defineUpdate<CreationSnapshot, [AwaitOutcomeInput]>('awaitOutcome');
+/**
+ * `POST /label-creations/{id}/resolve`: the validator refuses with the spec's code (the HTTP answer is the workflow's
+ * own decision, docs/decisions/0016-resolve-as-update.md); an accepted resolve answers once the creation has moved.
+ */
+export const resolveUpdate = defineUpdate<CreationSnapshot, [ResolveInput]>('resolve');
+/** The creation's state, for the Temporal Web UI ("Queries") and `temporal workflow query`. */
+export const creationStateQuery = defineQuery<CreationState>('state');
+/** A creation waiting for this one's fulfillment orders asks to be woken when they are released. */
+export const notifyOnReleaseSignal = defineSignal<[{ workflowId: string }]>('notifyOnRelease');
+/** The fulfillment orders a creation waited for were released. */
+export const locksReleasedSignal = defineSignal<[]>('locksReleased');

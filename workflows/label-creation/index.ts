@@ -1,0 +1,2 @@
+export { abandonedCreationRetentionWorkflow } from './retention';
+export { labelCreationWorkflow } from './workflow';

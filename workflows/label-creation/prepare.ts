@@ -1,0 +1,157 @@
+import { ActivityFailure, condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { PreparedAndLocked } from '../../activities/label-creation';
+import type { CreationError } from '../../src/creation/records';
+import { decisionRecord, type CreationDecision } from '../../src/domain/creation-decision';
+import type { LabelCreationStatus } from '../../src/domain/labels';
+import { CARRIER_ACCOUNT_ID, ORDER_ID } from '../search-attributes';
+import { workflowNow } from '../workflow-time';
+import { local, prepareActivity } from './activities';
+import { refusalError, type CreationRun } from './run';
+
+export type Created = Extract<CreationDecision, { kind: 'create' }>;
+export type Prepared = Extract<PreparedAndLocked, { kind: 'prepared' }>;
+
+/** What preparing ends with: a decision to create with its fulfillment orders locked, or the creation's end. */
+export type PrepareOutcome = { kind: 'send'; decision: Created; prepared: Prepared } | { kind: 'done' };
+
+/**
+ * `preparing` to `waiting_for_lock`: prepare, decide and lock, until the creation holds its fulfillment orders or has
+ * its answer (refused, existing labels returned, not started by its deadline).
+ */
+export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> {
+  const { creationId, storeId, input } = run;
+  for (;;) {
+    if (workflowNow() >= run.deadline) return ended(run.notStarted());
+    let outcome: PreparedAndLocked;
+    try {
+      outcome = await prepareActivity(run.deadline - workflowNow())({
+        creationId,
+        storeId,
+        workflowId: workflowInfo().workflowId,
+        request: input.request,
+        lockStaleAfterMs: run.durations.lockStaleMs,
+      });
+    } catch (error) {
+      if (isTimeout(error)) return ended(run.notStarted());
+      const refusal = businessFailure(error);
+      if (!refusal) throw error;
+      return ended(run.fail(refusal));
+    }
+    if (outcome.kind === 'stopped') {
+      // A duplicate run of an attempt that already moved on: nothing to do.
+      run.state.status = (outcome.status as LabelCreationStatus | null) ?? 'failed';
+      run.state.phase = null;
+      return { kind: 'done' };
+    }
+    // Decided by the activity with the same pure function the dry run uses; the workflow does not decide again.
+    const decision = outcome.decision;
+    const record = decisionRecord(decision);
+    if (decision.order) {
+      upsertSearchAttributes([
+        { key: ORDER_ID, value: decision.order.id },
+        ...(decision.kind === 'create'
+          ? [{ key: CARRIER_ACCOUNT_ID, value: decision.carrierCall.carrierAccountId }]
+          : []),
+      ]);
+    }
+    // A decision to create is recorded with its locks, in one step below.
+    if (decision.kind !== 'create') await local.recordCreationDecision({ creationId, ...record });
+    if (decision.kind === 'refuse') return ended(run.fail(refusalError(decision.refusal)));
+    if (decision.kind === 'return_existing') return ended(returnExisting(run, decision.labelIds, decision.warnings));
+    if (decision.kind === 'wait_for_existing') {
+      await waitForExisting(run, decision, outcome);
+      continue;
+    }
+    // Past the deadline nothing goes to the carrier: failing releases the locks the activity took.
+    if (workflowNow() >= run.deadline) return ended(run.notStarted());
+    // A decision to create always comes with the activity's attempt at its locks.
+    const locked = outcome.locked!;
+    if (locked.acquired) return { kind: 'send', decision, prepared: outcome };
+    if ('stale' in locked) continue;
+    const holder = locked.holders[0]!;
+    await run.phase('waiting_for_lock', {
+      reason: 'fulfillment_order_held',
+      heldBy: 'creation',
+      labelCreationId: holder.labelCreationId,
+      fulfillmentOrderIds: locked.holders.map((h) => h.fulfillmentOrderGid),
+    });
+    // `reject` and `create_new` do not wait: decide again, which answers `creation_in_progress` for them.
+    if (input.request.onExisting === 'return') {
+      await run.waitForHolder([...new Set(locked.holders.map((h) => h.workflowId))]);
+    }
+  }
+}
+
+async function ended(done: Promise<void>): Promise<PrepareOutcome> {
+  await done;
+  return { kind: 'done' };
+}
+
+/** Existing labels are returned as they are: nothing is fulfilled or tagged for them. */
+async function returnExisting(
+  run: CreationRun,
+  labelIds: string[],
+  warnings: Extract<CreationDecision, { kind: 'return_existing' }>['warnings'],
+): Promise<void> {
+  await local.succeedCreation({
+    creationId: run.creationId,
+    storeId: run.storeId,
+    queueTicketId: run.input.queueTicketId,
+    labelIds,
+    created: false,
+    sideEffects: { fulfillment: null, orderTags: null },
+    warnings,
+  });
+  run.state.labelIds = labelIds;
+  run.setStatus('succeeded');
+  await run.releasedLocks();
+}
+
+/** `waiting_for_lock` on an existing label's owner: a pending label, a creation, or an export holding the orders. */
+async function waitForExisting(
+  run: CreationRun,
+  decision: Extract<CreationDecision, { kind: 'wait_for_existing' }>,
+  prepared: Prepared,
+): Promise<void> {
+  await run.phase('waiting_for_lock', decision.waitFor);
+  if (decision.waitFor.reason === 'label_pending') {
+    await waitForPendingLabel(run, decision.waitFor.labelId);
+  } else if (decision.waitFor.heldBy === 'creation') {
+    const holders = prepared.context.holders.flatMap((h) =>
+      h.heldBy === 'creation' && h.workflowId ? [h.workflowId] : [],
+    );
+    await run.waitForHolder([...new Set(holders)]);
+  } else {
+    await condition(() => false, run.untilDeadline(run.durations.lockRetryMs));
+  }
+}
+
+async function waitForPendingLabel(run: CreationRun, labelId: string): Promise<void> {
+  // Another process's label: nothing signals its completion, so its status is polled until the deadline.
+  while (workflowNow() < run.deadline) {
+    const label = await local.labelState({ storeId: run.storeId, labelId });
+    if (!label || label.status !== 'pending') return;
+    await condition(() => false, run.untilDeadline(run.durations.adoptionPollMs));
+  }
+}
+
+/**
+ * The prepare step's failure. A local activity's failure reaches the workflow as the activity's own failure (its
+ * `ApplicationFailure`, or a `TimeoutFailure` at its schedule-to-close timeout), not wrapped in an `ActivityFailure`
+ * as a regular activity's is: both shapes are read.
+ */
+function activityCause(error: unknown): { name?: string; details?: unknown[] } | undefined {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof Error ? failure : undefined;
+}
+
+function isTimeout(error: unknown): boolean {
+  return activityCause(error)?.name === 'TimeoutFailure';
+}
+
+/** A non-retryable activity failure that carries a spec refusal (its type is the error code). */
+function businessFailure(error: unknown): CreationError | null {
+  const cause = activityCause(error);
+  const detail = cause?.details?.[0] as CreationError | undefined;
+  return cause?.name === 'ApplicationFailure' && detail?.code ? detail : null;
+}

@@ -1,0 +1,214 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { CreationError } from '../../src/creation/records';
+import type { WaitFor } from '../../src/domain/existing-labels';
+import type { LabelCreationPhase, LabelCreationStatus } from '../../src/domain/labels';
+import type { Refusal } from '../../src/domain/refusal';
+import { decideResolve, type ResolveOutcome } from '../../src/domain/resolve';
+import { CREATION_STATUS } from '../search-attributes';
+import { workflowNow } from '../workflow-time';
+import { local } from './activities';
+import {
+  awaitOutcomeUpdate,
+  creationStateQuery,
+  locksReleasedSignal,
+  notifyOnReleaseSignal,
+  resolveUpdate,
+  type CreationSnapshot,
+  type CreationState,
+  type LabelCreationInput,
+  type ResolveInput,
+} from './contract';
+
+/**
+ * One run of a label creation: its state, the handlers of its contract, and what every phase shares (status and
+ * phase changes, failing, waking the creations that wait for its fulfillment orders, finishing). The phases are the
+ * modules beside this one.
+ */
+export class CreationRun {
+  readonly state: CreationState;
+  /** The 5-minute deadline to reach the carrier, from when the API claimed the record. */
+  readonly deadline: number;
+  /** A look at the carrier (and what follows from it) is under way: a resolve waits for it, then decides again. */
+  busy = false;
+  private locksReleased = false;
+  private released = false;
+  private readonly waiters = new Set<string>();
+
+  constructor(readonly input: LabelCreationInput) {
+    this.deadline = input.createdAtMs + input.durations.notStartedMs;
+    this.state = {
+      creationId: input.creationId,
+      status: 'processing',
+      phase: 'queued',
+      waitingFor: null,
+      labelIds: [],
+      error: null,
+      attention: null,
+      resolution: null,
+    };
+  }
+
+  get creationId(): string {
+    return this.input.creationId;
+  }
+
+  get storeId(): string {
+    return this.input.storeId;
+  }
+
+  get durations() {
+    return this.input.durations;
+  }
+
+  snapshot(): CreationSnapshot {
+    return { creationId: this.creationId, status: this.state.status, phase: this.state.phase };
+  }
+
+  /** The contract's handlers: the state query, the outcome wait, the resolve (validated), and the lock signals. */
+  setHandlers(): void {
+    setHandler(creationStateQuery, () => this.state);
+    setHandler(
+      awaitOutcomeUpdate,
+      async ({ waitMs }) => {
+        if (this.state.status === 'processing' && waitMs > 0) {
+          await condition(() => this.state.status !== 'processing', waitMs);
+        }
+        return this.snapshot();
+      },
+      {
+        validator: ({ creationId: asked }) => {
+          if (asked !== this.creationId) throw new Error(`this run is attempt ${this.creationId}, not ${asked}`);
+        },
+      },
+    );
+    setHandler(
+      resolveUpdate,
+      async (input) => {
+        await condition(() => !this.busy);
+        // Decided again: the look that was under way may have found the shipment.
+        if (this.refuseResolve(input.outcome).kind === 'repeat') return this.snapshot();
+        this.state.resolution = { ...input, resolvedAt: new Date(workflowNow()).toISOString() };
+        await condition(() => this.state.status !== 'needs_attention');
+        return this.snapshot();
+      },
+      { validator: (input: ResolveInput) => void this.refuseResolve(input.outcome) },
+    );
+    setHandler(notifyOnReleaseSignal, async ({ workflowId }) => {
+      if (!this.released) this.waiters.add(workflowId);
+      else await wake(workflowId);
+    });
+    setHandler(locksReleasedSignal, () => {
+      this.locksReleased = true;
+    });
+  }
+
+  /** The resolve decided over the workflow's own state; a refusal is thrown with the spec's code (the validator's). */
+  private refuseResolve(outcome: ResolveOutcome) {
+    const decision = decideResolve(
+      {
+        status: this.state.status,
+        attention: this.state.status === 'needs_attention' ? this.state.attention : null,
+        resolution: this.state.resolution,
+      },
+      outcome,
+      workflowNow(),
+    );
+    if (decision.kind !== 'refuse') return decision;
+    const r = decision.refusal;
+    throw ApplicationFailure.create({
+      message: r.message,
+      type: r.code,
+      nonRetryable: true,
+      details: [{ code: r.code, message: r.message, details: r.details, retryAfterSeconds: r.retryAfterSeconds }],
+    });
+  }
+
+  setStatus(status: LabelCreationStatus): void {
+    this.state.status = status;
+    if (status !== 'processing') this.state.phase = null;
+    upsertSearchAttributes([{ key: CREATION_STATUS, value: status }]);
+  }
+
+  async phase(next: LabelCreationPhase, waitingFor: WaitFor | null = null): Promise<void> {
+    this.state.phase = next;
+    this.state.waitingFor = waitingFor;
+    await local.setCreationPhase({ creationId: this.creationId, phase: next, waitingFor });
+  }
+
+  /** A terminal change that releases the locks: wake every creation that waited for them. */
+  async releasedLocks(): Promise<void> {
+    this.released = true;
+    for (const waiter of this.waiters) await wake(waiter);
+    this.waiters.clear();
+  }
+
+  async fail(error: CreationError): Promise<void> {
+    // The record of this call is named, unless the code's own details name another creation (the one that blocks).
+    const named = (error.details?.label_creation_id as string | null | undefined) ?? this.creationId;
+    this.state.error = { ...error, details: { ...error.details, label_creation_id: named } };
+    await local.failCreation({
+      creationId: this.creationId,
+      error: this.state.error,
+      queueTicketId: this.input.queueTicketId,
+    });
+    this.setStatus('failed');
+    await this.releasedLocks();
+  }
+
+  notStarted(): Promise<void> {
+    return this.fail({
+      code: 'not_started',
+      message: 'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
+    });
+  }
+
+  /** Waits for held fulfillment orders: woken by the holding creation, or polled for exports and as a fallback. */
+  async waitForHolder(holderWorkflowIds: string[]): Promise<void> {
+    this.locksReleased = false;
+    for (const holder of holderWorkflowIds) {
+      try {
+        await getExternalWorkflowHandle(holder).signal(notifyOnReleaseSignal, {
+          workflowId: workflowInfo().workflowId,
+        });
+      } catch {
+        // The holder already ended: decide again at once.
+        return;
+      }
+    }
+    await condition(() => this.locksReleased, this.untilDeadline(this.durations.lockRetryMs));
+  }
+
+  /** At most `ms`, and never past the deadline (at least 1 ms: a zero timeout would not wait at all). */
+  untilDeadline(ms: number): number {
+    return Math.max(1, Math.min(ms, this.deadline - workflowNow()));
+  }
+
+  /** Every waiting request gets its answer before the run ends. */
+  async finish(): Promise<CreationSnapshot> {
+    await condition(allHandlersFinished);
+    return this.snapshot();
+  }
+}
+
+export const refusalError = (r: Refusal): CreationError => ({
+  code: r.code,
+  message: r.message,
+  details: r.details,
+  ...(r.retryAfterSeconds !== undefined ? { retryAfterSeconds: r.retryAfterSeconds } : {}),
+});
+
+async function wake(workflowId: string): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(workflowId).signal(locksReleasedSignal);
+  } catch {
+    // The waiter ended meanwhile; nothing to wake.
+  }
+}

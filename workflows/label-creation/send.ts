@@ -1,0 +1,119 @@
+import { condition } from '@temporalio/workflow';
+import type { SendToCarrierInput, SentToCarrier } from '../../activities/label-creation';
+import { workflowNow } from '../workflow-time';
+import { bounded, carrierActivities } from './activities';
+import { needsAttention, type Unresolved } from './attention';
+import { complete, importRejected, type Tracking } from './finalize';
+import type { Created, Prepared } from './prepare';
+import type { CreationRun } from './run';
+
+/**
+ * `sending_to_carrier` and `waiting_for_carrier`: the one create call, then what its answer asks for (carrier B's
+ * batch, a PDF still to fetch), ending succeeded, failed or in `needs_attention`.
+ */
+export async function sendToCarrier(run: CreationRun, decision: Created, prepared: Prepared): Promise<void> {
+  const { creationId, storeId, durations } = run;
+  const carrier = carrierActivities(durations);
+  const call = decision.carrierCall;
+  const service = prepared.context.carrierAccounts
+    .find((a) => a.id === call.carrierAccountId)
+    ?.services.find((s) => s.code === call.serviceCode);
+  const sendInput: SendToCarrierInput = {
+    creationId,
+    storeId,
+    order: decision.order,
+    fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+    carrierCall: call,
+    serviceName: service?.name ?? call.serviceCode,
+    codSource: decision.resolved.cod!.decided.source,
+    codToCarrier: {
+      amount: decision.resolved.cod!.toCarrier.amount,
+      currency: decision.resolved.cod!.toCarrier.currency,
+    },
+    // Nothing to fulfil: a label ready at once with no tag to add finishes the creation in the carrier activity.
+    ...(decision.fulfillment === 'none' ? { finishIfNothingFollows: { queueTicketId: run.input.queueTicketId } } : {}),
+  };
+  const unclear = (u: Omit<Unresolved, 'decision' | 'sendInput'>) => needsAttention(run, { decision, sendInput, ...u });
+  let sent: SentToCarrier;
+  try {
+    sent = await carrier.sendToCarrier(sendInput);
+  } catch {
+    // Retries exhausted without an answer: the worker or the database kept failing mid-call.
+    return unclear({
+      reason: 'worker_lost',
+      exists: false,
+      reference: null,
+      sentAt: new Date(workflowNow()).toISOString(),
+      labelId: null,
+      shipmentId: null,
+    });
+  }
+  if (sent.kind === 'succeeded') {
+    // The activity recorded the label and the success (decision 0024): only the workflow's own state is left.
+    run.state.labelIds = [sent.labelId];
+    run.setStatus('succeeded');
+    return run.releasedLocks();
+  }
+  if (sent.kind === 'lost_locks') {
+    return run.fail({
+      code: 'not_started',
+      message: 'The creation lost its hold on the fulfillment orders before the carrier call; nothing was created.',
+    });
+  }
+  if (sent.kind === 'blocked') return run.fail(sent.error);
+  if (sent.kind === 'rejected') {
+    return run.fail({
+      code: 'carrier_rejected',
+      message: 'The carrier refused the shipment; nothing was created. Fix the cause and send again.',
+      details: { reason: sent.reason },
+    });
+  }
+  if (sent.kind === 'unclear') {
+    return unclear({
+      reason: sent.reason,
+      exists: false,
+      reference: sent.draftReference,
+      sentAt: sent.sentAt,
+      labelId: null,
+      shipmentId: null,
+    });
+  }
+  // `waiting_for_carrier` only when the creation does wait: a batch still pending, or a PDF still to fetch.
+  if (sent.shipmentStatus === 'pending' || !sent.hasDocument) await run.phase('waiting_for_carrier');
+  run.state.labelIds = [sent.labelId];
+  const known = { labelId: sent.labelId, shipmentId: sent.shipmentId, reference: sent.carrierReference };
+  let tracking: Tracking = { trackingNumber: sent.trackingNumber, trackingUrl: sent.trackingUrl };
+  if (sent.shipmentStatus === 'pending') {
+    const completed = await awaitBatch(run, call.carrierAccountId, sent.shipmentId);
+    if (completed.status === 'import_rejected') return importRejected(run, sent.labelId);
+    if (completed.status === 'pending') {
+      return unclear({ reason: 'confirmation_missing', exists: true, sentAt: sent.sentAt, ...known });
+    }
+    tracking = { trackingNumber: completed.trackingNumber, trackingUrl: completed.trackingUrl };
+  }
+  if (!sent.hasDocument) {
+    try {
+      await bounded.fetchLabelDocument({
+        storeId,
+        carrierAccountId: call.carrierAccountId,
+        shipmentId: sent.shipmentId,
+        labelId: sent.labelId,
+      });
+    } catch {
+      return unclear({ reason: 'label_not_retrieved', exists: true, sentAt: sent.sentAt, ...known });
+    }
+  }
+  await complete(run, decision, sent.labelId, tracking, sent.labelTag, sent.finalized);
+}
+
+/** Carrier B: the batch's status, polled with backoff until it completes or `carrierPendingMaxMs` passes. */
+async function awaitBatch(run: CreationRun, carrierAccountId: string, shipmentId: string) {
+  const until = workflowNow() + run.durations.carrierPendingMaxMs;
+  let wait = run.durations.carrierPollMs;
+  for (;;) {
+    const status = await bounded.checkShipment({ storeId: run.storeId, carrierAccountId, shipmentId });
+    if (status.status !== 'pending' || workflowNow() >= until) return status;
+    await condition(() => false, Math.min(wait, Math.max(1, until - workflowNow())));
+    wait = Math.min(wait * 2, 30_000);
+  }
+}
