@@ -2480,8 +2480,6 @@ export interface operations {
           'Retry-After'?: string;
           /** @description `wait=N`: how long the answer was held for the result */
           'Preference-Applied'?: string;
-          /** @description `true` on a repeat of a bound Idempotency-Key answered with the original answer */
-          'Idempotency-Replayed'?: string;
           /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
           'X-RateLimit-Limit'?: number;
           /** @description What that bucket has left after this request (0 on a 429) */
@@ -3936,6 +3934,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description `true` on a replayed answer (a repeat of the key within 24 hours) */
+          'Idempotency-Replayed'?: string;
           /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
           'X-RateLimit-Limit'?: number;
           /** @description What that bucket has left after this request (0 on a 429) */
@@ -4053,6 +4053,8 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Service-Version': components['headers']['Service-Version'];
+          /** @description `true` on a replayed answer (a repeat of the key within 24 hours) */
+          'Idempotency-Replayed'?: string;
           /** @description Limit of the tightest rate-limit bucket of this request (on a 429: the refusing one) */
           'X-RateLimit-Limit'?: number;
           /** @description What that bucket has left after this request (0 on a 429) */

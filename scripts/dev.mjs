@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm run dev`: everything the service needs on one machine. Dependencies, the Temporal dev server with its Web UI
 // (state kept under .data/), PostgreSQL, migrations, the sandbox, the worker, the API, a seeded demo store and a
-// printed API key. Ctrl-C stops every child process.
+// printed API key. Ctrl-C stops every child process. The database's URL is written to .data/database-url while it
+// runs, where labelctl finds it when DATABASE_URL is not set (src/cli/database-url.ts).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
@@ -16,6 +17,9 @@ const { startTemporalServer, stopChild } = await import('./lib/temporal-server.m
 const { isPortOpen, waitForPort } = await import('./lib/ports.mjs');
 
 mkdirSync(dataDir, { recursive: true });
+// The same path as DEV_DATABASE_URL_FILE in src/cli/database-url.ts. A file left by a killed run names a stopped server.
+const databaseUrlFile = join(dataDir, 'database-url');
+rmSync(databaseUrlFile, { force: true });
 const children = [];
 let stopping = false;
 let postgres;
@@ -25,6 +29,7 @@ async function stopAll(code = 0) {
   step('stopping...');
   for (const child of [...children].reverse()) await stopChild(child.process);
   await postgres?.stop();
+  rmSync(databaseUrlFile, { force: true });
   process.exit(code);
 }
 process.on('SIGINT', () => void stopAll(0));
@@ -37,6 +42,8 @@ const sandboxPort = Number(process.env.SANDBOX_PORT || 4010);
 
 postgres = await findPostgres();
 const databaseUrl = await appDatabase(postgres.url, 'shipping_label_api');
+// Only this user may read it: a DATABASE_URL of one's own may carry a password.
+writeFileSync(databaseUrlFile, `${databaseUrl}\n`, { mode: 0o600 });
 const env = {
   ...process.env,
   NODE_ENV: 'development',
@@ -110,12 +117,19 @@ if (seeded.status !== 0) await stopAll(1);
 const demo = JSON.parse(seeded.stdout.trim().split('\n').pop());
 
 const base = `http://127.0.0.1:${port}`;
+// A DATABASE_URL of one's own is printed without its password (the file has it); the embedded server's is a dev one.
+const shownDatabaseUrl = (() => {
+  const url = new URL(databaseUrl);
+  if (process.env.DATABASE_URL && url.password) url.password = '***';
+  return url.toString();
+})();
 process.stdout.write(`
   Shipping Label API is running.
 
   API base URL     ${base}/v1
   OpenAPI          ${base}/v1/openapi.json
   Temporal Web UI  http://127.0.0.1:${uiPort}
+  Database         ${shownDatabaseUrl} (in .data/database-url: npx labelctl uses it)
   Demo store       ${demo.domain} (${demo.store_id})
   API key          ${demo.api_key}
 

@@ -25,7 +25,7 @@ const PLATFORM_TIMEOUT_MS = 10_000;
  * (test mode, the demo and the tests); production adapters plug in here behind the same interfaces.
  */
 export function composeAdapters(
-  config: Pick<Config, 'sandboxUrl' | 'env' | 'pickupPoints' | 'carrierTimeoutMs'>,
+  config: Pick<Config, 'sandboxUrl' | 'env' | 'localOutboundOrigins' | 'pickupPoints' | 'carrierTimeoutMs'>,
   orm: Orm,
   logger: Logger = createLogger('silent'),
 ): Adapters {

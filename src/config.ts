@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { CarrierProtectionSettings } from './domain/carrier-protection';
 import { parseDuration } from './duration';
+import { parseLocalOrigins } from './net/target-guard';
 
 const duration = (fallback: string) =>
   z
@@ -66,6 +67,22 @@ const envSchema = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
+  /**
+   * Development and tests only: loopback origins (`http://127.0.0.1:8080`) that operator-configured URLs (custom pickup
+   * point providers, webhook endpoints) may use over plain HTTP, to try a provider or receiver of one's own. Production
+   * refuses to start with it (docs/decisions/0609-local-outbound-origins.md).
+   */
+  LOCAL_OUTBOUND_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      try {
+        return parseLocalOrigins(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** Whether this worker creates and updates the Schedules (one deployment should; extra worker pools need not). */
   WORKER_MANAGES_SCHEDULES: z.enum(['true', 'false']).default('true'),
   /** One HTTP call to a carrier; past it the outcome of a create is unclear. */
@@ -149,6 +166,8 @@ export type Config = Readonly<{
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
   sandboxUrl: string;
+  /** Loopback origins the SSRF guard lets through outside production (always empty in production). */
+  localOutboundOrigins: readonly string[];
   carrierTimeoutMs: number;
   workerManagesSchedules: boolean;
   creation: Readonly<{
@@ -190,6 +209,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   if (e.NODE_ENV === 'production' && !e.SETTINGS_ENCRYPTION_KEY)
     throw new Error('invalid configuration:\n  SETTINGS_ENCRYPTION_KEY: required in production');
+  if (e.NODE_ENV === 'production' && e.LOCAL_OUTBOUND_ORIGINS.length > 0)
+    throw new Error(
+      'invalid configuration:\n  LOCAL_OUTBOUND_ORIGINS: not allowed in production (providers and webhook endpoints must be public HTTPS there)',
+    );
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -217,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     cursorSecret: e.CURSOR_SECRET ?? DEV_CURSOR_SECRET,
     sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
+    localOutboundOrigins: Object.freeze(e.LOCAL_OUTBOUND_ORIGINS),
     carrierTimeoutMs: e.CARRIER_TIMEOUT,
     workerManagesSchedules: e.WORKER_MANAGES_SCHEDULES === 'true',
     creation: Object.freeze({

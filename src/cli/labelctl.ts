@@ -13,7 +13,7 @@ import {
 import type { StoreGates } from '../access/gates';
 import { ScopeError } from '../access/scopes';
 import { createStore, setStoreGates } from '../access/stores';
-import { loadConfig } from '../config';
+import { loadConfig, type Config } from '../config';
 import { ApiKey } from '../db/entities/api-key';
 import { Notification } from '../db/entities/notification';
 import { RequestLogEntry } from '../db/entities/request-log-entry';
@@ -25,6 +25,7 @@ import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
 import { composeAdapters } from '../adapters';
 import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
+import { DEV_DATABASE_URL_FILE, labelctlEnvironment, packageRoot } from './database-url';
 import { registerPickupPointCommands } from './pickup-points';
 import { createCarrierProtection } from '../carriers/protection/carrier-protection';
 import { registerWebhookCommands } from './webhooks';
@@ -126,6 +127,7 @@ function gateChanges(opts: Record<string, unknown>): Partial<StoreGates> {
 export function buildProgram(
   withOrm: <T>(fn: (em: EntityManager) => Promise<T>) => Promise<T>,
   ormHandle: () => Promise<Orm>,
+  config: () => Config,
 ): Command {
   const program = new Command('labelctl')
     .description(
@@ -329,7 +331,7 @@ export function buildProgram(
     createCarrierProtection({
       orm: await ormHandle(),
       now: () => new Date(),
-      settings: loadConfig().carrierProtection,
+      settings: config().carrierProtection,
     });
   protection
     .command('show <store>')
@@ -420,9 +422,9 @@ export function buildProgram(
     )
     .option('--force', 'load it even with NODE_ENV=production')
     .action(async (file: string, opts: { force?: boolean }) => {
-      const config = loadConfig();
+      const { env, sandboxUrl } = config();
       // A fixture brings demo keys and sandbox carrier accounts: never into production by accident.
-      if (config.env === 'production' && !opts.force)
+      if (env === 'production' && !opts.force)
         throw new CliError('refusing to seed with NODE_ENV=production (demo keys and sandbox accounts); add --force');
       let input: unknown;
       try {
@@ -432,7 +434,7 @@ export function buildProgram(
       }
       const orm = await ormHandle();
       const result = await loadFixture(
-        { orm, now: new Date(), sandboxUrl: config.sandboxUrl, carrierFor: composeAdapters(config, orm).carrierFor },
+        { orm, now: new Date(), sandboxUrl, carrierFor: composeAdapters(config(), orm).carrierFor },
         input,
       );
       print(out(), result as unknown as Row, () =>
@@ -475,7 +477,7 @@ export function buildProgram(
 
   registerPickupPointCommands(program, {
     withOrm,
-    config: () => loadConfig(),
+    config,
     print: (value, text) => print(out(), value, text),
     table,
     findStore,
@@ -484,7 +486,7 @@ export function buildProgram(
   registerWebhookCommands(program, {
     withOrm,
     orm: ormHandle,
-    config: () => loadConfig(),
+    config,
     print: (value, text) => print(out(), value, text),
     table,
     findStore,
@@ -494,11 +496,15 @@ export function buildProgram(
 }
 
 async function main(argv: string[]): Promise<number> {
+  // DATABASE_URL, else the database of a running `npm run dev` (.data/database-url), else the default.
+  const environment = labelctlEnvironment(process.env, packageRoot(__dirname));
+  let loaded: Config | undefined;
+  const config = (): Config => (loaded ??= loadConfig(environment));
   let orm: Orm | undefined;
-  const ormHandle = async (): Promise<Orm> => (orm ??= await openOrm(loadConfig().databaseUrl));
+  const ormHandle = async (): Promise<Orm> => (orm ??= await openOrm(config().databaseUrl));
   const withOrm = async <T>(fn: (em: EntityManager) => Promise<T>): Promise<T> => fn((await ormHandle()).em.fork());
   try {
-    await buildProgram(withOrm, ormHandle).parseAsync(argv);
+    await buildProgram(withOrm, ormHandle, config).parseAsync(argv);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
@@ -516,7 +522,12 @@ async function main(argv: string[]): Promise<number> {
       error instanceof LimitOverrideError ||
       error instanceof WebhookConfigError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
-    process.stderr.write(`labelctl: ${message.split('\n')[0]}\n`);
+    // A dev run killed without its Ctrl-C leaves the file naming a server that is gone.
+    const hint =
+      environment.DATABASE_URL !== process.env.DATABASE_URL && /ECONNREFUSED/.test(message)
+        ? ` (the database npm run dev wrote to ${DEV_DATABASE_URL_FILE}: is npm run dev running?)`
+        : '';
+    process.stderr.write(`labelctl: ${message.split('\n')[0]}${hint}\n`);
     return 2;
   } finally {
     await orm?.close();

@@ -41,8 +41,8 @@ const secretsSummary = (row: Row) =>
 
 /**
  * `labelctl webhooks ...`: a store's endpoints, their secrets, the delivery log and redelivery (docs/operators.md,
- * "Webhooks"). An endpoint is an HTTPS URL whose host resolves to public addresses only; the sandbox's receiver is
- * the exception outside production.
+ * "Webhooks"). An endpoint is an HTTPS URL whose host resolves to public addresses only; outside production the
+ * sandbox's receiver and the loopback origins of `LOCAL_OUTBOUND_ORIGINS` are the exceptions.
  */
 export function registerWebhookCommands(program: Command, kit: CliKit & { orm: () => Promise<Orm> }): void {
   const group = program.command('webhooks').description('webhook endpoints of a store, the delivery log, redelivery');

@@ -222,8 +222,8 @@ function operation(route: RouteDefinition, docBase: string): JsonSchema {
 /** `serverUrl` includes the `/v1` prefix; relative (`/v1`) when no public base URL is configured. */
 export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
-  // Examples need an absolute doc_url; a relative server URL gets a placeholder host.
-  const docBase = /^https?:\/\//.test(serverUrl) ? `${serverUrl}/v1` : 'https://api.example.com/v1';
+  // Examples need an absolute doc_url: the server URL when absolute (it ends in /v1), else a placeholder host.
+  const docBase = /^https?:\/\//.test(serverUrl) ? serverUrl : 'https://api.example.com/v1';
   for (const route of routes) {
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = documentRateLimits(route, operation(route, docBase));

@@ -45,9 +45,10 @@ interface Row {
 
 /**
  * Runs `handler` at most once per idempotency key (spec `POST /labels/{label_id}/printed` 1-3): a repeat within the
- * TTL replays the first answer; a repeat while the first runs is 409 `idempotency_conflict` (`state: in_flight`,
- * `Retry-After: 2`); another request under the same key is 409 `idempotency_conflict`; with `auto` the key is derived
- * from the request and an identical request inside the window is 409 `duplicate_request`. A 5xx releases the key so
+ * TTL replays the first answer (a stored 4xx is thrown again with `Idempotency-Replayed: true`); a repeat while the
+ * first runs is 409 `idempotency_conflict` (`state: in_flight`, `Retry-After: 2`); another request under the same key
+ * is 409 `idempotency_conflict`; with `auto` the key is derived from the request and an identical request inside the
+ * window is 409 `duplicate_request`. A 5xx releases the key so
  * the request can be sent again, and so does a crash: the in-flight claim is a lease (`lease_expires_at`, database
  * clock, so every process agrees) renewed while the handler runs.
  */
@@ -199,7 +200,13 @@ function answerRepeat(row: Row, input: IdempotentRequest, auto: boolean, request
   const body = row.response_body as { __error?: ReturnType<typeof serializeApiError> } | null;
   if (body && typeof body === 'object' && body.__error) {
     const e = body.__error;
-    throw new ApiError(e.code, { message: e.message, details: e.details, headers: e.headers, status: e.status });
+    // A replayed 4xx says so like a replayed success (decision 0006): the client learns nothing ran this time.
+    throw new ApiError(e.code, {
+      message: e.message,
+      details: e.details,
+      headers: { ...e.headers, 'Idempotency-Replayed': 'true' },
+      status: e.status,
+    });
   }
   return {
     replayed: true,

@@ -7,8 +7,8 @@ import type { Config } from '../config';
  * (decision 0601). A URL must be HTTPS, and every address its
  * host resolves to must be public: no loopback, private, link-local, carrier-grade NAT, multicast, documentation or
  * IPv4-in-IPv6 ranges. The check runs inside the connection's own DNS lookup, so the address connected to is the
- * address checked (no second resolution an attacker's DNS could answer differently). The sandbox's origin is the one
- * exception, and only outside production.
+ * address checked (no second resolution an attacker's DNS could answer differently). Outside production the sandbox's
+ * origin and the loopback origins of `LOCAL_OUTBOUND_ORIGINS` are the exceptions (decision 0609).
  */
 
 export type ResolvedAddress = { address: string; family: 4 | 6 };
@@ -34,8 +34,13 @@ export class BlockedTargetError extends Error {
 }
 
 export interface TargetPolicy {
-  /** Origins (`http://127.0.0.1:4010`) allowed over plain HTTP and on private addresses: the sandbox outside production. */
+  /**
+   * Origins (`http://127.0.0.1:4010`) allowed over plain HTTP and on private addresses: outside production, the
+   * sandbox and the loopback origins of `LOCAL_OUTBOUND_ORIGINS`.
+   */
   trustedOrigins: readonly string[];
+  /** Outside production: a refused loopback URL names the setting that would allow its origin. */
+  localOriginsHint?: boolean;
 }
 
 // Separate lists: a BlockList holding IPv6 rules also matches IPv4 addresses through their mapped form.
@@ -74,6 +79,47 @@ for (const [network, prefix] of [
 ] as const)
   nonPublicV6.addSubnet(network, prefix, 'ipv6');
 
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** 127.0.0.0/8, `::1` and `localhost` (RFC 6761: it resolves to loopback); brackets of an IPv6 host stripped. */
+export function isLoopbackHost(host: string): boolean {
+  if (host.toLowerCase() === 'localhost') return true;
+  const family = isIP(host);
+  return family === 4 ? loopback.check(host, 'ipv4') : family === 6 && loopback.check(host, 'ipv6');
+}
+
+/**
+ * `LOCAL_OUTBOUND_ORIGINS`: comma-separated origins on loopback (`http://127.0.0.1:8080,http://localhost:9000`), each
+ * returned as the exact origin a URL is compared with. Anything else is refused with the entry named: the setting
+ * opens this one door for trying a local provider or receiver, never private networks or other hosts.
+ */
+export function parseLocalOrigins(value: string): string[] {
+  const origins: string[] = [];
+  for (const entry of value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new Error(`"${entry}" is not an origin such as http://127.0.0.1:8080`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`"${entry}" is not an origin such as http://127.0.0.1:8080`);
+    if (url.username || url.password || url.pathname !== '/' || url.search || url.hash)
+      throw new Error(`"${entry}" must be an origin (scheme, host, port) without credentials, path or query`);
+    if (!isLoopbackHost(url.hostname.replace(/^\[|\]$/g, '')))
+      throw new Error(
+        `"${entry}" is not on loopback (127.0.0.0/8, [::1] or localhost); other local and private addresses stay refused`,
+      );
+    if (!origins.includes(url.origin)) origins.push(url.origin);
+  }
+  return origins;
+}
+
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
@@ -82,6 +128,13 @@ export function isPublicAddress(address: string): boolean {
 
 function isTrusted(url: URL, policy: TargetPolicy): boolean {
   return policy.trustedOrigins.includes(url.origin);
+}
+
+/** What an operator trying a local provider or receiver needs to read when its loopback URL is refused. */
+function localHint(url: URL, policy: TargetPolicy): string {
+  return policy.localOriginsHint && isLoopbackHost(url.hostname.replace(/^\[|\]$/g, ''))
+    ? ` (to try a local endpoint outside production, set LOCAL_OUTBOUND_ORIGINS=${url.origin})`
+    : '';
 }
 
 /**
@@ -101,10 +154,11 @@ export function checkEndpointUrl(raw: string, policy: TargetPolicy): URL {
       'no credentials in the URL (a provider takes them in a custom header; webhooks are signed)',
     );
   if (isTrusted(url, policy)) return url;
-  if (url.protocol !== 'https:') throw new BlockedTargetError('scheme_not_https', 'the URL must use HTTPS');
+  if (url.protocol !== 'https:')
+    throw new BlockedTargetError('scheme_not_https', `the URL must use HTTPS${localHint(url, policy)}`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !isPublicAddress(host))
-    throw new BlockedTargetError('private_address', `${host} is not a public address`);
+    throw new BlockedTargetError('private_address', `${host} is not a public address${localHint(url, policy)}`);
   return url;
 }
 
@@ -143,11 +197,17 @@ export function needsGuard(url: URL, policy: TargetPolicy): boolean {
 }
 
 /**
- * The sandbox origin is trusted (plain HTTP, loopback) everywhere but production, so the reference provider and the
- * webhook receiver in the sandbox can be configured like real ones; production reaches public HTTPS endpoints only.
+ * Outside production the sandbox origin is trusted (plain HTTP, loopback), so the reference provider and the webhook
+ * receiver in the sandbox can be configured like real ones, and so are the loopback origins an operator lists in
+ * `LOCAL_OUTBOUND_ORIGINS` to try a provider or receiver of their own (decision 0609). Production reaches public HTTPS
+ * endpoints only (and refuses to start with `LOCAL_OUTBOUND_ORIGINS`).
  */
-export function targetPolicy(config: Pick<Config, 'env' | 'sandboxUrl'>): TargetPolicy {
-  return { trustedOrigins: config.env === 'production' ? [] : [new URL(config.sandboxUrl).origin] };
+export function targetPolicy(config: Pick<Config, 'env' | 'sandboxUrl' | 'localOutboundOrigins'>): TargetPolicy {
+  if (config.env === 'production') return { trustedOrigins: [] };
+  return {
+    trustedOrigins: [new URL(config.sandboxUrl).origin, ...config.localOutboundOrigins],
+    localOriginsHint: true,
+  };
 }
 
 /**
@@ -171,7 +231,7 @@ export async function checkPublicTarget(raw: string, policy: TargetPolicy, resol
   if (blocked)
     throw new BlockedTargetError(
       'private_address',
-      `${host} resolves to ${blocked.address}, which is not a public address`,
+      `${host} resolves to ${blocked.address}, which is not a public address${localHint(url, policy)}`,
     );
   return url;
 }

@@ -6,7 +6,7 @@ import { createProviderSearch } from './provider-search';
 import type { PickupPointSources } from './search';
 import { systemResolver, targetPolicy, type Resolver } from '../net/target-guard';
 
-export type PickupPointConfig = Pick<Config, 'env' | 'sandboxUrl' | 'pickupPoints'>;
+export type PickupPointConfig = Pick<Config, 'env' | 'sandboxUrl' | 'localOutboundOrigins' | 'pickupPoints'>;
 
 /** The HTTP client for custom providers with the configured time box and the SSRF policy. */
 export function providerClientFor(config: PickupPointConfig, resolve: Resolver = systemResolver): ProviderClient {

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import { migrate, openOrm } from '../../src/db/orm';
 import dynamicConfig from '../../src/temporal/dev-server-config.json';
 import searchAttributes from '../../src/temporal/search-attributes.json';
-import { endWithThisProcess, freePort, spawnTs, waitForPort } from './processes';
+import { endWithThisProcess, freePort, portBelowEphemeralRange, spawnTs, waitForPort } from './processes';
 
 const root = join(__dirname, '..', '..');
 /** The worker's `PUBLIC_BASE_URL` (only webhook payloads read it there). */
@@ -104,9 +104,14 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     (child) => children.push(child),
   );
 
+  // The one loopback origin the worker may deliver webhooks to over plain HTTP besides the sandbox
+  // (LOCAL_OUTBOUND_ORIGINS, decision 0609), where a test's own receiver listens (localReceiverOrigin()). The API
+  // processes and labelctl of the tests run without the setting unless a test gives it.
+  const localReceiverOrigin = `http://127.0.0.1:${await portBelowEphemeralRange()}`;
   const env = {
     ...process.env,
     SANDBOX_URL: sandboxUrl,
+    LOCAL_OUTBOUND_ORIGINS: localReceiverOrigin,
     NODE_ENV: 'test' as const,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     DATABASE_URL: databaseUrl,
@@ -137,6 +142,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     WEBHOOK_RETRY_INITIAL: env.WEBHOOK_RETRY_INITIAL,
     WEBHOOK_RETRY_MAX_INTERVAL: env.WEBHOOK_RETRY_MAX_INTERVAL,
     WEBHOOK_RETRY_WINDOW: env.WEBHOOK_RETRY_WINDOW,
+    TEST_LOCAL_RECEIVER_ORIGIN: localReceiverOrigin,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
   process.stderr.write(

@@ -3,10 +3,17 @@ import { join } from 'node:path';
 
 const bin = join(__dirname, '..', '..', 'bin', 'labelctl.js');
 
+type Result = { code: number; stdout: string; stderr: string };
+
 /** Runs the operator CLI as a process against the run's database and sandbox (the environment of global setup). */
-export function labelctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export function labelctl(...args: string[]): Promise<Result> {
+  return labelctlWith({}, ...args);
+}
+
+/** `labelctl` with variables of its own on top of the run's environment. */
+export function labelctlWith(env: Record<string, string>, ...args: string[]): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: process.env });
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -16,8 +23,12 @@ export function labelctl(...args: string[]): Promise<{ code: number; stdout: str
 }
 
 /** `labelctl --json ...`, parsed; a failing command fails the test with its stderr. */
-export async function labelctlJson(...args: string[]): Promise<any> {
-  const result = await labelctl('--json', ...args);
+export function labelctlJson(...args: string[]): Promise<any> {
+  return labelctlJsonWith({}, ...args);
+}
+
+export async function labelctlJsonWith(env: Record<string, string>, ...args: string[]): Promise<any> {
+  const result = await labelctlWith(env, '--json', ...args);
   if (result.code !== 0) throw new Error(`labelctl ${args.join(' ')} failed: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }

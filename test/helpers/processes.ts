@@ -13,6 +13,27 @@ export function freePort(): Promise<number> {
   });
 }
 
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port below every system's ephemeral range (Linux 32768 and up, macOS and Windows 49152 and up), for a
+ * listener a test opens long after another process was told its port: the system never hands such a port to a
+ * `listen(0)` or an outgoing connection in between, as it could a `freePort()`.
+ */
+export async function portBelowEphemeralRange(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port between 20000 and 32000 on 127.0.0.1');
+}
+
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });

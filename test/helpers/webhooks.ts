@@ -35,3 +35,13 @@ export async function failNext(
   const res = await control('POST', `/_control/webhook-receivers/${encodeURIComponent(name)}/faults`, fault);
   if (res.status !== 201) throw new Error(`scripting the receiver failed: ${JSON.stringify(res.body)}`);
 }
+
+/**
+ * The loopback origin global setup put in the worker's `LOCAL_OUTBOUND_ORIGINS` (decision 0609): a test's own receiver
+ * listens there. One test file uses it (test/integration/local-outbound-urls.test.ts).
+ */
+export function localReceiverOrigin(): string {
+  const origin = process.env.TEST_LOCAL_RECEIVER_ORIGIN;
+  if (!origin) throw new Error('TEST_LOCAL_RECEIVER_ORIGIN is not set: run integration tests through jest');
+  return origin;
+}

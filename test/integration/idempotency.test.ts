@@ -145,6 +145,7 @@ describe('runIdempotent', () => {
       code: 'document_expired',
       status: 410,
       details: { label_id: 'lbl_a' },
+      headers: { 'Idempotency-Replayed': 'true' },
     });
     await expect(
       runIdempotent(app.orm, base(storeId, 'key-boom', { label: 'lbl_a' }, now), async () => {

@@ -57,6 +57,41 @@ describe('GET /v1/openapi.json', () => {
     }
   });
 
+  it("gives every error example the doc_url the API answers with, under PUBLIC_BASE_URL's /v1 once", async () => {
+    /** Every `doc_url` of the document's error examples, by error code. */
+    const exampleDocUrls = (document: any): Map<string, Set<string>> => {
+      const found = new Map<string, Set<string>>();
+      const walk = (node: any): void => {
+        if (node === null || typeof node !== 'object') return;
+        const error = node.value?.error;
+        if (typeof error?.doc_url === 'string')
+          found.set(error.code, (found.get(error.code) ?? new Set()).add(error.doc_url));
+        for (const child of Object.values(node)) walk(child);
+      };
+      walk(document.paths);
+      return found;
+    };
+    const placeholder = exampleDocUrls((await app.request('GET', '/v1/openapi.json')).body);
+    expect(placeholder.size).toBeGreaterThan(10);
+    for (const [code, urls] of placeholder)
+      expect([...urls]).toEqual([`https://api.example.com/v1/docs/errors#${code}`]);
+
+    const configured = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://labels.example.com' } });
+    try {
+      const document = (await configured.request('GET', '/v1/openapi.json')).body;
+      const documented = exampleDocUrls(document);
+      expect(JSON.stringify(document)).not.toContain('/v1/v1/');
+      for (const [code, urls] of documented)
+        expect([...urls]).toEqual([`https://labels.example.com/v1/docs/errors#${code}`]);
+      // The same URL a real answer carries.
+      const refused = await configured.request('GET', '/v1/shop');
+      expect(refused.status).toBe(401);
+      expect([...documented.get(refused.body.error.code)!]).toEqual([refused.body.error.doc_url]);
+    } finally {
+      await configured.close();
+    }
+  });
+
   it('documents each key route with its scope as the security requirement', async () => {
     const res = await app.request('GET', '/v1/openapi.json');
     const shop = res.body.paths['/shop'].get;

@@ -183,16 +183,17 @@ describe('POST /v1/labels/{label_id}/printed', () => {
     expect(long.body.error.details).toMatchObject({ parameter: 'idempotency_key' });
   });
 
-  it('answers 410 document_expired for a label older than 60 days and counts nothing', async () => {
+  it('answers 410 document_expired for a label older than 60 days, counts nothing, and replays it', async () => {
     const { auth, label, printedCount } = await printable({ createdAt: new Date(Date.now() - 61 * DAY) });
-    expectError(
-      await app.request('POST', `/v1/labels/${label.id}/printed`, {
-        headers: { ...auth, 'idempotency-key': 'old-label-1' },
-      }),
-      410,
-      'document_expired',
-      { label_id: label.id },
-    );
+    const print = () =>
+      app.request('POST', `/v1/labels/${label.id}/printed`, { headers: { ...auth, 'idempotency-key': 'old-label-1' } });
+    const first = await print();
+    expectError(first, 410, 'document_expired', { label_id: label.id });
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    const repeat = await print();
+    expectError(repeat, 410, 'document_expired', { label_id: label.id });
+    expect(repeat.headers.get('idempotency-replayed')).toBe('true');
+    expect(repeat.body.error.request_id).not.toBe(first.body.error.request_id);
     expect(await printedCount()).toBe(0);
   });
 
@@ -320,12 +321,16 @@ describe('POST /v1/labels/{label_id}/printed', () => {
       },
     );
     const other = await aStoreWithKey(app.orm);
-    expectError(
-      await app.request('POST', `/v1/labels/${label.id}/printed`, {
+    const notFound = () =>
+      app.request('POST', `/v1/labels/${label.id}/printed`, {
         headers: { ...other.auth, 'idempotency-key': 'key-12345678' },
-      }),
-      404,
-      'not_found',
-    );
+      });
+    const first = await notFound();
+    expectError(first, 404, 'not_found');
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    // The same key again within 24 hours: the stored 404, marked as replayed.
+    const repeat = await notFound();
+    expectError(repeat, 404, 'not_found');
+    expect(repeat.headers.get('idempotency-replayed')).toBe('true');
   });
 });

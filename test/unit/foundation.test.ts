@@ -41,6 +41,25 @@ describe('loadConfig', () => {
       'production',
     );
   });
+  it('takes LOCAL_OUTBOUND_ORIGINS outside production and refuses to start with it in production', () => {
+    expect(loadConfig({}).localOutboundOrigins).toEqual([]);
+    expect(
+      loadConfig({ LOCAL_OUTBOUND_ORIGINS: 'http://127.0.0.1:8080,http://localhost:9000/' }).localOutboundOrigins,
+    ).toEqual(['http://127.0.0.1:8080', 'http://localhost:9000']);
+    expect(() => loadConfig({ LOCAL_OUTBOUND_ORIGINS: 'http://10.0.0.7:8080' })).toThrow(
+      /LOCAL_OUTBOUND_ORIGINS: "http:\/\/10\.0\.0\.7:8080" is not on loopback/,
+    );
+    const production = {
+      NODE_ENV: 'production',
+      CURSOR_SECRET: 'a-secret-of-this-deployment',
+      SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    expect(loadConfig(production).localOutboundOrigins).toEqual([]);
+    expect(() => loadConfig({ ...production, LOCAL_OUTBOUND_ORIGINS: 'http://127.0.0.1:8080' })).toThrow(
+      /LOCAL_OUTBOUND_ORIGINS: not allowed in production/,
+    );
+    expect(loadConfig({ ...production, LOCAL_OUTBOUND_ORIGINS: '' }).env).toBe('production');
+  });
   it('trusts a proxy only when told to, and keeps in-flight idempotency leases short', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);

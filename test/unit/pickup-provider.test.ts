@@ -17,6 +17,7 @@ import {
   checkEndpointUrl,
   guardedLookup,
   isPublicAddress,
+  parseLocalOrigins,
   targetPolicy,
   type Resolver,
 } from '../../src/net/target-guard';
@@ -199,11 +200,79 @@ describe('checkEndpointUrl', () => {
     if (reason === null) expect(checkEndpointUrl(url, policy)).toBeInstanceOf(URL);
     else expect(() => checkEndpointUrl(url, policy)).toThrow(expect.objectContaining({ reason }));
   });
-  it('trusts no origin in production', () => {
-    expect(targetPolicy({ env: 'production', sandboxUrl: 'http://127.0.0.1:4010' }).trustedOrigins).toEqual([]);
-    expect(targetPolicy({ env: 'test', sandboxUrl: 'http://127.0.0.1:4010/' }).trustedOrigins).toEqual([
-      'http://127.0.0.1:4010',
-    ]);
+  it('trusts no origin in production; elsewhere the sandbox and the configured local origins', () => {
+    const local = ['http://127.0.0.1:8080'];
+    expect(
+      targetPolicy({ env: 'production', sandboxUrl: 'http://127.0.0.1:4010', localOutboundOrigins: local })
+        .trustedOrigins,
+    ).toEqual([]);
+    expect(
+      targetPolicy({ env: 'test', sandboxUrl: 'http://127.0.0.1:4010/', localOutboundOrigins: [] }).trustedOrigins,
+    ).toEqual(['http://127.0.0.1:4010']);
+    expect(
+      targetPolicy({ env: 'development', sandboxUrl: 'http://127.0.0.1:4010', localOutboundOrigins: local })
+        .trustedOrigins,
+    ).toEqual(['http://127.0.0.1:4010', 'http://127.0.0.1:8080']);
+  });
+});
+
+describe('local outbound origins (LOCAL_OUTBOUND_ORIGINS, outside production)', () => {
+  const policy = targetPolicy({
+    env: 'development',
+    sandboxUrl: 'http://127.0.0.1:4010',
+    localOutboundOrigins: parseLocalOrigins('http://127.0.0.1:8080, http://localhost:9000'),
+  });
+  it.each([
+    ['http://127.0.0.1:8080/pickup/search', null],
+    ['http://localhost:9000/hooks', null],
+    // Exactly the listed origins: another port, scheme or spelling of the host is refused as before.
+    ['http://127.0.0.1:8081/hooks', 'scheme_not_https'],
+    ['https://127.0.0.1:8080/hooks', 'private_address'],
+    ['http://localhost:8080/hooks', 'scheme_not_https'],
+    ['http://[::1]:8080/hooks', 'scheme_not_https'],
+    ['http://10.0.0.7:8080/hooks', 'scheme_not_https'],
+    ['https://192.168.1.20/hooks', 'private_address'],
+    ['http://user:pw@127.0.0.1:8080/hooks', 'credentials_in_url'],
+  ])('%s', (url, reason) => {
+    if (reason === null) expect(checkEndpointUrl(url, policy)).toBeInstanceOf(URL);
+    else expect(() => checkEndpointUrl(url, policy)).toThrow(expect.objectContaining({ reason }));
+  });
+
+  it('a refused loopback URL names the setting outside production, never in production or for other hosts', () => {
+    expect(() => checkEndpointUrl('http://127.0.0.1:8081/hooks', policy)).toThrow(
+      'the URL must use HTTPS (to try a local endpoint outside production, set LOCAL_OUTBOUND_ORIGINS=http://127.0.0.1:8081)',
+    );
+    expect(() => checkEndpointUrl('https://[::1]/hooks', policy)).toThrow(/LOCAL_OUTBOUND_ORIGINS=https:\/\/\[::1\]/);
+    expect(() => checkEndpointUrl('http://hooks.example.com/x', policy)).toThrow(/^the URL must use HTTPS$/);
+    const production = targetPolicy({
+      env: 'production',
+      sandboxUrl: 'http://127.0.0.1:4010',
+      localOutboundOrigins: [],
+    });
+    expect(() => checkEndpointUrl('http://127.0.0.1:8081/hooks', production)).toThrow(/^the URL must use HTTPS$/);
+  });
+
+  it('parses a list of loopback origins, each as the exact origin URLs are compared with', () => {
+    expect(parseLocalOrigins('')).toEqual([]);
+    expect(
+      parseLocalOrigins(' http://127.0.0.1:8080 ,https://LOCALHOST:8443/,http://[::1]:9000,,http://127.0.0.2'),
+    ).toEqual(['http://127.0.0.1:8080', 'https://localhost:8443', 'http://[::1]:9000', 'http://127.0.0.2']);
+    expect(parseLocalOrigins('http://localhost:80,http://localhost')).toEqual(['http://localhost']);
+  });
+
+  it.each([
+    ['127.0.0.1:8080', /not an origin/],
+    ['ftp://127.0.0.1:21', /not an origin/],
+    ['http://127.0.0.1:8080/hooks', /without credentials, path or query/],
+    ['http://127.0.0.1:8080?x=1', /without credentials, path or query/],
+    ['http://user:pw@127.0.0.1:8080', /without credentials, path or query/],
+    ['http://10.0.0.7:8080', /not on loopback/],
+    ['http://192.168.1.20', /not on loopback/],
+    ['http://169.254.169.254', /not on loopback/],
+    ['http://receiver.example.com:8080', /not on loopback/],
+    ['http://localhost.example.com', /not on loopback/],
+  ])('refuses %s', (value, message) => {
+    expect(() => parseLocalOrigins(value)).toThrow(message);
   });
 });
 

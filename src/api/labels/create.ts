@@ -30,8 +30,10 @@ export interface CreateLabelRouteDeps {
   carrierProtection: Pick<CarrierProtection, 'check'>;
 }
 
+const preferenceApplied = { 'Preference-Applied': '`wait=N`: how long the answer was held for the result' };
+/** Only a succeeded creation's answer is replayed (spec "Idempotency of POST /labels"; decision 0012). */
 const creationHeaders = {
-  'Preference-Applied': '`wait=N`: how long the answer was held for the result',
+  ...preferenceApplied,
   'Idempotency-Replayed': '`true` on a repeat of a bound Idempotency-Key answered with the original answer',
 };
 
@@ -108,7 +110,7 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
           headers: {
             Location: 'The creation',
             'Retry-After': '2 while `processing`',
-            ...creationHeaders,
+            ...preferenceApplied,
           },
         },
       },

@@ -81,6 +81,11 @@ export function createPrintedRoutes(
         },
       },
       errors: ['idempotency_conflict', 'duplicate_request', 'document_expired', 'shopify_unavailable'],
+      // The 4xx answers the first request can store (an unknown label, an expired document) replay like a success.
+      errorHeaders: {
+        404: { 'Idempotency-Replayed': '`true` on a replayed answer (a repeat of the key within 24 hours)' },
+        410: { 'Idempotency-Replayed': '`true` on a replayed answer (a repeat of the key within 24 hours)' },
+      },
       handler: async (ctx, { params, query }) => {
         const auth = ctx.state.auth!;
         const key = printedKeyOf(ctx.get('Idempotency-Key'), query.idempotency_key);

@@ -7,7 +7,8 @@
  * It answers `POST` on any path with `{data: [...]}`: the operator's points in the requested country, nearest
  * first, at most 50. It checks the caller by `X-Origin-Service` and the custom header `X-Provider-Key`, answers
  * `{error}` with 400 for a bad request body and 500 for unexpected problems. Run it behind HTTPS (a reverse proxy
- * or a platform that terminates TLS): the service calls providers over HTTPS only. The sandbox serves the same
+ * or a platform that terminates TLS): the service calls providers over HTTPS only (to try it on your machine first,
+ * outside production, list its origin in LOCAL_OUTBOUND_ORIGINS: docs/operators.md). The sandbox serves the same
  * handler at `POST /pickup-providers/{name}` (docs/sandbox.md), and `docs/operators.md` walks through connecting it.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
