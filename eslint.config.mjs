@@ -33,7 +33,7 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'jest.config.js', 'bin/', 'client/schema.d.ts'] },
+  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'jest.config.js', 'bin/', 'client/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

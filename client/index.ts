@@ -1,7 +1,7 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema';
+import type { paths } from './generated/schema';
 
-export type { components, operations, paths } from './schema';
+export type { components, operations, paths } from './generated/schema';
 
 export interface ShippingLabelClientOptions {
   /** The API base URL, ending in the version prefix: `https://api.example.com/v1`. */
@@ -18,7 +18,7 @@ export type ShippingLabelClient = Client<paths>;
 
 /**
  * A typed client of the Shipping Label API: paths, parameters, bodies and answers come from the OpenAPI document
- * (`client/schema.d.ts`), so a call the API does not document does not compile. Answers are
+ * (`client/generated/schema.d.ts`), so a call the API does not document does not compile. Answers are
  * `{ data, error, response }`: `error` holds the error body (`error.error.code`) when the status is not 2xx.
  */
 export function createShippingLabelClient(options: ShippingLabelClientOptions): ShippingLabelClient {

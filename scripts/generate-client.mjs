@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run client:generate`: rewrites client/schema.d.ts from the /v1/openapi.json the service serves. It runs the
+// `npm run client:generate`: rewrites client/generated/schema.d.ts from the /v1/openapi.json the service serves. It runs the
 // suite that checks the file in `npm test` with UPDATE_CLIENT=1, so the document comes from a real app (the same
 // bootstrap as `npm test`: Temporal CLI, PostgreSQL, jest's global setup).
 import { spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres } = await import('./lib/postgres.mjs');
 const cli = await findTemporalCli();
 const postgres = await findPostgres();
-step('generating client/schema.d.ts from the served /v1/openapi.json');
+step('generating client/generated/schema.d.ts from the served /v1/openapi.json');
 const result = spawnSync(
   join(projectRoot, 'node_modules', '.bin', 'jest'),
   ['test/integration/client-in-step.test.ts', '--selectProjects', 'integration'],

@@ -1,26 +1,25 @@
 import type { CarrierPort } from '../port';
 import { CarrierAAdapter } from './carrier-a';
-import { CarrierBAdapter } from './carrier-b';
-import { CarrierCAdapter } from './carrier-c';
-import { CarrierDAdapter } from './carrier-d';
-import { GenericCarrierAdapter } from './generic-carriers';
+import { carrierB } from './carrier-b';
+import { carrierC } from './carrier-c';
+import { carrierD } from './carrier-d';
+import { genericCarrier } from './generic-carriers';
 import type { CarrierHttpOptions } from './http-client';
+import { SandboxCarrierAdapter } from './sandbox-carrier';
 
-export { CarrierAAdapter, CarrierBAdapter, CarrierCAdapter, CarrierDAdapter, GenericCarrierAdapter };
+export { CarrierAAdapter, SandboxCarrierAdapter };
 export type { CarrierHttpOptions };
+
+/** Carriers whose sandbox API is their own; every other catalogue carrier speaks the generic one. */
+const OWN_APIS: Record<string, (options: CarrierHttpOptions) => CarrierPort> = {
+  carrier_a: (options) => new CarrierAAdapter(options),
+  carrier_b: (options) => new SandboxCarrierAdapter(carrierB, options),
+  carrier_c: (options) => new SandboxCarrierAdapter(carrierC, options),
+  carrier_d: (options) => new SandboxCarrierAdapter(carrierD, options),
+};
 
 /** The adapter for a catalogue carrier code, talking to the sandbox at `options.baseUrl`. */
 export function sandboxCarrierAdapter(carrierCode: string, options: CarrierHttpOptions): CarrierPort {
-  switch (carrierCode) {
-    case 'carrier_a':
-      return new CarrierAAdapter(options);
-    case 'carrier_b':
-      return new CarrierBAdapter(options);
-    case 'carrier_c':
-      return new CarrierCAdapter(options);
-    case 'carrier_d':
-      return new CarrierDAdapter(options);
-    default:
-      return new GenericCarrierAdapter(carrierCode, options);
-  }
+  const own = OWN_APIS[carrierCode];
+  return own ? own(options) : new SandboxCarrierAdapter(genericCarrier(carrierCode), options);
 }

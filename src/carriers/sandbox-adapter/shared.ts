@@ -1,5 +1,5 @@
 import { describePdf } from '../../pdf/inspect';
-import type { CarrierAccountSettings, LabelDocument, ShipmentRequest } from '../port';
+import type { CarrierAccountSettings, LabelDocument, ShipmentRequest, ShipmentResult } from '../port';
 import { callCarrier, type CarrierCall, type CarrierHttpOptions, type CarrierHttpResponse } from './http-client';
 import type { SimulatorShipment } from '../sandbox-api/shipment-body';
 
@@ -40,4 +40,32 @@ export function carrierCaller(http: CarrierHttpOptions, carrierCode: string) {
     account: CarrierAccountSettings,
     call: Omit<CarrierCall, 'carrierCode' | 'apiKey'>,
   ): Promise<CarrierHttpResponse> => callCarrier(http, { carrierCode, apiKey: account.credentials.apiKey, ...call });
+}
+
+/** The fields every carrier maps; the rest default as most carriers have them. */
+type MappedShipment = Pick<ShipmentResult, 'shipmentId' | 'trackingNumber' | 'trackingUrl' | 'cod'> &
+  Partial<Pick<ShipmentResult, 'status' | 'barcode' | 'declaredValue' | 'extras' | 'document'>>;
+
+/**
+ * A port result from a carrier's mapped fields: ready, found in the portal by its shipment ID, the tracking number
+ * as barcode, no declared value, no extras and no PDF unless the carrier says otherwise.
+ */
+export function shipmentResult(s: MappedShipment): ShipmentResult {
+  return {
+    status: s.status ?? 'ready',
+    shipmentId: s.shipmentId,
+    carrierReference: s.shipmentId,
+    trackingNumber: s.trackingNumber,
+    trackingUrl: s.trackingUrl,
+    barcode: s.barcode ?? s.trackingNumber,
+    cod: s.cod,
+    declaredValue: s.declaredValue ?? null,
+    extras: s.extras ?? {},
+    document: s.document ?? null,
+  };
+}
+
+/** The PDF a carrier hands out with the shipment (base64 in its answer), if it did. */
+export async function storedDocument(base64: string | undefined): Promise<LabelDocument | null> {
+  return base64 ? labelDocument(Buffer.from(base64, 'base64')) : null;
 }
