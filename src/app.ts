@@ -11,7 +11,7 @@ import { createDocumentRoutes } from './api/documents/routes';
 import { createPrintedRoutes } from './api/labels/printed';
 import { createLabelCreationRoutes } from './api/labels/create';
 import { createCarrierProtection } from './carriers/protection/carrier-protection';
-import type { LiveCreation } from './api/labels/live-creation';
+import type { LiveCreation } from './creation/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
 import { createLabelCreationResourceRoutes } from './api/label-creations/routes';
 import { createWriteLimits } from './limits/write-limits';

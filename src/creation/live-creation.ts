@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { ServiceError, WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { LiveCreation, LiveCreationInput } from '../api/labels/live-creation';
 import type { Config } from '../config';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
@@ -8,8 +7,9 @@ import type { WriteLimits } from '../limits/write-limits';
 import type { WriteQueueTicket } from '../limits/write-queue';
 import { idempotencyFingerprint, requestedWire } from '../domain/creation-request';
 import { parseOrderId } from '../domain/platform-ids';
-import { ApiError } from '../http/api-error';
-import type { AppContext } from '../http/state';
+import { DomainError } from '../domain/errors';
+import type { CreationRequest } from '../domain/creation-request';
+import type { BucketState } from '../domain/rate-limits';
 import { newId } from '../ids';
 import {
   awaitOutcomeUpdate,
@@ -20,8 +20,43 @@ import {
   type LabelCreationWorkflow,
 } from '../../workflows/label-creation/contract';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
-import { answerCreation, type CreationAnswerOptions } from './answers';
 import { claimCreation, dropClaim, isKeyBound, readCreationById, type CreationRow } from './records';
+
+/** A live `POST /labels` after every request check passed: what the creation needs from the HTTP edge. */
+export interface LiveCreationInput {
+  storeId: string;
+  apiKeyId: string;
+  /** `Idempotency-Key`, validated (8 to 255 characters, not `auto`). */
+  idempotencyKey: string;
+  /** `Prefer: wait=N`, 0 to 60 seconds (default 20). */
+  waitSeconds: number;
+  /** The normalized request: what idempotency compares and the decisions read. */
+  request: CreationRequest;
+  /** Whether the key was bound when the request's limit class was decided (`isBound`); looked up when absent. */
+  keyBound?: boolean | undefined;
+  /** Told the state of every limit the creation takes (the daily units, the write queue), for the answer's headers. */
+  noteLimits?: (states: readonly BucketState[]) => void;
+}
+
+/** What a live creation ends with: its record as it is when the answer is due. The route renders it. */
+export interface CreationOutcome {
+  row: CreationRow;
+  /** `Prefer: wait=N` as applied (`Preference-Applied`): 0 when the request could not hold its answer open. */
+  waitSeconds: number;
+  /** A repeat of a bound key answered with the original outcome (`Idempotency-Replayed: true`). */
+  replayed: boolean;
+}
+
+/** The label-creation service the API calls; `createApp` takes it as a dependency. */
+export interface LiveCreation {
+  /** Carries out a live creation (or joins the running one) and returns its outcome, or throws its refusal. */
+  create(input: LiveCreationInput): Promise<CreationOutcome>;
+  /**
+   * Whether `Idempotency-Key` is bound to a creation of the store: a repeat of a bound key counts as a read, not a
+   * creation (spec "Limits"). Absent while nothing binds keys.
+   */
+  isBound?(input: { storeId: string; idempotencyKey: string }): Promise<boolean>;
+}
 
 export interface LiveCreationDeps {
   orm: Orm;
@@ -128,7 +163,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
    * A new creation takes its daily unit and a place in the store's write queue before anything is bound: both side by
    * side (two connections), and whichever was taken is given back when the other refuses (the unit's refusal first).
    */
-  async function takeWriteLimits(ctx: AppContext, input: LiveCreationInput, creationId: string) {
+  async function takeWriteLimits(input: LiveCreationInput, creationId: string) {
     const [units, ticket] = await Promise.allSettled([
       deps.limits.creationUnits.reserve({
         storeId: input.storeId,
@@ -138,8 +173,8 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
       deps.limits.writeQueue.enter(input.storeId),
     ]);
     if (units.status === 'fulfilled' && ticket.status === 'fulfilled') {
-      ctx.state.limits?.note(units.value);
-      ctx.state.limits?.note([ticket.value.state]);
+      input.noteLimits?.(units.value);
+      input.noteLimits?.([ticket.value.state]);
       return ticket.value;
     }
     if (units.status === 'fulfilled') await deps.limits.creationUnits.returnUnit(creationId);
@@ -156,7 +191,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
     isBound: (input) =>
       isKeyBound(deps.orm.em.fork(), { ...input, now: deps.now(), keyTtlMs: deps.config.creation.keyTtlMs }),
 
-    async create(ctx: AppContext, input: LiveCreationInput): Promise<void> {
+    async create(input: LiveCreationInput): Promise<CreationOutcome> {
       const em = deps.orm.em.fork();
       const requestHash = sha256(idempotencyFingerprint(input.request));
       const order = input.request.order.by === 'id' ? parseOrderId(input.request.order.id) : null;
@@ -187,7 +222,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           })
           .catch((error: unknown) => deps.logger.warn({ err: error }, 'Prefer: wait hold not given back')));
       try {
-        let ticket = repeat ? null : await takeWriteLimits(ctx, input, creationId);
+        let ticket = repeat ? null : await takeWriteLimits(input, creationId);
         const claim = await claimCreation(em, {
           id: creationId,
           storeId: input.storeId,
@@ -209,24 +244,17 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
         const hold = await holdTaken;
         if (hold && 'error' in hold) throw hold.error;
         const waitSeconds = hold ? input.waitSeconds : 0;
-        const options: CreationAnswerOptions = {
-          baseUrl: input.baseUrl,
-          now: deps.now(),
-          waitSeconds,
-          replayed: false,
-          includeDocuments: input.request.include.includes('document'),
-        };
         const row = claim.row;
         if (!claim.claimed) {
           if (row.request_hash !== requestHash) {
-            throw new ApiError('idempotency_conflict', {
+            throw new DomainError('idempotency_conflict', {
               message: 'This Idempotency-Key is bound to a different request; a new request needs a new key.',
               details: { idempotency_key: input.idempotencyKey, label_creation_id: row.id },
             });
           }
           // Spec "Idempotency of POST /labels": only a running creation is joined; every other state answers at once.
           if (row.status !== 'processing') {
-            return await answerCreation(ctx, deps.orm, row, { ...options, replayed: row.status === 'succeeded' });
+            return { row, waitSeconds, replayed: row.status === 'succeeded' };
           }
         }
         try {
@@ -240,14 +268,14 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
               await dropClaim(em, row.id);
               await giveBack(ticket, creationId);
             }
-            throw new ApiError('temporarily_unavailable', {
+            throw new DomainError('temporarily_unavailable', {
               message: 'Label creation is unavailable right now; nothing was created. Send the same request again.',
-              headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER) },
+              retryAfterSeconds: UNAVAILABLE_RETRY_AFTER,
             });
           }
         }
         void releaseHold();
-        await answerCreation(ctx, deps.orm, (await readCreationById(deps.orm.em.fork(), row.id)) ?? row, options);
+        return { row: (await readCreationById(deps.orm.em.fork(), row.id)) ?? row, waitSeconds, replayed: false };
       } finally {
         await releaseHold();
       }

@@ -1,7 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AttentionView, LabelCreationView } from '../api/label-creations/serializer';
-import type { LabelWire } from '../api/labels/schemas';
-import { EMPTY_RESOLVED, type ResolvedBlock } from '../domain/creation-decision';
+import type { ResolvedBlock } from '../domain/creation-decision';
 import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../domain/labels';
@@ -29,11 +27,16 @@ export interface CreationError {
   retryAfterSeconds?: number;
 }
 
-/** The attention object as stored: the view's fields with ISO timestamps. */
-export type StoredAttention = Omit<AttentionView, 'sentAt' | 'resolveAllowedAt'> & {
+/** The attention object as stored (spec "Attention object"), with ISO timestamps. */
+export interface StoredAttention {
+  reason: 'carrier_timeout' | 'carrier_error' | 'worker_lost' | 'label_not_retrieved' | 'confirmation_missing';
+  shipmentAtCarrier: 'unknown' | 'exists';
+  carrier: { code: string; name: string; accountId: string | null };
+  carrierReference: string | null;
+  carrierNote: 'draft_until_label_printed' | null;
   sentAt: string;
   resolveAllowedAt: string;
-};
+}
 
 export interface CreationRow {
   id: string;
@@ -221,36 +224,4 @@ export async function readCreationPage(
     [...params, limit + 1],
   );
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
-}
-
-const attentionView = (a: StoredAttention): AttentionView => ({
-  ...a,
-  sentAt: new Date(a.sentAt),
-  resolveAllowedAt: new Date(a.resolveAllowedAt),
-});
-
-/** A stored record as the label creation serializer's view; `labels` come serialized by the label serializer. */
-export function creationView(row: CreationRow, labels: LabelWire[]): LabelCreationView {
-  return {
-    id: row.id,
-    status: row.status,
-    phase: row.phase,
-    created: row.created,
-    dryRun: false,
-    would: null,
-    waitingFor: row.status === 'processing' ? row.waiting_for : null,
-    order: { id: row.order_gid, legacyId: row.order_legacy_id, name: row.order_name },
-    requested: row.requested,
-    resolved: { ...EMPTY_RESOLVED, ...row.resolved },
-    labels,
-    sideEffects: { fulfillment: null, orderTags: null, ...row.side_effects },
-    warnings: row.warnings,
-    error: row.error,
-    attention: row.attention ? attentionView(row.attention) : null,
-    resolution: row.resolution,
-    clientReference: row.client_reference,
-    idempotencyKey: row.idempotency_key,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
-  };
 }

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
-import { creationWire } from '../creation/answers';
+import { creationWire } from '../api/label-creations/creation-wire';
 import { readCreationById } from '../creation/records';
 import type { Orm } from '../db/orm';
 import type { WebhookRetrySchedule, WebhookTopic } from '../domain/webhooks';

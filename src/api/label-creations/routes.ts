@@ -5,7 +5,7 @@ import { resolveCreation } from '../../creation/resolve';
 import { holdsScope } from '../../access/scopes';
 import { RESOLVE_OUTCOMES } from '../../domain/resolve';
 import type { Logger } from '../../logger';
-import { creationWire } from '../../creation/answers';
+import { creationWire } from './creation-wire';
 import { readCreation, readCreationPage, type CreationListFilters } from '../../creation/records';
 import type { Orm } from '../../db/orm';
 import { LABEL_CREATION_STATUSES } from '../../domain/labels';

@@ -16,7 +16,8 @@ import { serializeLabelCreation } from '../label-creations/serializer';
 import { creationIdempotencyKey, preferWaitSeconds } from './create-headers';
 import { createLabelBodySchema } from './create-schema';
 import { dryRunView } from './dry-run';
-import type { LiveCreation } from './live-creation';
+import type { LiveCreation } from '../../creation/live-creation';
+import { renderCreation } from './creation-answer';
 import type { LabelWire } from './schemas';
 import { serializeLabel } from './serializer';
 
@@ -157,14 +158,19 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
         const base = baseUrl(ctx, deps.publicBaseUrl);
         if (!request.dryRun) {
           const idempotencyKey = creationIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
-          await deps.liveCreation.create(ctx, {
+          const outcome = await deps.liveCreation.create({
             storeId: auth.storeId,
             apiKeyId: auth.apiKeyId,
             idempotencyKey,
             waitSeconds,
             request,
-            baseUrl: base,
             keyBound: keyBoundOf.get(ctx),
+            noteLimits: (states) => ctx.state.limits?.note(states),
+          });
+          await renderCreation(ctx, deps.orm, outcome, {
+            baseUrl: base,
+            now: deps.now(),
+            includeDocuments: request.include.includes('document'),
           });
           return;
         }

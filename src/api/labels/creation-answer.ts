@@ -1,35 +1,19 @@
-import type { LabelCreationWire } from '../api/label-creations/schemas';
-import { serializeLabelCreation } from '../api/label-creations/serializer';
-import { serializeLabel } from '../api/labels/serializer';
-import { readLabelViews } from '../db/labels-query';
-import { LabelDocument } from '../db/entities/label';
-import type { Orm } from '../db/orm';
-import { ApiError } from '../http/api-error';
-import type { ErrorCode } from '../http/error-catalog';
-import type { AppContext } from '../http/state';
-import { creationView, type CreationRow } from './records';
+import type { CreationOutcome } from '../../creation/live-creation';
+import type { CreationRow } from '../../creation/records';
+import { LabelDocument } from '../../db/entities/label';
+import type { Orm } from '../../db/orm';
+import { ApiError } from '../../http/api-error';
+import type { ErrorCode } from '../../http/error-catalog';
+import type { AppContext } from '../../http/state';
+import type { LabelCreationWire } from '../label-creations/schemas';
+import { creationWire } from '../label-creations/creation-wire';
 
 export interface CreationAnswerOptions {
   /** Base of absolute URLs, without `/v1`. */
   baseUrl: string;
   now: Date;
-  /** `Prefer: wait=N` as applied (`Preference-Applied`). */
-  waitSeconds: number;
-  /** A repeat of a bound key answered with the original outcome (`Idempotency-Replayed: true`). */
-  replayed: boolean;
   /** `include: ["document"]`: the creation's PDFs with the answer, from storage. */
   includeDocuments: boolean;
-}
-
-/** A stored creation as the label creation object, with its labels as they are now. */
-export async function creationWire(
-  orm: Orm,
-  row: CreationRow,
-  options: Pick<CreationAnswerOptions, 'baseUrl' | 'now'>,
-): Promise<LabelCreationWire> {
-  const views = await readLabelViews(orm.em.fork(), row.store_id, row.label_ids);
-  const labels = views.map((v) => serializeLabel(v, { baseUrl: options.baseUrl, now: options.now }));
-  return serializeLabelCreation(creationView(row, labels), { baseUrl: options.baseUrl });
 }
 
 /**
@@ -58,16 +42,17 @@ async function withDocuments(orm: Orm, wire: LabelCreationWire, row: CreationRow
 }
 
 /**
- * The answer of `POST /labels` for a stored creation (spec "Outcomes" and "Idempotency of POST /labels"): 201 new
+ * The answer of `POST /labels` for a creation's outcome (spec "Outcomes" and "Idempotency of POST /labels"): 201 new
  * label, 200 existing labels, 202 while processing or needing attention, the creation's error when it failed
  * (with `details.label_creation_id`), 409 `label_exists` (`shipment_outside_globe`) for an abandoned one.
  */
-export async function answerCreation(
+export async function renderCreation(
   ctx: AppContext,
   orm: Orm,
-  row: CreationRow,
+  outcome: CreationOutcome,
   options: CreationAnswerOptions,
 ): Promise<void> {
+  const { row } = outcome;
   const creationUrl = `${options.baseUrl}/v1/label-creations/${row.id}`;
   if (row.status === 'failed') {
     const error = row.error!;
@@ -84,7 +69,7 @@ export async function answerCreation(
       details: { reason: 'shipment_outside_globe', label_creation_id: row.id, label_creation_ids: [row.id] },
     });
   }
-  ctx.set('Preference-Applied', `wait=${options.waitSeconds}`);
+  ctx.set('Preference-Applied', `wait=${outcome.waitSeconds}`);
   if (row.status === 'processing' || row.status === 'needs_attention') {
     ctx.status = 202;
     ctx.set('Location', creationUrl);
@@ -95,7 +80,7 @@ export async function answerCreation(
   ctx.status = row.created ? 201 : 200;
   if (row.created && row.label_ids[0]) ctx.set('Location', `${options.baseUrl}/v1/labels/${row.label_ids[0]}`);
   ctx.set('Content-Location', creationUrl);
-  if (options.replayed) ctx.set('Idempotency-Replayed', 'true');
+  if (outcome.replayed) ctx.set('Idempotency-Replayed', 'true');
   const wire = await creationWire(orm, row, options);
   ctx.body = options.includeDocuments ? await withDocuments(orm, wire, row) : wire;
 }

@@ -1,0 +1,51 @@
+import type { CreationRow, StoredAttention } from '../../creation/records';
+import { EMPTY_RESOLVED } from '../../domain/creation-decision';
+import { readLabelViews } from '../../db/labels-query';
+import type { Orm } from '../../db/orm';
+import { serializeLabel } from '../labels/serializer';
+import type { LabelWire } from '../labels/schemas';
+import type { LabelCreationWire } from './schemas';
+import { serializeLabelCreation, type AttentionView, type LabelCreationView } from './serializer';
+
+/** A stored creation as the label creation object, with its labels as they are now. */
+export async function creationWire(
+  orm: Orm,
+  row: CreationRow,
+  options: { baseUrl: string; now: Date },
+): Promise<LabelCreationWire> {
+  const views = await readLabelViews(orm.em.fork(), row.store_id, row.label_ids);
+  const labels = views.map((v) => serializeLabel(v, { baseUrl: options.baseUrl, now: options.now }));
+  return serializeLabelCreation(creationView(row, labels), { baseUrl: options.baseUrl });
+}
+
+const attentionView = (a: StoredAttention): AttentionView => ({
+  ...a,
+  sentAt: new Date(a.sentAt),
+  resolveAllowedAt: new Date(a.resolveAllowedAt),
+});
+
+/** A stored record as the label creation serializer's view; `labels` come serialized by the label serializer. */
+function creationView(row: CreationRow, labels: LabelWire[]): LabelCreationView {
+  return {
+    id: row.id,
+    status: row.status,
+    phase: row.phase,
+    created: row.created,
+    dryRun: false,
+    would: null,
+    waitingFor: row.status === 'processing' ? row.waiting_for : null,
+    order: { id: row.order_gid, legacyId: row.order_legacy_id, name: row.order_name },
+    requested: row.requested,
+    resolved: { ...EMPTY_RESOLVED, ...row.resolved },
+    labels,
+    sideEffects: { fulfillment: null, orderTags: null, ...row.side_effects },
+    warnings: row.warnings,
+    error: row.error,
+    attention: row.attention ? attentionView(row.attention) : null,
+    resolution: row.resolution,
+    clientReference: row.client_reference,
+    idempotencyKey: row.idempotency_key,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
