@@ -381,6 +381,7 @@ export interface components {
           | 'temporarily_unavailable'
           | 'not_started';
         message: string;
+        /** @description The fields the code names (see its example). Money amounts in them are decimal strings with two decimals, like every amount on the wire: `max`, `min` and `received` of an amount field, `requested` and `existing` of a `differences` entry. */
         details?: {
           [key: string]: unknown;
         };

@@ -44,8 +44,22 @@ export interface CarrierDefinition {
   codViaApi: boolean;
   /** Label IDs of this carrier's shipments in the carrier's portal, for the attention object. */
   referenceKind: string | null;
-  /** Carriers with a pickup-point network of their own: the format of its point IDs. */
-  pickupNetwork?: { idPattern: RegExp; idExample: string };
+  /** Carriers with a pickup-point network of their own: the format of its point IDs (the one source of it). */
+  pickupNetwork?: { idFormat: PickupPointIdFormat };
+}
+
+/**
+ * How a network writes its pickup-point IDs: letters before a number of so many digits. The catalogue is the one place
+ * the formats live; the sandbox networks make their IDs with it (`pickupPointId`), and `PUT /orders/{id}/pickup-point`,
+ * the pre-carrier checks (`pickup_point_malformed`) and the sandbox carriers (`pickup_point_invalid`) check IDs with
+ * it (`isPickupPointIdOf`).
+ */
+export interface PickupPointIdFormat {
+  /** `none`; fixed letters (`KM`); or `country`, the point's ISO 3166-1 alpha-2 code (`CZ`). */
+  prefix: { kind: 'none' } | { kind: 'fixed'; letters: string } | { kind: 'country' };
+  digits: { min: number; max: number };
+  /** An ID of this format, for documentation. */
+  example: string;
 }
 
 const whole: CodRounding = { mode: 'whole' };
@@ -61,7 +75,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     declaredValueSupported: true,
     codViaApi: true,
     referenceKind: 'packet_id',
-    pickupNetwork: { idPattern: /^\d{1,10}$/, idExample: '4410' },
+    pickupNetwork: { idFormat: { prefix: { kind: 'none' }, digits: { min: 1, max: 10 }, example: '4410' } },
   },
   carrier_b: {
     code: 'carrier_b',
@@ -84,7 +98,7 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     declaredValueSupported: false,
     codViaApi: true,
     referenceKind: 'parcel_id',
-    pickupNetwork: { idPattern: /^[A-Z]{2}\d{5}$/, idExample: 'CZ10001' },
+    pickupNetwork: { idFormat: { prefix: { kind: 'country' }, digits: { min: 5, max: 5 }, example: 'CZ10001' } },
   },
   carrier_d: {
     code: 'carrier_d',
@@ -96,7 +110,9 @@ export const CARRIERS: Readonly<Record<string, CarrierDefinition>> = {
     declaredValueSupported: false,
     codViaApi: true,
     referenceKind: 'parcel_number',
-    pickupNetwork: { idPattern: /^KM\d{8}$/, idExample: 'KM10000001' },
+    pickupNetwork: {
+      idFormat: { prefix: { kind: 'fixed', letters: 'KM' }, digits: { min: 8, max: 8 }, example: 'KM10000001' },
+    },
   },
   carrier_e: {
     code: 'carrier_e',
@@ -172,10 +188,44 @@ export function carrierDefinition(code: string): CarrierDefinition {
   return carrier;
 }
 
-/** Whether `id` has the format of the carrier's pickup-point IDs; carriers without a network of their own take digits. */
+/**
+ * Points of carriers without a network of their own come from the store's custom providers, whose contract allows any
+ * text of 1 to 100 characters as an ID (src/pickup-points/provider-contract.ts): trimmed, no control characters.
+ */
+const PROVIDER_POINT_ID = /^(?!\s)[^\p{Cc}]{1,100}(?<!\s)$/u;
+
+/** The pickup-point ID format of a carrier's own network; null for carriers without one. */
+export function pickupPointIdFormat(carrierCode: string): PickupPointIdFormat | null {
+  return CARRIERS[carrierCode]?.pickupNetwork?.idFormat ?? null;
+}
+
+export function pickupPointIdPattern(format: PickupPointIdFormat): RegExp {
+  const prefix =
+    format.prefix.kind === 'fixed' ? format.prefix.letters : format.prefix.kind === 'country' ? '[A-Z]{2}' : '';
+  const { min, max } = format.digits;
+  return new RegExp(`^${prefix}\\d{${min === max ? min : `${min},${max}`}}$`);
+}
+
+/**
+ * Whether `id` is a pickup-point ID the carrier can know: in the format of its own network, or, for carriers without
+ * one, a custom provider's ID.
+ */
 export function isPickupPointIdOf(carrierCode: string, id: string): boolean {
-  const pattern = CARRIERS[carrierCode]?.pickupNetwork?.idPattern ?? /^\d{1,10}$/;
-  return pattern.test(id);
+  const format = pickupPointIdFormat(carrierCode);
+  return (format ? pickupPointIdPattern(format) : PROVIDER_POINT_ID).test(id);
+}
+
+/**
+ * The ID in `format` of the point numbered `number` (zero-padded to the format's digits) in `country`. Throws when the
+ * number has more digits than the format allows.
+ */
+export function pickupPointId(format: PickupPointIdFormat, number: number, country: string): string {
+  const digits = String(number).padStart(format.digits.min, '0');
+  if (!Number.isInteger(number) || number < 0 || digits.length > format.digits.max)
+    throw new Error(`${number} does not fit a pickup-point ID of ${format.digits.max} digits`);
+  const prefix =
+    format.prefix.kind === 'fixed' ? format.prefix.letters : format.prefix.kind === 'country' ? country : '';
+  return `${prefix}${digits}`;
 }
 
 /** Carrier B prints its stored label in the account's printer type: A6 sheets or a 10x15 cm thermal roll. */
@@ -193,14 +243,3 @@ export function accountLabelSize(
   if (carrier.labelSize === 'portal') return account.portalLabelSize ?? 'A6';
   return carrier.labelSize;
 }
-
-/**
- * Pickup point IDs each carrier accepts, checked before the carrier call (`pickup_point_malformed`). The sandbox
- * networks of carriers A, C and D use numeric IDs; other carriers take any short token.
- */
-export const PICKUP_POINT_ID_FORMATS: Readonly<Record<string, RegExp>> = {
-  carrier_a: /^\d{1,10}$/,
-  carrier_c: /^\d{1,10}$/,
-  carrier_d: /^\d{1,10}$/,
-};
-export const DEFAULT_PICKUP_POINT_ID_FORMAT = /^[A-Za-z0-9_-]{1,64}$/;

@@ -164,7 +164,7 @@ export function buildProgram(
     .description('list stores')
     .action(async () => {
       const rows = await withOrm(async (em) =>
-        (await em.find(Store, {}, { orderBy: { createdAt: 'asc' } })).map(storeRow),
+        (await em.find(Store, {}, { orderBy: { createdAt: 'asc', seq: 'asc' } })).map(storeRow),
       );
       print(out(), rows, () =>
         table(rows, [
@@ -234,9 +234,13 @@ export function buildProgram(
     .action(async (ref: string) => {
       const now = new Date();
       const rows = await withOrm(async (em) =>
-        (await em.find(ApiKey, { storeId: (await findStore(em, ref)).id }, { orderBy: { createdAt: 'asc' } })).map(
-          (k) => keyRow(k, now),
-        ),
+        (
+          await em.find(
+            ApiKey,
+            { storeId: (await findStore(em, ref)).id },
+            { orderBy: { createdAt: 'asc', seq: 'asc' } },
+          )
+        ).map((k) => keyRow(k, now)),
       );
       print(out(), rows, () =>
         table(rows, ['id', 'name', 'active', 'ending_in', 'scopes', 'expires_at', 'revoked_at', 'last_used_at']),

@@ -140,7 +140,7 @@ export function registerWebhookCommands(program: Command, kit: CliKit & { orm: (
                   a.started_at, a.status_code, a.duration_ms, a.error, a.response_excerpt, a.next_attempt_at
              from webhook_deliveries d join webhook_delivery_attempts a on a.delivery_id = d.id
             where d.store_id = ? and (?::text is null or d.event_id = ?) and (?::text is null or d.endpoint_id = ?)
-            order by a.started_at desc, a.attempt desc limit ?`,
+            order by a.started_at desc, a.seq desc limit ?`,
           [store.id, opts.event ?? null, opts.event ?? null, opts.endpoint ?? null, opts.endpoint ?? null, opts.limit],
         );
         return attempts.map((a) => ({

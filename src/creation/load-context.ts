@@ -186,8 +186,8 @@ const ORDER_STATE_SQL = `select
        from labels l left join label_fulfillment_orders f on f.label_id = l.id
       where l.store_id = ? and l.order_gid = ? and l.direction = 'outbound' and l.current
       group by l.id) t) as labels,
-  (select coalesce(json_agg(t order by t.created_at, t.id), '[]') from (
-     select id, status, fulfillment_order_gids, created_at from label_creations
+  (select coalesce(json_agg(t order by t.created_at, t.seq), '[]') from (
+     select id, status, fulfillment_order_gids, created_at, seq from label_creations
       where store_id = ? and status in ('processing', 'needs_attention', 'abandoned')
         and (order_gid = ? or fulfillment_order_gids && array[?]::text[])) t) as creations,
   ${LIVE_LOCKS_JSON} as locks,
@@ -279,7 +279,7 @@ async function storeSetup(em: EntityManager, storeId: string) {
                         'declaredValueSupported', a.declared_value_supported,
                         'codRoundingByCurrency', a.cod_rounding_by_currency,
                         'defaultFulfillment', a.default_fulfillment, 'sender', a.sender, 'createdAt', a.created_at)
-                        order by a.created_at, a.id)
+                        order by a.created_at, a.seq)
                         from carrier_accounts a where a.store_id = s.id), '[]') as accounts,
             coalesce((select json_agg(json_build_object(
                         'id', r.id, 'priority', r.priority, 'conditions', r.conditions,

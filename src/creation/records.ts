@@ -68,11 +68,14 @@ export interface CreationRow {
   carrier_account_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Insertion order (bigint, a string from the driver): breaks ties of `created_at` in lists. */
+  seq: string;
 }
 
 const COLUMNS = `id, store_id, status, phase, idempotency_key, request_hash, key_bound, api_key_id, order_gid,
   order_legacy_id, order_name, fulfillment_order_gids, created, requested, resolved, warnings, side_effects, error,
-  attention, resolution, waiting_for, client_reference, workflow_id, label_ids, sent_at, carrier_account_id, created_at, updated_at`;
+  attention, resolution, waiting_for, client_reference, workflow_id, label_ids, sent_at, carrier_account_id, created_at,
+  updated_at, seq`;
 
 export interface NewClaim {
   id: string;
@@ -183,11 +186,14 @@ export interface CreationListFilters {
   updatedAfter?: Date;
 }
 
-/** A page of creations, newest first, by keyset (created_at, id) after `after`. */
+/**
+ * A page of creations, newest first, by keyset (created_at, seq) after `after`: creations of one millisecond (a failed
+ * attempt and its retry, a burst) in reverse insertion order, never by their random IDs.
+ */
 export async function readCreationPage(
   em: EntityManager,
   f: CreationListFilters,
-  after: { createdAt: Date; id: string } | null,
+  after: { createdAt: Date; seq: number } | null,
   limit: number,
 ): Promise<{ rows: CreationRow[]; hasMore: boolean }> {
   const clauses = ['store_id = ?'];
@@ -216,11 +222,11 @@ export async function readCreationPage(
     params.push(f.updatedAfter);
   }
   if (after) {
-    clauses.push('(created_at, id) < (?, ?)');
-    params.push(after.createdAt, after.id);
+    clauses.push('(created_at, seq) < (?, ?)');
+    params.push(after.createdAt, after.seq);
   }
   const rows = await em.execute<CreationRow[]>(
-    `select ${COLUMNS} from label_creations where ${clauses.join(' and ')} order by created_at desc, id desc limit ?`,
+    `select ${COLUMNS} from label_creations where ${clauses.join(' and ')} order by created_at desc, seq desc limit ?`,
     [...params, limit + 1],
   );
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };

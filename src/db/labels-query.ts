@@ -15,8 +15,11 @@ import { runPrepared, type ReadStatement } from './prepared';
  */
 export const POST_FILTER_SCAN_WINDOW = 1000;
 
-/** Where a page ended: the last label read, by the keyset (created_at, id); null before the first label. */
-export type KeysetPosition = { createdAt: Date; id: string } | null;
+/**
+ * Where a page ended: the last row read, by the keyset (created_at, seq); null before the first row. `seq` is the
+ * insertion order, which orders rows of one time (docs/decisions/0103-list-order-ties.md).
+ */
+export type KeysetPosition = { createdAt: Date; seq: number } | null;
 
 /** A label row as the read path returns it: the entity's fields plus `seq` (insertion order within a second). */
 export type LabelRecord = { [K in keyof Label]: Label[K] } & { seq: number };
@@ -107,6 +110,8 @@ export interface LabelRef {
   id: string;
   row_version: string;
   created_at: string;
+  /** A number in JSON, a string from node-postgres (bigint). */
+  seq: string | number;
 }
 
 /** Whether a row read for a page is the label's full row (a page after a cursor) rather than its reference. */
@@ -129,7 +134,7 @@ const VIEW_SELECT = `
          l.document_stored as has_document, l.document_not_isolated, l.row_version
     from labels l`;
 
-const REF_SELECT = 'select l.id, l.row_version, l.created_at from labels l';
+const REF_SELECT = 'select l.id, l.row_version, l.created_at, l.seq from labels l';
 
 // MikroORM's PostgreSQL driver hands timestamps to raw queries as strings (`2026-11-23 06:14:22.32+00`), JSON as ISO.
 const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
@@ -216,6 +221,16 @@ export async function readLabelViews(em: EntityManager, storeId: string, ids: re
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+/** Every label of the order, oldest first; same-second labels in insertion order. */
+export async function readOrderLabels(em: EntityManager, storeId: string, orderGid: string): Promise<LabelRecord[]> {
+  const rows = await runPrepared<ViewRow>(
+    em,
+    `${VIEW_SELECT} where l.store_id = $1 and l.order_gid = $2 order by l.created_at, l.seq`,
+    [storeId, orderGid],
+  );
+  return rows.map((r) => toView(r).label);
+}
+
 /** The order's current outbound labels, oldest first; same-second labels in insertion order. */
 export async function readCurrentOutboundViews(
   em: EntityManager,
@@ -250,8 +265,10 @@ function keysetWhere(f: LabelListFilters, after: KeysetPosition): { sql: string;
   if (f.createdBefore) clauses.push(`l.created_at <= ${bind(f.createdBefore)}`);
   if (f.updatedAfter) clauses.push(`l.updated_at >= ${bind(f.updatedAfter)}`);
   if (after) {
-    // Row comparison keeps the keyset on the (store_id, created_at, id) index.
-    clauses.push(`(l.created_at, l.id) ${f.order === 'asc' ? '>' : '<'} (${bind(after.createdAt)}, ${bind(after.id)})`);
+    // Row comparison keeps the keyset on the (store_id, created_at, seq) index.
+    clauses.push(
+      `(l.created_at, l.seq) ${f.order === 'asc' ? '>' : '<'} (${bind(after.createdAt)}, ${bind(after.seq)})`,
+    );
   }
   return { sql: clauses.join(' and '), params };
 }
@@ -270,10 +287,13 @@ function matchesPostFilters(
 const hasPostFilters = (f: LabelListFilters) =>
   f.direction !== undefined || f.status !== undefined || f.current !== undefined;
 
-/** The keyset order of a page (`created_at`, `id`), oldest first for the sync feed. */
+/**
+ * The keyset order of a page: `created_at`, then insertion order (`seq`) among labels of one second, never the random
+ * ID; oldest first for the sync feed.
+ */
 const pageOrder = (f: LabelListFilters) => {
   const direction = f.order === 'asc' ? 'asc' : 'desc';
-  return `l.created_at ${direction}, l.id ${direction}`;
+  return `l.created_at ${direction}, l.seq ${direction}`;
 };
 
 /**
@@ -295,19 +315,24 @@ export function labelPageStatement(
   };
 }
 
+const positionOf = (row: { created_at: string; seq: string | number }): KeysetPosition => ({
+  createdAt: new Date(row.created_at),
+  seq: Number(row.seq),
+});
+
 /** The page a `labelPageStatement` read: its first `limit` rows, and whether there are more. */
 export function labelPageOf(rows: ReadonlyArray<LabelRef | ViewRow>, after: KeysetPosition, limit: number): LabelPage {
   const refs = rows.slice(0, limit);
   const last = refs.at(-1);
   return {
     refs,
-    lastRead: last ? { createdAt: new Date(last.created_at), id: last.id } : after,
+    lastRead: last ? positionOf(last) : after,
     hasMore: rows.length > limit,
   };
 }
 
 /**
- * One page by keyset (created_at, id) after `after`, in the filters' order. Without post-filters it is one statement.
+ * One page by keyset (created_at, seq) after `after`, in the filters' order. Without post-filters it is one statement.
  * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page.
  */
 export async function readLabelPage(
@@ -324,7 +349,7 @@ export async function readLabelPage(
   const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
   const scanned = await runPrepared<LabelRef & { direction: string; status: string; current: boolean }>(
     em,
-    `select l.id, l.row_version, l.created_at, l.direction, l.status, l.current from labels l
+    `select l.id, l.row_version, l.created_at, l.seq, l.direction, l.status, l.current from labels l
       where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
     [...where.params, window + 1],
   );
@@ -333,13 +358,13 @@ export async function readLabelPage(
   for (const row of scanned.slice(0, window)) {
     consumed += 1;
     if (!matchesPostFilters(row, filters)) continue;
-    refs.push({ id: row.id, row_version: row.row_version, created_at: row.created_at });
+    refs.push({ id: row.id, row_version: row.row_version, created_at: row.created_at, seq: row.seq });
     if (refs.length === limit) break;
   }
   const last = consumed > 0 ? scanned[consumed - 1]! : null;
   return {
     refs,
-    lastRead: last ? { createdAt: new Date(last.created_at), id: last.id } : after,
+    lastRead: last ? positionOf(last) : after,
     hasMore: scanned.length > consumed,
   };
 }

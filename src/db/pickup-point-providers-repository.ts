@@ -55,7 +55,7 @@ export async function findProvider(em: EntityManager, storeId: string, code: str
 }
 
 export async function listProviders(em: EntityManager, storeId: string): Promise<PickupPointProvider[]> {
-  return em.find(PickupPointProvider, { storeId }, { orderBy: { createdAt: 'asc', code: 'asc' } });
+  return em.find(PickupPointProvider, { storeId }, { orderBy: { createdAt: 'asc', seq: 'asc' } });
 }
 
 export function providerHeaders(key: Buffer, provider: PickupPointProvider): ProviderHeader[] {
@@ -118,7 +118,11 @@ export async function enabledProviderRecords(
   storeId: string,
   onUnreadable: (error: SealedHeadersError) => void,
 ): Promise<ProviderRecord[]> {
-  const providers = await em.find(PickupPointProvider, { storeId, enabled: true }, { orderBy: { createdAt: 'asc' } });
+  const providers = await em.find(
+    PickupPointProvider,
+    { storeId, enabled: true },
+    { orderBy: { createdAt: 'asc', seq: 'asc' } },
+  );
   const records: ProviderRecord[] = [];
   for (const provider of providers) {
     try {

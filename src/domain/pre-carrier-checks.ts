@@ -1,4 +1,4 @@
-import { CARRIERS, DEFAULT_PICKUP_POINT_ID_FORMAT, PICKUP_POINT_ID_FORMATS } from '../carriers/catalog';
+import { CARRIERS, isPickupPointIdOf } from '../carriers/catalog';
 import type { Money } from '../carriers/port';
 import { toHundredths } from './cod-rounding';
 import type { ContextCarrierAccount, ContextOrder, ContextService } from './creation-context';
@@ -55,9 +55,9 @@ export function preCarrierChecks(input: PreCarrierInput): PreCarrierOutcome {
     });
   }
   if (usesPickupPoint) {
-    const format = PICKUP_POINT_ID_FORMATS[carrier] ?? DEFAULT_PICKUP_POINT_ID_FORMAT;
+    // The format is the carrier's own network's (catalogue `pickupNetwork.idFormat`), which its API insists on.
     if (point.id.trim() === '') issues.push({ code: 'pickup_point_id_missing' });
-    else if (!format.test(point.id)) issues.push({ code: 'pickup_point_malformed', raw: point.id });
+    else if (!isPickupPointIdOf(carrier, point.id)) issues.push({ code: 'pickup_point_malformed', raw: point.id });
     if (carrier === 'carrier_a' && point.carrierCode !== null && point.carrierCode !== 'carrier_a')
       issues.push({ code: 'carrier_a_foreign_pickup_point', raw: point.carrierCode });
     if (carrier === 'carrier_c' && point.carrierCode !== 'carrier_c')

@@ -190,6 +190,15 @@ export const ERROR_EXAMPLES: Record<ErrorCode, ErrorExample> = {
   not_started: { summary: 'The creation did not reach the carrier within 5 minutes' },
 };
 
+/**
+ * `validation_error` of a money amount (`POST /labels` `cod`, `declared_value`): the bound and what was received are
+ * decimal strings with two decimals, as every amount on the wire.
+ */
+export const AMOUNT_VALIDATION_EXAMPLE: ErrorExample = {
+  summary: 'A bad parameter, header or body (here an amount above the maximum; amounts are decimal strings)',
+  details: { parameter: 'cod.amount', received: '10000000.00', max: '9999999.99' },
+};
+
 /** The 400 every path answers to a key in the query string (spec "Authentication" 2). */
 export const KEY_IN_QUERY_EXAMPLE: ErrorExample = {
   summary: 'An API key in the query string',

@@ -12,7 +12,14 @@ export const errorBodySchema = z
       .object({
         code: z.enum(Object.keys(ERROR_CATALOG) as [ErrorCode, ...ErrorCode[]]),
         message: z.string(),
-        details: z.record(z.string(), z.unknown()).optional(),
+        details: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe(
+            'The fields the code names (see its example). Money amounts in them are decimal strings with two ' +
+              'decimals, like every amount on the wire: `max`, `min` and `received` of an amount field, ' +
+              '`requested` and `existing` of a `differences` entry.',
+          ),
         request_id: z.string().regex(/^req_/),
         doc_url: z.string().url(),
       })
@@ -188,7 +195,7 @@ function operation(route: RouteDefinition, docBase: string): JsonSchema {
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = errorResponse(
       status,
-      codes.map((c) => [c, ERROR_EXAMPLES[c]]),
+      codes.map((c) => [c, route.errorExamples?.[c] ?? ERROR_EXAMPLES[c]]),
       docBase,
       '',
       route.errorHeaders?.[status],

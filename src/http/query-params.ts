@@ -33,10 +33,18 @@ export const limitParam = (max: number, fallback: number) =>
     .default(fallback)
     .describe(`1 to ${max}, default ${fallback}`);
 
-/** The keyset position of a `cursor` parameter, checked against the filters it was issued for. */
-export function positionOfCursor(secret: string, cursor: string | undefined, hash: string): KeysetPosition {
+/**
+ * The keyset position of a `cursor` parameter, checked against the filters it was issued for; `order` is the list's
+ * (a cursor of the first format resumes at the edge of its second on the side the list moves to).
+ */
+export function positionOfCursor(
+  secret: string,
+  cursor: string | undefined,
+  hash: string,
+  order: 'asc' | 'desc',
+): KeysetPosition {
   if (cursor === undefined) return null;
-  const check = decodeCursor(secret, cursor, hash);
+  const check = decodeCursor(secret, cursor, hash, order);
   if (check.ok) return check.position;
   throw new ApiError('validation_error', {
     message:

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ReadStatement } from '../db/prepared';
 import type { LimitClass } from '../domain/rate-limits';
 import type { ErrorCode } from './error-catalog';
+import type { ErrorExample } from './error-examples';
 import type { AppContext } from './state';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -79,6 +80,8 @@ export interface RouteDefinition<
   responses: Record<number, ResponseSpec>;
   /** Error codes the route answers with besides the conventions every route has. */
   errors?: ErrorCode[];
+  /** Examples for the OpenAPI document where the common one of the code (src/http/error-examples.ts) would not fit. */
+  errorExamples?: Partial<Record<ErrorCode, ErrorExample>>;
   /** Headers the route's error answers of a status carry (e.g. `Retry-After` on 409, 429, 503), by status. */
   errorHeaders?: Partial<Record<number, Record<string, string>>>;
   /** Cache-Control of successful answers when not the default `no-store, private`. */

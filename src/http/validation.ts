@@ -33,6 +33,12 @@ export function validationErrorFrom(error: z.ZodError, location: InputLocation):
   if (issue.code === 'invalid_value') details.allowed = issue.values;
   if (issue.code === 'too_big' && typeof issue.maximum !== 'bigint') details.max = issue.maximum;
   if (issue.code === 'too_small' && typeof issue.minimum !== 'bigint') details.min = issue.minimum;
+  // A custom check names its own bounds and reading of the input: an amount's `max`, `min` and `received` are decimal
+  // strings (spec "Wire format"), which zod's numeric `too_big`/`too_small` cannot carry.
+  if (issue.code === 'custom' && issue.params) {
+    for (const key of ['received', 'allowed', 'max', 'min'] as const)
+      if (issue.params[key] !== undefined) details[key] = issue.params[key];
+  }
   if (issue.code === 'invalid_type') message = `\`${name}\` must be ${issue.expected}.`;
   else if (!message.includes('`')) message = `\`${name}\`: ${message}`;
   return new ApiError('validation_error', { message, details });

@@ -1,6 +1,6 @@
-import type { EntityManager } from '@mikro-orm/core';
-import { Label } from '../db/entities/label';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Store } from '../db/entities/store';
+import { readOrderLabels, type LabelRecord } from '../db/labels-query';
 import { DomainError } from '../domain/errors';
 import type { OrderFacts, OrderLabelFacts } from '../domain/order-status';
 import { parseOrderId } from '../domain/platform-ids';
@@ -49,8 +49,8 @@ export async function readPlatformOrder(
 
 export interface OrderSnapshot extends PlatformOrderRef {
   fulfillmentOrders: PlatformFulfillmentOrder[];
-  /** Every label of the order, oldest first. */
-  labels: Label[];
+  /** Every label of the order, oldest first (same-second labels in insertion order). */
+  labels: LabelRecord[];
 }
 
 export async function readOrder(
@@ -62,7 +62,7 @@ export async function readOrder(
   const { store, order } = await readPlatformOrder(em, platform, storeId, orderRef);
   const [fulfillmentOrders, labels] = await Promise.all([
     fromPlatform('fulfillment_orders', () => platform.listFulfillmentOrders(store.domain, order.id)),
-    em.find(Label, { storeId, orderGid: order.id }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+    readOrderLabels(em, storeId, order.id),
   ]);
   return { store, order, fulfillmentOrders, labels };
 }
@@ -80,7 +80,7 @@ export function orderFacts(snapshot: Pick<OrderSnapshot, 'order' | 'fulfillmentO
   };
 }
 
-export function labelFacts(labels: readonly Label[]): OrderLabelFacts[] {
+export function labelFacts(labels: readonly LabelRecord[]): OrderLabelFacts[] {
   return labels.map((l) => ({
     id: l.id,
     direction: l.direction,

@@ -17,7 +17,7 @@ export async function loadNetworkReach(
 ): Promise<NetworkReach> {
   const [rules, accounts, providers] = await Promise.all([
     em.find(CarrierRule, { storeId }),
-    em.find(CarrierAccount, { storeId }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+    em.find(CarrierAccount, { storeId }, { orderBy: { createdAt: 'asc', seq: 'asc' } }),
     enabledProviderRecords(em, settingsKey, storeId, (error) =>
       logger.error({ pickup_provider_id: error.providerId, store_id: storeId }, error.message),
     ),

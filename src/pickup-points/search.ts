@@ -1,5 +1,5 @@
 import { accountSettings } from '../carriers/account-settings';
-import { CARRIERS } from '../carriers/catalog';
+import { CARRIERS, isPickupPointIdOf } from '../carriers/catalog';
 import { CarrierTimeoutError, hasPickupNetwork, type CarrierPort } from '../carriers/port';
 import type { CarrierAccount } from '../db/entities/carrier-account';
 import {
@@ -75,12 +75,19 @@ export async function searchNetwork(
       const account = reach.accounts.get(network.accountId!)!;
       const port = sources.carrierFor(account.carrierCode);
       if (!hasPickupNetwork(port)) return { network, status: 'ok', failure: null, points: [] };
-      const points = await port.searchPickupPoints(accountSettings(account), {
+      const found = await port.searchPickupPoints(accountSettings(account), {
         latitude: area.location.latitude,
         longitude: area.location.longitude,
         countryCode: area.countryCode,
         limit: MAX_PICKUP_POINTS,
       });
+      // A point outside the network's own ID format could be set on no order and sent to no carrier: it is not shown.
+      const points = found.filter((p) => isPickupPointIdOf(account.carrierCode, p.id));
+      if (points.length < found.length)
+        sources.logger.warn(
+          { network: network.code, dropped: found.length - points.length },
+          'pickup point network answered with IDs outside its format',
+        );
       return { network, status: 'ok', failure: null, points: placed(area.location, points) };
     }
     const provider = reach.providers.get(network.providerId!)!;
@@ -124,6 +131,8 @@ export async function lookUpPoint(
 ): Promise<{ lookup: 'found'; point: PickupPoint } | { lookup: 'missing' | 'unsupported' }> {
   if (network.kind !== 'carrier') return { lookup: 'unsupported' };
   const account = reach.accounts.get(network.accountId!)!;
+  // An ID outside the network's format names no point of it: the carrier is not asked.
+  if (!isPickupPointIdOf(account.carrierCode, pointId)) return { lookup: 'missing' };
   const port = sources.carrierFor(account.carrierCode);
   if (!hasPickupNetwork(port)) return { lookup: 'missing' };
   const point = await port.findPickupPoint(accountSettings(account), pointId);

@@ -105,7 +105,7 @@ export async function addEndpoint(
 
 export async function listEndpoints(em: EntityManager, storeId: string): Promise<WebhookEndpoint[]> {
   const rows = await em.execute<EndpointRow[]>(
-    'select * from webhook_endpoints where store_id = ? and removed_at is null order by created_at, id',
+    'select * from webhook_endpoints where store_id = ? and removed_at is null order by created_at, seq',
     [storeId],
   );
   return rows.map(toEndpoint);
@@ -119,7 +119,7 @@ export async function subscribedEndpoints(
 ): Promise<WebhookEndpoint[]> {
   const rows = await em.execute<EndpointRow[]>(
     `select * from webhook_endpoints where store_id = ? and removed_at is null and ? = any (topics)
-      order by created_at, id`,
+      order by created_at, seq`,
     [storeId, topic],
   );
   return rows.map(toEndpoint);

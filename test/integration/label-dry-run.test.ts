@@ -360,7 +360,7 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
     });
     const pickup = await anOrderOnPlatform(shop.domain, {
       phone: null,
-      delivery_method: { type: 'pickup', pickup_point: { id: '123', carrier_code: 'carrier_c', country: 'CZ' } },
+      delivery_method: { type: 'pickup', pickup_point: { id: 'CZ10001', carrier_code: 'carrier_c', country: 'CZ' } },
     });
     const res = await dryRun(shop, {
       order_id: pickup.orderId,
@@ -395,7 +395,7 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
       await dryRun(shop, { order_id: '1', cod: { amount: '10000000.00', currency: 'CZK' } }),
       422,
       'validation_error',
-      expect.objectContaining({ parameter: 'cod.amount', max: 9999999.99 }),
+      expect.objectContaining({ parameter: 'cod.amount', received: '10000000.00', max: '9999999.99' }),
     );
     expectError(
       await dryRun(shop, { order_id: '1', cod: { amount: '1.234', currency: 'CZK' } }),

@@ -143,9 +143,10 @@ describe('request log purge (a Temporal workflow run by the worker)', () => {
       fulfillmentOrderGids: [],
       status: 'processing',
     });
-    await em.execute(`update label_creations set created_at = now() - interval '10 minutes' where id in (?)`, [
-      [orphan, sent],
-    ]);
+    await em.execute(
+      `update label_creations set created_at = date_trunc('milliseconds', now()) - interval '10 minutes' where id in (?)`,
+      [[orphan, sent]],
+    );
     await em.execute(`update label_creations set sent_at = now() - interval '9 minutes' where id = ?`, [sent]);
     await em.execute(
       'insert into fulfillment_order_locks (store_id, fulfillment_order_gid, label_creation_id, workflow_id) values (?, ?, ?, ?)',

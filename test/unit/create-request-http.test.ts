@@ -84,13 +84,29 @@ describe('the POST /labels body schema', () => {
       { parameter: 'parcels.0.weight_grams', max: 1_000_000 },
     ],
     ['an amount as a number', { order_id: '1', cod: { amount: 5, currency: 'CZK' } }, { parameter: 'cod.amount' }],
+    // Amounts in details are decimal strings with two decimals, as on the rest of the wire.
     [
       'an amount over the maximum',
       { order_id: '1', declared_value: { amount: '10000000', currency: 'CZK' } },
-      { parameter: 'declared_value.amount', max: 9999999.99 },
+      { parameter: 'declared_value.amount', received: '10000000.00', max: '9999999.99' },
+    ],
+    [
+      'an amount over the maximum with one decimal and leading zeros',
+      { order_id: '1', cod: { amount: '0012345678.5', currency: 'CZK' } },
+      { parameter: 'cod.amount', received: '12345678.50', max: '9999999.99' },
+    ],
+    [
+      'a negative amount',
+      { order_id: '1', cod: { amount: '-1.5', currency: 'CZK' } },
+      { parameter: 'cod.amount', received: '-1.50', min: '0.00' },
     ],
     ['the maximum amount', { order_id: '1', cod: { amount: '9999999.99', currency: 'CZK' } }, null],
-    ['three decimals', { order_id: '1', cod: { amount: '1.001', currency: 'CZK' } }, { parameter: 'cod.amount' }],
+    ['the minimum amount', { order_id: '1', cod: { amount: '0', currency: 'CZK' } }, null],
+    [
+      'three decimals',
+      { order_id: '1', cod: { amount: '1.001', currency: 'CZK' } },
+      { parameter: 'cod.amount', received: '1.001' },
+    ],
     ['a lowercase currency', { order_id: '1', cod: { amount: '1', currency: 'czk' } }, { parameter: 'cod.currency' }],
     ['create_new without replaces', { order_id: '1', on_existing: 'create_new' }, { parameter: 'replaces' }],
     ['create_new with replaces []', { order_id: '1', on_existing: 'create_new', replaces: [] }, null],

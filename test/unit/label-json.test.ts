@@ -55,7 +55,12 @@ function aRow(id: string, overrides: Partial<ViewRow> = {}): ViewRow {
   };
 }
 
-const refOf = (row: ViewRow): LabelRef => ({ id: row.id, row_version: row.row_version, created_at: row.created_at });
+const refOf = (row: ViewRow): LabelRef => ({
+  id: row.id,
+  row_version: row.row_version,
+  created_at: row.created_at,
+  seq: row.seq,
+});
 
 /** A store of rows standing in for PostgreSQL, counting the IDs each full read asked for. */
 function aDatabase(rows: ViewRow[]) {

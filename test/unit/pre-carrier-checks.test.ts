@@ -60,15 +60,18 @@ describe('preCarrierChecks: every label_validation_failed issue code', () => {
     ],
     [
       'psd_requires_carrier_point (a store’s own point)',
-      { carrier: 'carrier_c', service: pickup, order: withPoint(point({ carrierCode: null })) },
-      [{ code: 'psd_requires_carrier_point', raw: 'custom' }],
+      { carrier: 'carrier_c', service: pickup, order: withPoint(point({ id: 'shop-1', carrierCode: null })) },
+      [
+        { code: 'pickup_point_malformed', raw: 'shop-1' },
+        { code: 'psd_requires_carrier_point', raw: 'custom' },
+      ],
     ],
     [
       'missing_phone: carrier C with a pickup point',
       {
         carrier: 'carrier_c',
         service: pickup,
-        order: { ...withPoint(point({ carrierCode: 'carrier_c' })), phone: null },
+        order: { ...withPoint(point({ id: 'CZ10001', carrierCode: 'carrier_c' })), phone: null },
       },
       [{ code: 'missing_phone', field: 'phone' }],
     ],
@@ -78,7 +81,7 @@ describe('preCarrierChecks: every label_validation_failed issue code', () => {
         carrier: 'carrier_d',
         service: pickup,
         cod: '10.00',
-        order: withPoint(point({ carrierCode: 'carrier_d', country: 'SK' })),
+        order: withPoint(point({ id: 'KM10000075', carrierCode: 'carrier_d', country: 'SK' })),
       },
       [{ code: 'cod_foreign_pickup_point', raw: 'SK' }],
     ],
@@ -134,7 +137,12 @@ describe('preCarrierChecks: every label_validation_failed issue code', () => {
     ],
     [
       'carrier D COD to a point at home',
-      { carrier: 'carrier_d', service: pickup, cod: '1.00', order: withPoint(point({ carrierCode: 'carrier_d' })) },
+      {
+        carrier: 'carrier_d',
+        service: pickup,
+        cod: '1.00',
+        order: withPoint(point({ id: 'KM10000001', carrierCode: 'carrier_d' })),
+      },
     ],
     ['carrier D without an e-mail', { carrier: 'carrier_d', order: { email: null } }],
     ['carrier A with its own point', { service: pickup, order: withPoint(point()) }],
@@ -142,6 +150,18 @@ describe('preCarrierChecks: every label_validation_failed issue code', () => {
     ['no COD: a service without COD is fine', { service: { ...home, codSupported: false } }],
   ])('no issue: %s', (_name, input) => {
     expect(check(input).issues).toEqual([]);
+  });
+
+  // The IDs each network issues (the sandbox networks' first points) pass at their own carrier and only there.
+  it.each([
+    ['carrier_a', '1001', ['CZ10001', 'KM10000001', '12345678901']],
+    ['carrier_c', 'CZ10001', ['1001', 'KM10000001', 'CZ1000', 'cz10001']],
+    ['carrier_d', 'KM10000001', ['1001', 'CZ10001', 'KM1000000', 'KM100000001']],
+  ])('%s takes %s and answers pickup_point_malformed for its other IDs', (carrier, own, others) => {
+    const issuesFor = (id: string) =>
+      check({ carrier, service: pickup, order: withPoint(point({ id, carrierCode: carrier })) }).issues;
+    expect(issuesFor(own)).toEqual([]);
+    for (const id of others) expect(issuesFor(id)).toEqual([{ code: 'pickup_point_malformed', raw: id }]);
   });
 
   it('lists every issue at once', () => {

@@ -33,7 +33,7 @@ export function createCarrierAccountRoutes(deps: { orm: Orm }) {
             ...(query.carrier !== undefined ? { carrierCode: query.carrier } : {}),
             ...(query.api_creation !== undefined ? { apiCreation: query.api_creation } : {}),
           },
-          { orderBy: { createdAt: 'asc', id: 'asc' } },
+          { orderBy: { createdAt: 'asc', seq: 'asc' } },
         );
         ctx.body = { data: accounts.map(serializeCarrierAccount) };
       },

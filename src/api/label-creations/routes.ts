@@ -123,7 +123,7 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
           created_after: filters.created_after?.toISOString(),
           updated_after: filters.updated_after?.toISOString(),
         });
-        const after = positionOfCursor(deps.config.cursorSecret, cursor, hash);
+        const after = positionOfCursor(deps.config.cursorSecret, cursor, hash, 'desc');
         const listFilters: CreationListFilters = {
           storeId,
           orderGid: filters.order_id,
@@ -143,7 +143,11 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
           data,
           next_cursor:
             page.hasMore && last
-              ? encodeCursor(deps.config.cursorSecret, { createdAt: new Date(last.created_at), id: last.id }, hash)
+              ? encodeCursor(
+                  deps.config.cursorSecret,
+                  { createdAt: new Date(last.created_at), seq: Number(last.seq) },
+                  hash,
+                )
               : null,
           has_more: page.hasMore,
         };

@@ -4,31 +4,44 @@ import type { CreationRequestBody } from '../../domain/creation-request';
 import { FULFILLMENT_REQUESTS, ON_EXISTING_MODES } from '../../domain/labels';
 import { parseFulfillmentOrderId, parseOrderId } from '../../domain/platform-ids';
 
-/** Spec "Limits": COD and declared amounts 0 to 9999999.99; parcel weight 1 to 1,000,000 g; reference 64 chars. */
-export const MAX_AMOUNT = 9999999.99;
-const MAX_AMOUNT_HUNDREDTHS = 999_999_999;
+/**
+ * Spec "Limits": COD and declared amounts 0 to 9999999.99 (decimal strings with two decimals, as every amount on the
+ * wire, `details.max` and `details.min` included); parcel weight 1 to 1,000,000 g; reference 64 chars.
+ */
+export const MAX_AMOUNT = '9999999.99';
+export const MIN_AMOUNT = '0.00';
+const MAX_AMOUNT_HUNDREDTHS = toHundredths(MAX_AMOUNT);
 export const MAX_WEIGHT_GRAMS = 1_000_000;
 export const CLIENT_REFERENCE_MAX = 64;
 /** More IDs than this in `replaces` cannot all block one target (20 fulfillment orders, their labels, creations). */
 const REPLACES_MAX = 100;
 
 const AMOUNT = /^\d{1,18}(\.\d{1,2})?$/;
+const NEGATIVE_AMOUNT = /^-\d{1,18}(\.\d{1,2})?$/;
+
+/** A well-formed amount as the wire writes amounts: `"10000000.5"` is `"10000000.50"`, `"-07"` is `"-7.00"`. */
+function withTwoDecimals(value: string): string {
+  const sign = value.startsWith('-') ? '-' : '';
+  const [units, cents = ''] = value.slice(sign.length).split('.');
+  return `${sign}${units!.replace(/^0+(?=\d)/, '')}.${cents.padEnd(2, '0')}`;
+}
+
+/**
+ * One check for the whole amount, so an amount out of range names its bound (`min`, `max`) and what was received
+ * as decimal strings (src/http/validation.ts takes them from the issue's `params`), never as numbers.
+ */
 const amount = z
   .string()
-  .regex(AMOUNT, 'must be a decimal string with at most two decimals, e.g. "499.00"')
   .superRefine((value, ctx) => {
-    // zod runs this refinement after a failed regex too; only well-formed amounts have a size to check.
-    if (AMOUNT.test(value) && toHundredths(value) > MAX_AMOUNT_HUNDREDTHS) {
-      ctx.addIssue({
-        code: 'too_big',
-        origin: 'number',
-        maximum: MAX_AMOUNT,
-        inclusive: true,
-        input: value,
-        message: `must be at most ${MAX_AMOUNT}`,
-      });
-    }
+    const issue = (message: string, params?: Record<string, string>) =>
+      ctx.addIssue({ code: 'custom', message, input: value, ...(params ? { params } : {}) });
+    if (NEGATIVE_AMOUNT.test(value))
+      issue(`must be at least ${MIN_AMOUNT}`, { min: MIN_AMOUNT, received: withTwoDecimals(value) });
+    else if (!AMOUNT.test(value)) issue('must be a decimal string with at most two decimals, e.g. "499.00"');
+    else if (toHundredths(value) > MAX_AMOUNT_HUNDREDTHS)
+      issue(`must be at most ${MAX_AMOUNT}`, { max: MAX_AMOUNT, received: withTwoDecimals(value) });
   })
+  .meta({ pattern: AMOUNT.source })
   .describe('Decimal string, 0 to 9999999.99, at most two decimals');
 
 const money = (what: string) =>

@@ -7,6 +7,7 @@ import { decideCreation } from '../../domain/creation-decision';
 import { normalizeCreationRequest } from '../../domain/creation-request';
 import { refusalError } from '../../domain/refusal';
 import { ApiError } from '../../http/api-error';
+import { AMOUNT_VALIDATION_EXAMPLE } from '../../http/error-examples';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
 import type { AppContext } from '../../http/state';
@@ -71,6 +72,7 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
         },
       },
       body: createLabelBodySchema,
+      errorExamples: { validation_error: AMOUNT_VALIDATION_EXAMPLE },
       requestExample: {
         order_id: '1001',
         parcels: [{ weight_grams: 1200 }],

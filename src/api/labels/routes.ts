@@ -78,8 +78,8 @@ function cursorBinding(q: ListLabelsQuery): Record<string, unknown> {
 /** What a page request reads: its filters (the sync feed's hold-back applied) and where it starts. */
 function pageRequest(deps: LabelRoutesDeps, storeId: string, query: ListLabelsQuery, now: Date) {
   const hash = filterHash(storeId, cursorBinding(query));
-  const after = positionOfCursor(deps.config.cursorSecret, query.cursor, hash);
   const filters = filtersOf(storeId, query);
+  const after = positionOfCursor(deps.config.cursorSecret, query.cursor, hash, filters.order);
   const syncFeed = isSyncFeed(query);
   if (syncFeed) {
     const holdBack = new Date(now.getTime() - SYNC_FEED_HOLD_BACK_MS);

@@ -100,6 +100,7 @@ export function registerCarrierA(router: Router, ctx: SimulatorContext): void {
       barcode: `*${claimId}*`,
       cod: null,
       declaredValue: null,
+      pickupPoint: null,
       extras: {},
       pdf: null,
       labelCalls: 0,

@@ -54,6 +54,7 @@ export function newShipment(
     declaredValue: body.declared_value,
     extras: {},
     recipientName: body.recipient.name,
+    pickupPoint: body.pickup_point,
     pageSize:
       service?.pageSize ?? accountLabelSize(carrierDefinition(carrierCode), { printerType: body.printer_type ?? null }),
     pages: service?.pages ?? 1,

@@ -1,12 +1,12 @@
 import type { SandboxPickupPoint } from '../sandbox-api/pickup-points';
-import { carrierDefinition } from '../catalog';
+import { carrierDefinition, pickupPointId } from '../catalog';
 import { distanceMeters, MAX_PICKUP_POINTS } from '../../domain/pickup-points';
 import { BadRequest, json, type Router } from '../../sandbox/http';
 import { notFound, operationFault, type SimulatorContext } from './engine';
 
 /**
  * The pickup-point networks of the simulated carriers A, C and D: a fixed, generated set of points around four
- * cities, each carrier with IDs in its own format (catalogue `pickupNetwork.idPattern`) and its own kinds of point.
+ * cities, each carrier with IDs in its own format (catalogue `pickupNetwork.idFormat`) and its own kinds of point.
  * Every test and every run sees the same points.
  */
 
@@ -32,7 +32,8 @@ const ALWAYS_OPEN = Object.fromEntries(
 );
 
 interface NetworkStyle {
-  id: (sequence: number, country: string) => string;
+  /** Point numbers start above this, so every ID has the format's full count of digits. */
+  firstNumber: number;
   /** Every n-th point is a locker. */
   lockerEvery: number;
   /** Lockers that hand parcels out only to registered recipients (customer ID). */
@@ -40,9 +41,9 @@ interface NetworkStyle {
 }
 
 const STYLES: Record<string, NetworkStyle> = {
-  carrier_a: { id: (n) => String(1000 + n), lockerEvery: 5, lockersNeedCustomerId: false },
-  carrier_c: { id: (n, country) => `${country}${10000 + n}`, lockerEvery: 4, lockersNeedCustomerId: false },
-  carrier_d: { id: (n) => `KM${10000000 + n}`, lockerEvery: 6, lockersNeedCustomerId: true },
+  carrier_a: { firstNumber: 1000, lockerEvery: 5, lockersNeedCustomerId: false },
+  carrier_c: { firstNumber: 10000, lockerEvery: 4, lockersNeedCustomerId: false },
+  carrier_d: { firstNumber: 10000000, lockerEvery: 6, lockersNeedCustomerId: true },
 };
 
 /** A small linear congruential generator: the same points on every run. */
@@ -57,7 +58,8 @@ function generator(seed: number): () => number {
 function buildNetwork(carrierCode: string, style: NetworkStyle, seed: number): SandboxPickupPoint[] {
   const random = generator(seed);
   const points: SandboxPickupPoint[] = [];
-  const carrierName = carrierDefinition(carrierCode).name;
+  const { name: carrierName, pickupNetwork } = carrierDefinition(carrierCode);
+  if (!pickupNetwork) throw new Error(`${carrierCode} has no pickup-point network in the catalogue`);
   let sequence = 0;
   for (const c of CITIES) {
     for (let i = 0; i < c.count; i += 1) {
@@ -65,7 +67,7 @@ function buildNetwork(carrierCode: string, style: NetworkStyle, seed: number): S
       const locker = sequence % style.lockerEvery === 0;
       const street = `${STREETS[sequence % STREETS.length]} ${1 + Math.floor(random() * 120)}`;
       points.push({
-        id: style.id(sequence, c.country),
+        id: pickupPointId(pickupNetwork.idFormat, style.firstNumber + sequence, c.country),
         kind: locker ? 'locker' : 'pickup_point',
         name: `${carrierName} ${locker ? 'locker' : 'point'} ${street}`,
         place: locker ? 'Shopping centre' : null,

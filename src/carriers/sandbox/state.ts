@@ -21,6 +21,8 @@ export interface SimulatedShipment {
   declaredValue: Money | null;
   extras: Record<string, string>;
   recipientName: string;
+  /** The pickup point the shipment goes to; null for delivery to the address. */
+  pickupPoint: { id: string; country: string } | null;
   pageSize: PageSizeName;
   pages: number;
   /** The carrier's stored copy; `null` until printed or completed, and always for render-on-demand carriers. */
@@ -119,6 +121,7 @@ export function ledgerEntryToWire(s: SimulatedShipment): Record<string, unknown>
     batch_id: s.batchId,
     cod: s.cod,
     declared_value: s.declaredValue,
+    pickup_point: s.pickupPoint,
     extras: s.extras,
     page_size: s.pageSize,
     pages: s.pages,

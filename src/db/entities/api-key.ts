@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema, type Opt } from '@mikro-orm/core';
 
 /** An API key; only the SHA-256 of its secret is stored (the secret is shown once, at creation). */
 export class ApiKey {
@@ -11,6 +11,8 @@ export class ApiKey {
   scopes!: string[];
   pinnedVersion!: string;
   createdAt!: Date;
+  /** Insertion order, from a sequence: breaks ties of `createdAt` in lists (docs/decisions/0103). */
+  seq!: Opt<string>;
   /** Set when a rotation's overlap ends; null for keys that do not expire. */
   expiresAt!: Date | null;
   revokedAt!: Date | null;
@@ -30,6 +32,7 @@ export const ApiKeySchema = new EntitySchema<ApiKey>({
     scopes: { type: 'string[]', columnType: 'text[]' },
     pinnedVersion: { type: 'string', fieldName: 'pinned_version' },
     createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },
+    seq: { type: new BigIntType('string'), autoincrement: true },
     expiresAt: { type: 'Date', nullable: true, fieldName: 'expires_at', columnType: 'timestamptz' },
     revokedAt: { type: 'Date', nullable: true, fieldName: 'revoked_at', columnType: 'timestamptz' },
     lastUsedAt: { type: 'Date', nullable: true, fieldName: 'last_used_at', columnType: 'timestamptz' },

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema, type Opt } from '@mikro-orm/core';
 import type { FulfillmentMode } from '../../domain/labels';
 
 export type { FulfillmentMode } from '../../domain/labels';
@@ -60,6 +60,8 @@ export class CarrierAccount {
   /** Label size setting where the catalogue says `account_printer` / `portal`; null elsewhere. */
   printerType!: string | null;
   createdAt!: Date;
+  /** Insertion order, from a sequence: breaks ties of `createdAt` in lists (docs/decisions/0103). */
+  seq!: Opt<string>;
   updatedAt!: Date;
 }
 
@@ -83,6 +85,7 @@ export const CarrierAccountSchema = new EntitySchema<CarrierAccount>({
     sender: { type: 'json' },
     printerType: { type: 'string', nullable: true, fieldName: 'printer_type' },
     createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },
+    seq: { type: new BigIntType('string'), autoincrement: true },
     updatedAt: { type: 'Date', fieldName: 'updated_at', columnType: 'timestamptz' },
   },
 });

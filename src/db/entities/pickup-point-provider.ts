@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema, type Opt } from '@mikro-orm/core';
 
 /**
  * A store's custom pickup point provider (shared/spec/pickup-point-provider.md): the operator's HTTPS endpoint and
@@ -13,6 +13,8 @@ export class PickupPointProvider {
   headersSealed!: string;
   enabled!: boolean;
   createdAt!: Date;
+  /** Insertion order, from a sequence: breaks ties of `createdAt` in lists (docs/decisions/0103). */
+  seq!: Opt<string>;
   updatedAt!: Date;
 }
 
@@ -28,6 +30,7 @@ export const PickupPointProviderSchema = new EntitySchema<PickupPointProvider>({
     headersSealed: { type: 'string', fieldName: 'headers_sealed' },
     enabled: { type: 'boolean' },
     createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },
+    seq: { type: new BigIntType('string'), autoincrement: true },
     updatedAt: { type: 'Date', fieldName: 'updated_at', columnType: 'timestamptz' },
   },
 });

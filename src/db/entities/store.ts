@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { BigIntType, EntitySchema, type Opt } from '@mikro-orm/core';
 
 /** A store on the e-commerce platform and the gates that decide whether its keys may call the API. */
 export class Store {
@@ -15,6 +15,8 @@ export class Store {
   freeAccess!: boolean;
   writeAccess!: boolean;
   createdAt!: Date;
+  /** Insertion order, from a sequence: breaks ties of `createdAt` in lists (docs/decisions/0103). */
+  seq!: Opt<string>;
   updatedAt!: Date;
 }
 
@@ -33,6 +35,7 @@ export const StoreSchema = new EntitySchema<Store>({
     freeAccess: { type: 'boolean', fieldName: 'free_access' },
     writeAccess: { type: 'boolean', fieldName: 'write_access' },
     createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },
+    seq: { type: new BigIntType('string'), autoincrement: true },
     updatedAt: { type: 'Date', fieldName: 'updated_at', columnType: 'timestamptz' },
   },
 });
