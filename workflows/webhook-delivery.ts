@@ -1,22 +1,12 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import { webhookRetryDelayMs, type WebhookRetrySchedule } from '../src/domain/webhooks';
+import type { createWebhookActivities } from '../activities/webhooks';
+import { webhookRetryDelayMs } from '../src/domain/webhooks';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery-contract';
 import { workflowNow } from './workflow-time';
-
-export interface WebhookDeliveryInput {
-  /** `whd_...`: the delivery row; the event, endpoint and log live in the database, not in this history. */
-  deliveryId: string;
-  retry: WebhookRetrySchedule;
-}
-
-export interface WebhookDeliveryResult {
-  outcome: 'delivered' | 'failed' | 'cancelled';
-  attempts: number;
-}
 
 // One attempt is one HTTP request: Temporal does not retry it (a second POST is the workflow's decision, after its
 // backoff). The request's own time box is shorter than this; the margin covers the database writes around it.
-const { attemptWebhookDelivery } = proxyActivities<Activities>({
+const { attemptWebhookDelivery } = proxyActivities<ReturnType<typeof createWebhookActivities>>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 1 },
 });

@@ -1,6 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { RequestLimits } from '../limits/request-limiter';
-import type { RouteDefinition } from './route';
+import type { BucketState, LimitCharge } from '../domain/rate-limits';
 
 export interface AuthContext {
   storeId: string;
@@ -15,7 +14,8 @@ export interface AppState {
   requestedVersion?: string;
   /** Version the response is rendered in. */
   apiVersion: string;
-  route?: RouteDefinition;
+  /** The matched route (its path template, as in the route table). */
+  route?: { path: string };
   auth?: AuthContext;
   /** The rate limits this request took (set by the router's limit hook on limited routes). */
   limits?: RequestLimits;
@@ -27,3 +27,11 @@ export interface AppState {
 }
 
 export type AppContext = ParameterizedContext<AppState>;
+
+/** A request's rate limits, on `ctx.state.limits` of every limited route (src/limits/request-limiter.ts). */
+export interface RequestLimits {
+  /** Takes the units from every bucket of their classes, or throws 429 `rate_limited` (nothing taken). */
+  charge(charges: readonly LimitCharge[]): Promise<void>;
+  /** Adds buckets taken elsewhere (the daily creation units, the write queue) to the ones the headers choose from. */
+  note(states: readonly BucketState[]): void;
+}

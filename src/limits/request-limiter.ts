@@ -10,18 +10,10 @@ import {
 } from '../domain/rate-limits';
 import { refusalError } from '../domain/refusal';
 import type { RouteDefinition, RouteInput } from '../http/route';
-import type { AppContext } from '../http/state';
+import type { AppContext, RequestLimits } from '../http/state';
 import type { Logger } from '../logger';
 import type { TakeBuckets, TakenBucket } from './counter-store';
 import { rateLimitHeaders } from './headers';
-
-/** A request's rate limits, on `ctx.state.limits` of every limited route. */
-export interface RequestLimits {
-  /** Takes the units from every bucket of their classes, or throws 429 `rate_limited` (nothing taken). */
-  charge(charges: readonly LimitCharge[]): Promise<void>;
-  /** Adds buckets taken elsewhere (the daily creation units, the write queue) to the ones the headers choose from. */
-  note(states: readonly BucketState[]): void;
-}
 
 /** The router's hook: runs after authentication and validation, before the handler (src/http/router.ts). */
 export interface RequestLimiter {

@@ -1,6 +1,5 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import type { Config } from '../config';
 
 /**
  * SSRF protection for URLs operators configure: custom pickup point providers (decision 0202) and webhook endpoints
@@ -202,7 +201,11 @@ export function needsGuard(url: URL, policy: TargetPolicy): boolean {
  * `LOCAL_OUTBOUND_ORIGINS` to try a provider or receiver of their own (decision 0609). Production reaches public HTTPS
  * endpoints only (and refuses to start with `LOCAL_OUTBOUND_ORIGINS`).
  */
-export function targetPolicy(config: Pick<Config, 'env' | 'sandboxUrl' | 'localOutboundOrigins'>): TargetPolicy {
+export function targetPolicy(config: {
+  env: 'development' | 'test' | 'production';
+  sandboxUrl: string;
+  localOutboundOrigins: readonly string[];
+}): TargetPolicy {
   if (config.env === 'production') return { trustedOrigins: [] };
   return {
     trustedOrigins: [new URL(config.sandboxUrl).origin, ...config.localOutboundOrigins],

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery';
+import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryWorkflow } from '../../workflows/webhook-delivery-contract';
 import { creationWire } from '../api/label-creations/creation-wire';
 import { readCreationById } from '../creation/records';
 import type { Orm } from '../db/orm';
@@ -80,7 +80,7 @@ async function startDelivery(
   );
   if (delivery!.status !== 'pending') return { deliveryId: delivery!.id, started: false };
   try {
-    await deps.temporal.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    await deps.temporal.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW, {
       workflowId: input.workflowId,
       taskQueue: deps.taskQueue,
       // A closed delivery is never run again under its ID: redelivery is a new ID of its own.

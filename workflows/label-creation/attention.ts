@@ -1,28 +1,15 @@
 import { condition } from '@temporalio/workflow';
-import type { Recovered, SendToCarrierInput } from '../../activities/label-creation';
+import type { Recovered } from '../../activities/label-creation';
 import type { StoredAttention } from '../../src/creation/records';
 import { CARRIERS } from '../../src/carriers/catalog';
 import { nextAttentionWait } from '../../src/domain/resolve';
 import { workflowNow } from '../workflow-time';
 import { local, recoverActivity } from './activities';
 import { complete, importRejected } from './finalize';
-import type { Created } from './prepare';
 import { platformHold } from './platform-hold';
 import { abandon, applyResolution } from './resolution';
 import type { CreationRun } from './run';
-
-/** What a creation in `needs_attention` knows and keeps trying. */
-export interface Unresolved {
-  decision: Created;
-  sendInput: SendToCarrierInput;
-  reason: StoredAttention['reason'];
-  exists: boolean;
-  /** The carrier's reference, once known (carrier D's draft, an accepted shipment). */
-  reference: string | null;
-  sentAt: string;
-  labelId: string | null;
-  shipmentId: string | null;
-}
+import type { Unresolved } from './unresolved';
 
 /** Enters `needs_attention` (the fulfillment orders stay locked) and stays there until the outcome is known. */
 export async function needsAttention(run: CreationRun, u: Unresolved): Promise<void> {

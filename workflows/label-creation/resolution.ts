@@ -1,7 +1,7 @@
 import { ParentClosePolicy, startChild } from '@temporalio/workflow';
 import type { Resolution } from '../../src/domain/resolve';
 import { local } from './activities';
-import type { Unresolved } from './attention';
+import type { Unresolved } from './unresolved';
 import { platformHold } from './platform-hold';
 import { retentionWorkflowId } from './contract';
 import { abandonedCreationRetentionWorkflow } from './retention';
