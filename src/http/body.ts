@@ -1,6 +1,13 @@
 import { ApiError } from './api-error';
 import type { AppContext } from './state';
 
+/**
+ * The deepest JSON a request body may nest (docs/decisions/0028-request-input-bounds.md). The deepest body the API defines is
+ * 3 levels (`parcels[0].weight_grams`); 32 leaves room for new fields and keeps every recursive walk over a body (zod,
+ * JSON.stringify of a refused value) far from the stack's limit.
+ */
+export const MAX_JSON_DEPTH = 32;
+
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError('validation_error', {
     message: `The request body exceeds ${maxBytes} bytes.`,
@@ -14,23 +21,63 @@ export function declaredBodyTooLarge(ctx: AppContext, maxBytes: number): ApiErro
   return length > maxBytes ? tooLarge(maxBytes) : null;
 }
 
-/** Reads and parses a JSON body with a byte limit; bad JSON or content type is a 422 `validation_error`. */
-export async function readJsonBody(ctx: AppContext, maxBytes: number): Promise<unknown> {
+/**
+ * Whether JSON text nests arrays and objects deeper than `maxDepth`, counted over the text before it is parsed, so a
+ * hostile body never becomes a deep value. Brackets inside strings do not count; malformed text is left to JSON.parse.
+ */
+export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i += 1; // backslash: the next char is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > maxDepth) return true;
+    } else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return false;
+}
+
+/**
+ * Reads the body up to `maxBytes`, whether it declares its length or comes chunked. On overflow the rest is drained,
+ * not torn down: destroying the request would close the socket before the 422 is written.
+ */
+async function readBytes(ctx: AppContext, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
+  for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
+    if (size > maxBytes) {
+      ctx.req.resume();
+      throw tooLarge(maxBytes);
+    }
     chunks.push(chunk as Buffer);
   }
-  if (size === 0) return undefined;
+  return Buffer.concat(chunks);
+}
+
+/** Reads and parses a JSON body with a byte and a depth limit; bad JSON or content type is a 422 `validation_error`. */
+export async function readJsonBody(ctx: AppContext, maxBytes: number): Promise<unknown> {
+  const bytes = await readBytes(ctx, maxBytes);
+  if (bytes.length === 0) return undefined;
   if (!ctx.is('application/json')) {
     throw new ApiError('validation_error', {
       message: 'Send the body as application/json.',
       details: { header: 'Content-Type', received: ctx.get('content-type') || null, allowed: ['application/json'] },
     });
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = bytes.toString('utf8');
+  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new ApiError('validation_error', {
+      message: `The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+      details: { parameter: 'body', max_depth: MAX_JSON_DEPTH },
+    });
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -5,6 +5,7 @@ import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Orm } from '../../src/db/orm';
 import { openAppDeps } from '../../src/dependencies';
+import { answerMalformedRequests } from '../../src/http/client-error';
 import { createLogger } from '../../src/logger';
 import { servedContract } from './contract';
 
@@ -69,16 +70,14 @@ export async function startTestApp(
   const config = loadConfig({ ...process.env, ...env });
   const clock = testClock();
   // The same wiring as src/server.ts, against the sandbox the global setup started, with a clock tests move.
-  const { deps, close } = await openAppDeps(config, {
-    now: clock.now,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    overrides: replaced,
-  });
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const { deps, close } = await openAppDeps(config, { now: clock.now, logger, overrides: replaced });
   const { orm, temporal } = deps;
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  answerMalformedRequests(server, { logger, publicBaseUrl: config.publicBaseUrl });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Every answer, deliberately wrong requests included, is checked against the served /v1/openapi.json.
   const checkContract = servedContract(baseUrl);
