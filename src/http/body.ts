@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-error';
 import type { AppContext } from './state';
 
@@ -43,22 +44,68 @@ export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
   return false;
 }
 
+const brokenFraming = () =>
+  new ApiError('validation_error', {
+    message: 'The request body is not valid HTTP/1.1 framing (a chunk size or the end of the chunks).',
+    details: { parameter: 'body' },
+  });
+
+/** Requests whose body framing Node's parser refused mid-body (src/http/client-error.ts), and readers waiting on one. */
+const brokenBodies = new WeakSet<IncomingMessage>();
+const readers = new WeakMap<IncomingMessage, (error: ApiError) => void>();
+
+/**
+ * Marks a request whose body framing the parser refused (a bad chunk size): the app still answers it, with its own
+ * ID, and a route reading the body refuses it instead of acting on the part that arrived. The stream is left alone:
+ * ending an incomplete request destroys its socket under the answer.
+ */
+export function refuseBrokenBody(req: IncomingMessage): void {
+  brokenBodies.add(req);
+  readers.get(req)?.(brokenFraming());
+}
+
 /**
  * Reads the body up to `maxBytes`, whether it declares its length or comes chunked. On overflow the rest is drained,
- * not torn down: destroying the request would close the socket before the 422 is written.
+ * not torn down: destroying the request would close the socket before the 422 is written. A client that goes away
+ * mid-body gets a 4xx in the logs, not an internal error.
  */
-async function readBytes(ctx: AppContext, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      ctx.req.resume();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+function readBytes(ctx: AppContext, maxBytes: number): Promise<Buffer> {
+  const req = ctx.req;
+  return new Promise((resolve, reject) => {
+    if (brokenBodies.has(req)) return reject(brokenFraming());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error?: Error) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      readers.delete(req);
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+      else {
+        done(tooLarge(maxBytes));
+        req.resume();
+      }
+    };
+    const onEnd = () => done();
+    const onError = (error: NodeJS.ErrnoException) =>
+      done(
+        error.code === 'ECONNRESET'
+          ? new ApiError('validation_error', {
+              message: 'The request body ended before it was complete.',
+              details: { parameter: 'body' },
+            })
+          : error,
+      );
+    readers.set(req, done);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+  });
 }
 
 /** Reads and parses a JSON body with a byte and a depth limit; bad JSON or content type is a 422 `validation_error`. */

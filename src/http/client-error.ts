@@ -1,7 +1,8 @@
-import { STATUS_CODES, maxHeaderSize, type Server } from 'node:http';
+import { STATUS_CODES, maxHeaderSize, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { newId } from '../ids';
 import type { Logger } from '../logger';
+import { refuseBrokenBody } from './body';
 import { errorBody } from './error-body';
 import { refusalOfMalformedRequest, type ParserError } from './malformed-request';
 import { DEFAULT_CACHE_CONTROL } from './middleware';
@@ -40,10 +41,17 @@ export function answerMalformedRequests(
     // The parser reports every later chunk of a refused connection again; it gets one answer.
     if (answered.has(socket)) return;
     answered.add(socket);
-    const inFlight = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    // A request the app has: its body broke. The app answers it (with its own ID) and the connection ends there;
+    // a second answer on the socket would corrupt the first.
+    const inFlight = (socket as unknown as { _httpMessage?: ServerResponse })._httpMessage;
+    if (inFlight) {
+      inFlight.shouldKeepAlive = false;
+      if (!inFlight.headersSent && !inFlight.req.complete) refuseBrokenBody(inFlight.req);
+      else inFlight.once('finish', () => socket.destroy());
+      return;
+    }
     const refusal = refusalOfMalformedRequest(error, maxHeaderSize);
-    // Nothing can be said on a socket that is gone or already carries an answer's bytes (Node's own rule).
-    if (!refusal || !socket.writable || inFlight?.headersSent) {
+    if (!refusal || !socket.writable) {
       socket.destroy();
       return;
     }

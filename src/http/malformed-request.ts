@@ -3,8 +3,8 @@ import { ApiError } from './api-error';
 /**
  * The answer to a request Node's HTTP parser refused before the app saw it (docs/decisions/0029-malformed-requests.md),
  * in the spec's catalog: an unparsable path is an unknown endpoint (404 `not_found`); an oversized or broken query
- * parameter, header or body framing is a bad parameter, header or body (422 `validation_error`) naming it when the
- * bytes show it. Pure: it reads the parser's error and the bytes it was parsing.
+ * parameter or header is a bad parameter or header (422 `validation_error`) naming it when the bytes show it. Pure:
+ * it reads the parser's error and the bytes it was parsing.
  */
 export interface ParserError {
   /** `HPE_*` from llhttp; anything else (timeouts, resets) gets no answer. */
@@ -106,13 +106,8 @@ export function refusalOfMalformedRequest(error: ParserError, maxHeaderBytes: nu
       return requestTargetRefusal(target, targetStart, offset);
     return unreadable(undefined);
   }
+  // Past the headers the request was the app's, which answered it or answers it (client-error.ts): nothing to add.
+  if (headEnd !== -1 && offset >= lines[headEnd]!.start) return null;
   const header = headers.find((line) => offset >= line.start && offset <= line.start + line.text.length + 1);
-  if (header) return headerRefusal(header.text);
-  if (headEnd !== -1 && offset >= lines[headEnd]!.start) {
-    return new ApiError('validation_error', {
-      message: 'The request body is not valid HTTP/1.1 framing (chunked encoding or length).',
-      details: { parameter: 'body' },
-    });
-  }
-  return unreadable(undefined);
+  return header ? headerRefusal(header.text) : unreadable(undefined);
 }

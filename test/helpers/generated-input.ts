@@ -62,7 +62,8 @@ interface Draft {
   params: Record<string, string>;
   query: Array<[string, string]>;
   headers: Array<[string, string]>;
-  body?: { bytes: Buffer; contentType: string | null; chunkBytes?: number };
+  /** `framed`: the bytes are a chunked body as sent, framing included. */
+  body?: { bytes: Buffer; contentType: string | null; chunkBytes?: number; framed?: boolean };
   /** Raw bytes put into the path after the prefix. */
   pathInsert?: string;
   noHost?: boolean;
@@ -101,6 +102,7 @@ export function toRawRequest(operation: Operation, draft: Draft): { request: Raw
   const headers: Array<[string, string]> = [...draft.headers];
   if (draft.body?.contentType !== null && draft.body?.contentType !== undefined)
     headers.push(['Content-Type', draft.body.contentType]);
+  if (draft.body?.framed) headers.push(['Transfer-Encoding', 'chunked']);
   return {
     target,
     request: {
@@ -110,6 +112,7 @@ export function toRawRequest(operation: Operation, draft: Draft): { request: Raw
       ...(draft.body ? { body: draft.body.bytes } : {}),
       ...(draft.body?.chunkBytes ? { chunkBytes: draft.body.chunkBytes } : {}),
       ...(draft.noHost ? { noHost: true } : {}),
+      ...(draft.body?.framed ? { framed: true } : {}),
     },
   };
 }
@@ -378,6 +381,13 @@ function transportMutations(): Array<fc.Arbitrary<Mutation>> {
     fc.constantFrom(16_400, 20_000, 70_000).map((n) =>
       mutation('transport: URL over 16 KB', (d) => {
         d.query.push(['pad', 'x'.repeat(n)]);
+      }),
+    ),
+    fc.constantFrom('zz', '-1', '1;' + 'e'.repeat(20_000), 'ffffffffffffffffff', '').map((size) =>
+      mutation('transport: broken chunked framing', (d) => {
+        const json = '{"a":1}';
+        const bytes = Buffer.from(`${json.length.toString(16)}\r\n${json}\r\n${size}\r\n{}\r\n0\r\n\r\n`);
+        d.body = { bytes, contentType: 'application/json', framed: true };
       }),
     ),
     fc.constant(

@@ -15,6 +15,8 @@ export interface RawRequest {
   chunkBytes?: number;
   /** Leave out the `Host` header. */
   noHost?: boolean;
+  /** Send the body bytes as given, without `Content-Length`: the caller frames them (a broken chunked body). */
+  framed?: boolean;
 }
 
 export interface RawResponse {
@@ -43,6 +45,8 @@ function encodeRequest(host: string, request: RawRequest): Buffer {
       parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
     }
     parts.push(Buffer.from('0\r\n\r\n'));
+  } else if (body && request.framed) {
+    parts.push(Buffer.from('\r\n'), body);
   } else if (body) {
     parts.push(line('Content-Length', String(body.length)), Buffer.from('\r\n'), body);
   } else {

@@ -8,6 +8,7 @@ import { openAppDeps } from '../../src/dependencies';
 import { answerMalformedRequests } from '../../src/http/client-error';
 import { createLogger } from '../../src/logger';
 import { servedContract } from './contract';
+import { encodeTarget, sendRaw, type RawRequest } from './raw-http';
 
 export interface TestClock {
   now: () => Date;
@@ -52,6 +53,8 @@ export interface TestApp {
     path: string,
     options?: { headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer },
   ) => Promise<TestResponse<T>>;
+  /** Sends exactly these bytes (raw-http.ts), for requests no client library sends; checked like `request`. */
+  rawRequest: <T = any>(request: RawRequest) => Promise<TestResponse<T>>;
   /** Writes the batched request log now, for tests that read it. */
   flushRequestLog: () => Promise<void>;
   close: () => Promise<void>;
@@ -98,6 +101,15 @@ export async function startTestApp(
     return { status: response.status, headers: response.headers, body: parsed as any, text, bytes };
   };
 
+  const rawRequest: TestApp['rawRequest'] = async (raw) => {
+    const res = await sendRaw(baseUrl, raw);
+    const headers = new Headers(Object.entries(res.headers));
+    const parsed: unknown = (headers.get('content-type') ?? '').includes('json') ? JSON.parse(res.text) : undefined;
+    const url = `${baseUrl}${encodeTarget(raw.target)}`;
+    await checkContract({ method: raw.method, url, status: res.status, headers, text: res.text });
+    return { status: res.status, headers, body: parsed as any, text: res.text, bytes: res.body };
+  };
+
   return {
     baseUrl,
     orm,
@@ -105,6 +117,7 @@ export async function startTestApp(
     config,
     clock,
     request,
+    rawRequest,
     flushRequestLog: () => deps.requestLog.flush(),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { BUCKET_NAMES } from '../../src/domain/rate-limits';
 import { servedContract } from '../helpers/contract';
-import {
-  draftWith,
-  mutationsOf,
-  operationsOf,
-  toRawRequest,
-  type Mutation,
-} from '../helpers/generated-input';
+import { draftWith, mutationsOf, operationsOf, toRawRequest, type Mutation } from '../helpers/generated-input';
 import { encodeTarget, sendRaw, type RawResponse } from '../helpers/raw-http';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
