@@ -3,9 +3,9 @@ import { ApiError } from './api-error';
 import type { AppContext } from './state';
 
 /**
- * The deepest JSON a request body may nest (docs/decisions/0028-request-input-bounds.md). The deepest body the API defines is
- * 3 levels (`parcels[0].weight_grams`); 32 leaves room for new fields and keeps every recursive walk over a body (zod,
- * JSON.stringify of a refused value) far from the stack's limit.
+ * The deepest JSON a request body may nest (docs/decisions/0028-request-input-bounds.md). The deepest body the API
+ * defines is 3 levels (`parcels[0].weight_grams`); 32 leaves room for new fields and keeps every recursive walk over a
+ * body (zod, JSON.stringify of a refused value) far from the stack's limit.
  */
 export const MAX_JSON_DEPTH = 32;
 
@@ -32,8 +32,8 @@ export function jsonNestsDeeperThan(text: string, maxDepth: number): boolean {
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c)
-        i += 1; // backslash: the next char is escaped
+      // A backslash escapes the next char; a quote ends the string.
+      if (c === 0x5c) i += 1;
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

@@ -48,7 +48,7 @@ function headerRefusal(line: string, tooLong?: number): ApiError {
   return new ApiError('validation_error', {
     message: tooLong
       ? `The request line and headers exceed ${tooLong} bytes; the header \`${header}\` is the largest.`
-      : `The header \`${header}\` is not valid HTTP: its name or value holds a character headers cannot carry.`,
+      : `The header \`${header}\` is not valid HTTP: a character headers cannot carry, or a value its name forbids.`,
     details: { header, ...(tooLong ? { max_bytes: tooLong } : {}) },
   });
 }
