@@ -19,7 +19,7 @@ import { createOrderRoutes } from './api/orders/routes';
 import type { PickupPointSources } from './pickup-points/search';
 import type { LabelRenderer } from './documents/ports';
 import type { StorePlatformPort } from './platform/port';
-import { bodyLimit, refuseKeyInQuery, requestContext, versionSelection } from './http/middleware';
+import { bodyLimit, refuseKeyInQuery, requestContext, requireHost, versionSelection } from './http/middleware';
 import { requestLog, type RequestLogWriter } from './http/request-log';
 import type { RouteDefinition } from './http/route';
 import { buildRouter, type Authorizer } from './http/router';
@@ -116,6 +116,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestLog(deps.requestLog));
   app.use(requestContext({ logger: deps.logger, publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(refuseKeyInQuery());
+  app.use(requireHost());
   app.use(
     healthRoutes([
       { name: 'postgres', check: async () => void (await deps.orm.em.fork().execute('select 1')) },

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openAppDeps } from './dependencies';
+import { answerMalformedRequests } from './http/client-error';
 import { createLogger } from './logger';
 import { createApiMetrics } from './metrics/api-metrics';
 import { startMetricsServer } from './metrics/server';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     // A parent that spawned us with an IPC channel (tests) waits for this.
     process.send?.({ type: 'ready' });
   });
+  answerMalformedRequests(server, { logger, publicBaseUrl: config.publicBaseUrl });
   const metricsPort = config.metrics.apiPort;
   const metricsServer =
     metricsPort === undefined

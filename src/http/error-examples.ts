@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH } from './body';
 import type { ErrorCode } from './error-catalog';
 
 /**
@@ -203,4 +204,19 @@ export const AMOUNT_VALIDATION_EXAMPLE: ErrorExample = {
 export const KEY_IN_QUERY_EXAMPLE: ErrorExample = {
   summary: 'An API key in the query string',
   details: { parameter: 'api_key', allowed: ['Authorization: Bearer <API_KEY>'] },
+};
+
+/**
+ * More `validation_error` examples for a route's 422, keyed `validation_error.<name>` beside the code's own: the body
+ * limits (spec "Limits": 256 KB; depth: docs/decisions/0028-request-input-bounds.md) on routes that take a body.
+ */
+export const BODY_LIMIT_EXAMPLES: Record<string, ErrorExample> = {
+  'validation_error.max_bytes': {
+    summary: 'The body exceeds 256 KB (declared or chunked)',
+    details: { parameter: 'body', max_bytes: 262_144 },
+  },
+  'validation_error.max_depth': {
+    summary: `The body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+    details: { parameter: 'body', max_depth: MAX_JSON_DEPTH },
+  },
 };

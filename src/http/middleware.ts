@@ -4,6 +4,7 @@ import { newId } from '../ids';
 import { DomainError } from '../domain/errors';
 import { ApiError, apiErrorFromDomain } from './api-error';
 import { declaredBodyTooLarge } from './body';
+import { errorBody } from './error-body';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
 import type { AppState } from './state';
 
@@ -11,9 +12,19 @@ type AppMiddleware = Middleware<AppState>;
 
 export const DEFAULT_CACHE_CONTROL = 'no-store, private';
 
-/** Base of absolute URLs we return (without /v1): PUBLIC_BASE_URL, else the request's own scheme and host. */
-export function baseUrl(ctx: { protocol: string; host: string }, publicBaseUrl: string | undefined): string {
-  return publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
+/**
+ * Base of absolute URLs we return (without /v1): PUBLIC_BASE_URL, else the request's own scheme and host, else (a
+ * request without Host) the address it reached.
+ */
+export function baseUrl(
+  ctx: { protocol: string; host: string; req?: { socket?: { localAddress?: string; localPort?: number } | null } },
+  publicBaseUrl: string | undefined,
+): string {
+  if (publicBaseUrl) return publicBaseUrl;
+  if (ctx.host) return `${ctx.protocol}://${ctx.host}`;
+  const local = ctx.req?.socket;
+  const address = local?.localAddress?.includes(':') ? `[${local.localAddress}]` : local?.localAddress;
+  return `${ctx.protocol}://${address ?? 'localhost'}:${local?.localPort ?? 80}`;
 }
 
 /**
@@ -74,16 +85,7 @@ function renderError(
   ctx.state.errorCode = apiError.code;
   ctx.status = apiError.status;
   for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
-  const hasDetails = Object.keys(apiError.details).length > 0;
-  ctx.body = {
-    error: {
-      code: apiError.code,
-      message: apiError.message,
-      ...(hasDetails ? { details: apiError.details } : {}),
-      request_id: ctx.state.requestId,
-      doc_url: `${baseUrl(ctx, options.publicBaseUrl)}/v1/docs/errors#${apiError.code}`,
-    },
-  };
+  ctx.body = errorBody(apiError, ctx.state.requestId, baseUrl(ctx, options.publicBaseUrl));
 }
 
 /** Spec "Authentication" 2: a key in the query string is refused on every path, before anything else. */
@@ -94,6 +96,23 @@ export function refuseKeyInQuery(): AppMiddleware {
         status: 400,
         message: 'Send the API key in the Authorization header, never in the query string.',
         details: { parameter: 'api_key', allowed: ['Authorization: Bearer <API_KEY>'] },
+      });
+    }
+    await next();
+  };
+}
+
+/**
+ * RFC 9112 3.2: an HTTP/1.1 request without `Host` is refused with 400. Node's own refusal has no body, so the server
+ * hands such requests to the app (src/http/client-error.ts) and this answers with the error body.
+ */
+export function requireHost(): AppMiddleware {
+  return async (ctx, next) => {
+    if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) {
+      throw new ApiError('validation_error', {
+        status: 400,
+        message: 'An HTTP/1.1 request carries a Host header.',
+        details: { header: 'Host', received: null },
       });
     }
     await next();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { documentRateLimits, rateLimitErrorCodes } from '../limits/openapi';
 import { ERROR_CATALOG, type ErrorCode } from './error-catalog';
 import { ApiError } from './api-error';
-import { ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
+import { BODY_LIMIT_EXAMPLES, ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
 import type { ResponseHeaderSpec, RouteDefinition } from './route';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
 
@@ -135,10 +135,13 @@ function errorExample(code: ErrorCode, example: ErrorExample, status: number, do
   };
 }
 
-/** One response per error status: the codes it stands for, an example of each, and the headers they carry. */
+/**
+ * One response per error status: the codes it stands for, an example of each (keyed by the code, or by a name of its
+ * own for a code's further examples), and the headers they carry.
+ */
 function errorResponse(
   status: number,
-  examples: Array<[ErrorCode, ErrorExample]>,
+  examples: Array<[ErrorCode, ErrorExample, string?]>,
   docBase: string,
   extraDescription = '',
   /** Headers a route sends on this status besides the common ones (`RouteDefinition.errorHeaders`). */
@@ -152,12 +155,14 @@ function errorResponse(
   if (status === 405)
     headers.Allow = { description: 'Methods the path accepts', required: true, schema: { type: 'string' } };
   return {
-    description: `Error: ${examples.map(([c]) => `\`${c}\``).join(', ')}${extraDescription}`,
+    description: `Error: ${[...new Set(examples.map(([c]) => `\`${c}\``))].join(', ')}${extraDescription}`,
     headers,
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/Error' },
-        examples: Object.fromEntries(examples.map(([code, e]) => [code, errorExample(code, e, status, docBase)])),
+        examples: Object.fromEntries(
+          examples.map(([code, e, key]) => [key ?? code, errorExample(code, e, status, docBase)]),
+        ),
       },
     },
   };
@@ -193,13 +198,17 @@ function operation(route: RouteDefinition, docBase: string): JsonSchema {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = errorResponse(
-      status,
-      codes.map((c) => [c, route.errorExamples?.[c] ?? ERROR_EXAMPLES[c]]),
-      docBase,
-      '',
-      route.errorHeaders?.[status],
-    );
+    const examples: Array<[ErrorCode, ErrorExample, string?]> = codes.map((c) => [
+      c,
+      route.errorExamples?.[c] ?? ERROR_EXAMPLES[c],
+    ]);
+    // A declared length over the limit is refused on every path; only a route that reads a body parses it.
+    if (status === 422) {
+      for (const [key, example] of Object.entries(BODY_LIMIT_EXAMPLES)) {
+        if (route.body || key === 'validation_error.max_bytes') examples.push(['validation_error', example, key]);
+      }
+    }
+    responses[String(status)] = errorResponse(status, examples, docBase, '', route.errorHeaders?.[status]);
   }
   const requestBody = route.body
     ? {

@@ -7,7 +7,7 @@ import type { Admission } from '../access/admission';
 import type { RequestLimiter } from '../limits/request-limiter';
 import { toRouterPath, type RouteDefinition } from './route';
 import type { AppContext, AppState } from './state';
-import { parseInput } from './validation';
+import { isUnrepresentable, parseInput } from './validation';
 
 /** Checks the key, the store's gates and the route's scope; provided by the access module. */
 export type Authorizer = (ctx: AppContext, route: RouteDefinition) => Promise<void>;
@@ -24,6 +24,16 @@ interface RouterOptions {
   prefix: string;
 }
 
+/**
+ * The path parameters, decoded. An ID holding a NUL (`%00`) is a malformed ID, which the spec answers 404 like an
+ * unknown one; refused here, it never reaches a statement (docs/decisions/0028-request-input-bounds.md).
+ */
+function pathParams(ctx: AppContext): Record<string, string> {
+  const params = (ctx as unknown as { params: Record<string, string> }).params;
+  if (Object.values(params).some(isUnrepresentable)) throw new ApiError('not_found');
+  return params;
+}
+
 function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middleware<AppState> {
   const admission = options.admission;
   if (admission && route.access.kind === 'key' && typeof route.limits === 'string' && !route.body) {
@@ -32,9 +42,10 @@ function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middle
     // order of refusals holds: an invalid request is authenticated (not charged) before its validation error.
     return async (ctx) => {
       ctx.state.route = route;
-      const params = (ctx as unknown as { params: Record<string, string> }).params;
+      let params: Record<string, string>;
       let query: unknown;
       try {
+        params = pathParams(ctx);
         query = parseInput(route.query ?? noQuery, { ...ctx.query }, 'query');
       } catch (error) {
         await options.authorize(ctx, route);
@@ -51,8 +62,8 @@ function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middle
   return async (ctx) => {
     ctx.state.route = route;
     if (route.access.kind === 'key') await options.authorize(ctx, route);
+    const params = pathParams(ctx);
     const query = parseInput(route.query ?? noQuery, { ...ctx.query }, 'query');
-    const params = (ctx as unknown as { params: Record<string, string> }).params;
     let body: unknown;
     if (route.body) body = parseInput(route.body, await readJsonBody(ctx, options.maxBodyBytes), 'body');
     // Spec order of refusals: authentication, validation, rate limit (`POST /labels` idempotency).

@@ -44,7 +44,60 @@ export function validationErrorFrom(error: z.ZodError, location: InputLocation):
   return new ApiError('validation_error', { message, details });
 }
 
+/** Half of a UTF-16 surrogate pair without its other half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether a string holds a character no stored text can: PostgreSQL refuses NUL in text and lone surrogates in JSON. */
+export function isUnrepresentable(value: string): boolean {
+  return value.includes('\u0000') || LONE_SURROGATE.test(value);
+}
+
+/** Where the first unrepresentable string of a parsed query or body is (a key or a value), and that string. */
+export interface Unrepresentable {
+  path: PropertyKey[];
+  text: string;
+}
+
+/**
+ * The first string in a parsed query or body, key or value, that holds a NUL or a lone surrogate; null when there is
+ * none. Bodies are depth-bounded before they are parsed (body.ts), so the walk is too.
+ */
+export function unrepresentableIn(value: unknown, path: PropertyKey[] = []): Unrepresentable | null {
+  if (typeof value === 'string') return isUnrepresentable(value) ? { path, text: value } : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const found = unrepresentableIn(value[i], [...path, i]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (isUnrepresentable(key)) return { path: [...path, key], text: key };
+      const found = unrepresentableIn(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Input is checked for unrepresentable characters before its schema: a string zod accepts would otherwise reach
+ * PostgreSQL (or a Temporal payload) and fail there as a 5xx. The name is shown JSON-escaped, as a body spells it.
+ */
+function refuseUnrepresentable(value: unknown, location: InputLocation): void {
+  const found = unrepresentableIn(value);
+  if (!found) return;
+  const name = JSON.stringify(parameterName(location, found.path)).slice(1, -1);
+  const what = found.text.includes('\u0000') ? 'a NUL character' : 'an unpaired UTF-16 surrogate';
+  throw new ApiError('validation_error', {
+    message: `\`${name}\` contains ${what}, which no value of this API can hold.`,
+    details: location === 'header' ? { header: name } : { parameter: name },
+  });
+}
+
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: InputLocation): z.output<S> {
+  refuseUnrepresentable(value, location);
   const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw validationErrorFrom(result.error, location);
   return result.data;

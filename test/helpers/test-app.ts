@@ -5,8 +5,10 @@ import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Orm } from '../../src/db/orm';
 import { openAppDeps } from '../../src/dependencies';
+import { answerMalformedRequests } from '../../src/http/client-error';
 import { createLogger } from '../../src/logger';
 import { servedContract } from './contract';
+import { encodeTarget, sendRaw, type RawRequest } from './raw-http';
 
 export interface TestClock {
   now: () => Date;
@@ -51,6 +53,8 @@ export interface TestApp {
     path: string,
     options?: { headers?: Record<string, string>; body?: unknown; rawBody?: string | Buffer },
   ) => Promise<TestResponse<T>>;
+  /** Sends exactly these bytes (raw-http.ts), for requests no client library sends; checked like `request`. */
+  rawRequest: <T = any>(request: RawRequest) => Promise<TestResponse<T>>;
   /** Writes the batched request log now, for tests that read it. */
   flushRequestLog: () => Promise<void>;
   close: () => Promise<void>;
@@ -69,16 +73,14 @@ export async function startTestApp(
   const config = loadConfig({ ...process.env, ...env });
   const clock = testClock();
   // The same wiring as src/server.ts, against the sandbox the global setup started, with a clock tests move.
-  const { deps, close } = await openAppDeps(config, {
-    now: clock.now,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    overrides: replaced,
-  });
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const { deps, close } = await openAppDeps(config, { now: clock.now, logger, overrides: replaced });
   const { orm, temporal } = deps;
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  answerMalformedRequests(server, { logger, publicBaseUrl: config.publicBaseUrl });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Every answer, deliberately wrong requests included, is checked against the served /v1/openapi.json.
   const checkContract = servedContract(baseUrl);
@@ -99,6 +101,15 @@ export async function startTestApp(
     return { status: response.status, headers: response.headers, body: parsed as any, text, bytes };
   };
 
+  const rawRequest: TestApp['rawRequest'] = async (raw) => {
+    const res = await sendRaw(baseUrl, raw);
+    const headers = new Headers(Object.entries(res.headers));
+    const parsed: unknown = (headers.get('content-type') ?? '').includes('json') ? JSON.parse(res.text) : undefined;
+    const url = `${baseUrl}${encodeTarget(raw.target)}`;
+    await checkContract({ method: raw.method, url, status: res.status, headers, text: res.text });
+    return { status: res.status, headers, body: parsed as any, text: res.text, bytes: res.body };
+  };
+
   return {
     baseUrl,
     orm,
@@ -106,6 +117,7 @@ export async function startTestApp(
     config,
     clock,
     request,
+    rawRequest,
     flushRequestLog: () => deps.requestLog.flush(),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
