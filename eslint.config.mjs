@@ -161,6 +161,24 @@ export default tseslint.config(
     },
   },
   {
+    // Services return outcomes and throw domain refusals; the HTTP edge renders them (docs/architecture.md).
+    files: ['src/creation/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['koa', '@koa/*', '../api', '../api/**', '../http/state', '../http/api-error', '../http/route*'],
+              message:
+                'The creation service knows no HTTP: return an outcome, throw a DomainError (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
