@@ -80,6 +80,15 @@ if (!process.env.TEMPORAL_ADDRESS) {
   }
 }
 
+// The namespace and search attributes the workflows need (the dev server registers them too; another server in
+// TEMPORAL_ADDRESS does not): the same idempotent step as every deploy's. The dev server's namespace keeps a day.
+const setUp = spawnSync(process.execPath, ['--import', 'tsx', 'src/temporal/setup.ts'], {
+  cwd: projectRoot,
+  env: { TEMPORAL_NAMESPACE_RETENTION: '1d', ...env },
+  stdio: 'inherit',
+});
+if (setUp.status !== 0) await stopAll(1);
+
 function startTs(name, entry, { waitPort } = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: projectRoot,

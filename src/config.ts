@@ -28,6 +28,8 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shipping-label-api'),
+  /** How long Temporal keeps closed workflows' histories; set when the setup step creates the namespace. */
+  TEMPORAL_NAMESPACE_RETENTION: duration('7d'),
   SUPPORT_EMAIL: z.string().email().default('support@example.com'),
   // Durations of the spec; tests shorten them.
   REQUEST_LOG_RETENTION: duration('90d'),
@@ -154,7 +156,7 @@ export type Config = Readonly<{
   publicBaseUrl: string | undefined;
   logLevel: string;
   databaseUrl: string;
-  temporal: Readonly<{ address: string; namespace: string; taskQueue: string }>;
+  temporal: Readonly<{ address: string; namespace: string; taskQueue: string; namespaceRetentionMs: number }>;
   supportEmail: string;
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
+      namespaceRetentionMs: e.TEMPORAL_NAMESPACE_RETENTION,
     }),
     supportEmail: e.SUPPORT_EMAIL,
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),

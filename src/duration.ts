@@ -6,3 +6,10 @@ export function parseDuration(text: string): number {
   if (!match) throw new Error(`not a duration: "${text}" (use e.g. 500ms, 15s, 5m, 24h, 90d)`);
   return Math.round(Number(match[1]) * UNITS[match[2] ?? 'ms']!);
 }
+
+/** The inverse for messages: the largest unit that divides `ms` exactly ("7d", "36h", "1500ms"). */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const)
+    if (ms !== 0 && ms % UNITS[unit]! === 0) return `${ms / UNITS[unit]!}${unit}`;
+  return `${ms}ms`;
+}

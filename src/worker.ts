@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { openOrm } from './db/orm';
 import { createLogger } from './logger';
 import { connectTemporal } from './temporal/connection';
+import { assertSearchAttributesRegistered } from './temporal/namespace-setup';
 import { ensureSchedules } from './temporal/schedules';
 import { workflowSource } from './temporal/workflow-source';
 import { reportWorkerLiveness } from './metrics/worker-liveness';
@@ -34,8 +35,10 @@ async function main(): Promise<void> {
       ? {}
       : { telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.metrics.host}:${metricsPort}` } } } }),
   });
-  const orm = await openOrm(config.databaseUrl);
   const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  // Before anything else: on a namespace without the search attributes every creation would fail at its start.
+  await assertSearchAttributesRegistered(client.connection, config.temporal.namespace);
+  const orm = await openOrm(config.databaseUrl);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const workflows = workflowSource({ env: config.env, workflowsPath: require.resolve('../workflows') });
   logger.info(
