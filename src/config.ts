@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { CarrierProtectionSettings } from './domain/carrier-protection';
 import { parseDuration } from './duration';
@@ -30,6 +31,31 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('shipping-label-api'),
   /** How long Temporal keeps closed workflows' histories; set when the setup step creates the namespace. */
   TEMPORAL_NAMESPACE_RETENTION: duration('7d'),
+  // A cluster's TLS and Temporal Cloud's API key, with the names of Temporal's own client environment configuration.
+  /** `true` turns TLS on with the system's roots, `false` off; unset: on when any other TLS setting or an API key is. */
+  TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
+  /** PEM files (or their contents in the `_DATA` twins): the server's CA, and this client's certificate and key (mTLS). */
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_DATA: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_CERT_DATA: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_KEY_DATA: z.string().min(1).optional(),
+  /** The name the server's certificate is checked against (SNI), when it is not the host of TEMPORAL_ADDRESS. */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  /** Temporal Cloud API key (sent as `Authorization: Bearer`); turns TLS on unless TEMPORAL_TLS=false. */
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  // Worker tuning; unset: the Temporal SDK's defaults.
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().optional(),
+  WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: z.coerce.number().int().positive().optional(),
+  /** Workflows kept in the worker's sticky cache (each costs memory; a miss replays its history). */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /**
+   * On SIGTERM the worker stops polling and gives running activities this long to finish before cancelling them: longer
+   * than a carrier call (CARRIER_TIMEOUT), so a deploy does not leave creations with an unclear outcome.
+   */
+  WORKER_SHUTDOWN_GRACE_TIME: duration('15s'),
   SUPPORT_EMAIL: z.string().email().default('support@example.com'),
   // Durations of the spec; tests shorten them.
   REQUEST_LOG_RETENTION: duration('90d'),
@@ -149,6 +175,75 @@ const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
 const PLACEHOLDER_SECRETS = new Set([DEV_CURSOR_SECRET, 'change-me-to-a-long-random-value']);
 const DEV_SETTINGS_KEY = createHash('sha256').update('development-only-settings-encryption-key').digest();
 
+/** TLS towards the Temporal server: the system's roots when empty. */
+export interface TemporalTls {
+  serverNameOverride?: string;
+  serverRootCACertificate?: Buffer;
+  clientCertPair?: { crt: Buffer; key: Buffer };
+}
+
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  namespaceRetentionMs: number;
+  /** Undefined: plain gRPC (a local server). */
+  tls: Readonly<TemporalTls> | undefined;
+  apiKey: string | undefined;
+}
+
+/** Options of `Worker.create`; undefined ones keep the SDK's defaults. */
+export interface WorkerSettings {
+  maxConcurrentWorkflowTaskExecutions: number | undefined;
+  maxConcurrentActivityTaskExecutions: number | undefined;
+  maxConcurrentLocalActivityExecutions: number | undefined;
+  maxCachedWorkflows: number | undefined;
+  shutdownGraceTimeMs: number;
+}
+
+type Env = z.infer<typeof envSchema>;
+
+/** A PEM from its `_PATH` file or its `_DATA` value; one problem per variable into `problems`. */
+function pem(e: Env, name: 'SERVER_CA_CERT' | 'CLIENT_CERT' | 'CLIENT_KEY', problems: string[]): Buffer | undefined {
+  const path = e[`TEMPORAL_TLS_${name}_PATH`];
+  const data = e[`TEMPORAL_TLS_${name}_DATA`];
+  if (path && data) {
+    problems.push(`TEMPORAL_TLS_${name}_PATH, TEMPORAL_TLS_${name}_DATA: set one of them, not both`);
+    return undefined;
+  }
+  if (data) return Buffer.from(data);
+  if (!path) return undefined;
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    problems.push(
+      `TEMPORAL_TLS_${name}_PATH: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+    return undefined;
+  }
+}
+
+/** TLS as Temporal's client environment configuration reads it: explicit TEMPORAL_TLS, else on when anything asks for it. */
+function temporalTls(e: Env, problems: string[]): TemporalTls | undefined {
+  const ca = pem(e, 'SERVER_CA_CERT', problems);
+  const crt = pem(e, 'CLIENT_CERT', problems);
+  const key = pem(e, 'CLIENT_KEY', problems);
+  if (Boolean(crt) !== Boolean(key))
+    problems.push('TEMPORAL_TLS_CLIENT_CERT_*, TEMPORAL_TLS_CLIENT_KEY_*: mTLS needs both the certificate and the key');
+  const asked = Boolean(ca || crt || key || e.TEMPORAL_TLS_SERVER_NAME || e.TEMPORAL_API_KEY);
+  if (e.TEMPORAL_TLS === 'false') {
+    if (ca || crt || key || e.TEMPORAL_TLS_SERVER_NAME)
+      problems.push('TEMPORAL_TLS: false, but TLS certificates or a server name are set');
+    return undefined;
+  }
+  if (e.TEMPORAL_TLS !== 'true' && !asked) return undefined;
+  return Object.freeze({
+    ...(e.TEMPORAL_TLS_SERVER_NAME ? { serverNameOverride: e.TEMPORAL_TLS_SERVER_NAME } : {}),
+    ...(ca ? { serverRootCACertificate: ca } : {}),
+    ...(crt && key ? { clientCertPair: Object.freeze({ crt, key }) } : {}),
+  });
+}
+
 export type Config = Readonly<{
   env: 'development' | 'test' | 'production';
   port: number;
@@ -156,7 +251,8 @@ export type Config = Readonly<{
   publicBaseUrl: string | undefined;
   logLevel: string;
   databaseUrl: string;
-  temporal: Readonly<{ address: string; namespace: string; taskQueue: string; namespaceRetentionMs: number }>;
+  temporal: Readonly<TemporalSettings>;
+  worker: Readonly<WorkerSettings>;
   supportEmail: string;
   requestLog: Readonly<{ retentionMs: number; purgeIntervalMs: number }>;
   maxBodyBytes: number;
@@ -205,6 +301,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const problems: string[] = [];
+  const tls = temporalTls(e, problems);
+  if (problems.length) throw new Error(`invalid configuration:\n${problems.map((line) => `  ${line}`).join('\n')}`);
   if (e.NODE_ENV === 'production' && (!e.CURSOR_SECRET || PLACEHOLDER_SECRETS.has(e.CURSOR_SECRET)))
     throw new Error(
       'invalid configuration:\n  CURSOR_SECRET: required in production (a long random value of your own)',
@@ -227,6 +326,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       namespaceRetentionMs: e.TEMPORAL_NAMESPACE_RETENTION,
+      tls,
+      apiKey: e.TEMPORAL_API_KEY,
+    }),
+    worker: Object.freeze({
+      maxConcurrentWorkflowTaskExecutions: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxConcurrentActivityTaskExecutions: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      maxConcurrentLocalActivityExecutions: e.WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES,
+      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+      shutdownGraceTimeMs: e.WORKER_SHUTDOWN_GRACE_TIME,
     }),
     supportEmail: e.SUPPORT_EMAIL,
     requestLog: Object.freeze({ retentionMs: e.REQUEST_LOG_RETENTION, purgeIntervalMs: e.REQUEST_LOG_PURGE_INTERVAL }),

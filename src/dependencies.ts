@@ -37,7 +37,7 @@ export async function openAppDeps(
   const now = options.now ?? (() => new Date());
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
-  const temporal = options.temporal ?? (await connectTemporal(config.temporal.address, config.temporal.namespace));
+  const temporal = options.temporal ?? (await connectTemporal(config.temporal));
   const adapters = composeAdapters(config, orm, logger);
   const requestLog = new RequestLogWriter(orm, logger);
   const hotPool = openHotPool(config.databaseUrl, {

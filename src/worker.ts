@@ -2,10 +2,11 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from 
 import { loadConfig } from './config';
 import { openOrm } from './db/orm';
 import { createLogger } from './logger';
-import { connectTemporal } from './temporal/connection';
+import { connectionOptions, connectTemporal } from './temporal/connection';
 import { assertSearchAttributesRegistered } from './temporal/namespace-setup';
 import { ensureSchedules } from './temporal/schedules';
 import { workflowSource } from './temporal/workflow-source';
+import { workerTuning } from './temporal/worker-tuning';
 import { reportWorkerLiveness } from './metrics/worker-liveness';
 import { workerActivities } from './temporal/worker-activities';
 
@@ -35,11 +36,11 @@ async function main(): Promise<void> {
       ? {}
       : { telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.metrics.host}:${metricsPort}` } } } }),
   });
-  const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  const client = await connectTemporal(config.temporal);
   // Before anything else: on a namespace without the search attributes every creation would fail at its start.
   await assertSearchAttributesRegistered(client.connection, config.temporal.namespace);
   const orm = await openOrm(config.databaseUrl);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
   const workflows = workflowSource({ env: config.env, workflowsPath: require.resolve('../workflows') });
   logger.info(
     'workflowBundle' in workflows
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    ...workerTuning(config.worker),
     ...workflows,
     activities: workerActivities(config, { orm, logger, temporal: client }),
   });

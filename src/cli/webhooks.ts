@@ -171,7 +171,7 @@ export function registerWebhookCommands(program: Command, kit: CliKit & { orm: (
     .action(async (ref: string) => {
       const config = kit.config();
       if (!/^(evt|whd)_[A-Za-z0-9]{1,64}$/.test(ref)) throw new WebhookConfigError('expected an evt_ or whd_ ID');
-      const temporal = await connectTemporal(config.temporal.address, config.temporal.namespace, 10_000);
+      const temporal = await connectTemporal(config.temporal, 10_000);
       try {
         const deliveries = await redeliver(
           {

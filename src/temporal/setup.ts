@@ -7,8 +7,8 @@ import { setupTemporal } from './namespace-setup';
 // workflows need, on the configured Temporal server. Idempotent: every deploy runs it before the workers start.
 async function main(): Promise<void> {
   const config = loadConfig();
-  const { address, namespace, namespaceRetentionMs } = config.temporal;
-  const client = await connectTemporal(address, namespace, 60_000);
+  const { namespace, namespaceRetentionMs } = config.temporal;
+  const client = await connectTemporal(config.temporal, 60_000);
   try {
     const report = await setupTemporal(client.connection, { namespace, retentionMs: namespaceRetentionMs });
     const lines = [

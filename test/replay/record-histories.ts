@@ -9,7 +9,7 @@ import { connectTemporal } from '../../src/temporal/connection';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const client = await connectTemporal(config.temporal.address, config.temporal.namespace);
+  const client = await connectTemporal(config.temporal);
   const runs: Array<[string, string, unknown[]]> = [
     ['purge-request-log', 'purgeRequestLogWorkflow', [{ retentionMs: 90 * 86_400_000 }]],
     ['deliver-notifications', 'deliverNotificationsWorkflow', []],
