@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { goBinary, onPath } from './go-binaries.mjs';
 import { step } from './log.mjs';
 import { userCacheDir } from './paths.mjs';
 
@@ -12,21 +13,6 @@ const DOWNLOAD_ANSWER_MS = 15_000;
 const DOWNLOAD_TOTAL_MS = 120_000;
 
 const executable = process.platform === 'win32' ? 'temporal.exe' : 'temporal';
-
-function onPath(name) {
-  for (const dir of (process.env.PATH || '').split(delimiter)) {
-    const candidate = join(dir, name);
-    if (dir && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  }
-  return null;
-}
-
-function goBinary() {
-  return (
-    onPath(process.platform === 'win32' ? 'go.exe' : 'go') ||
-    (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : null)
-  );
-}
 
 /** True when `path` runs and reports the pinned version (a truncated or foreign binary does not). */
 function reportsPinnedVersion(path) {
