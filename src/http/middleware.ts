@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger';
 import { newId } from '../ids';
+import { isDatabaseUnreachable } from '../db/unreachable';
 import { DomainError } from '../domain/errors';
 import { ApiError, apiErrorFromDomain } from './api-error';
 import { declaredBodyTooLarge } from './body';
@@ -11,6 +12,12 @@ import type { AppState } from './state';
 type AppMiddleware = Middleware<AppState>;
 
 export const DEFAULT_CACHE_CONTROL = 'no-store, private';
+
+/** Spec `temporarily_unavailable` (`Retry-After: 5`), for any request that met PostgreSQL unreachable. */
+const DATABASE_UNREACHABLE = new DomainError('temporarily_unavailable', {
+  message: 'The service cannot reach its database right now. Send the same request again shortly.',
+  retryAfterSeconds: 5,
+});
 
 /**
  * Base of absolute URLs we return (without /v1): PUBLIC_BASE_URL, else the request's own scheme and host, else (a
@@ -74,6 +81,11 @@ function renderError(
     apiError = error;
   } else if (error instanceof DomainError) {
     apiError = apiErrorFromDomain(error);
+  } else if (isDatabaseUnreachable(error)) {
+    // PostgreSQL down or unreachable (a failover, a network cut): the same request may succeed shortly
+    // (docs/decisions/0403-counters-unavailable.md).
+    options.logger.error({ request_id: ctx.state.requestId, err: error }, 'database unreachable');
+    apiError = apiErrorFromDomain(DATABASE_UNREACHABLE);
   } else {
     options.logger.error({ request_id: ctx.state.requestId, err: error }, 'unhandled error');
     apiError = new ApiError('internal_error');

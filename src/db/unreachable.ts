@@ -1,0 +1,41 @@
+/**
+ * Error codes that mean PostgreSQL could not be reached or dropped the connection: the socket's (refused, reset, timed
+ * out, unreachable) and PostgreSQL's own class 08 (connection exception) and 57P0x (the server shutting down or not
+ * accepting connections yet). A statement's own failure (a constraint, a lock timeout) is not one of them.
+ */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+/** What node-postgres and knex say, without a code, when a connection ends or none can be had in time. */
+const UNREACHABLE_MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /Timeout acquiring a connection/i,
+  /Client has encountered a connection error/i,
+];
+
+/**
+ * True when `error` (or an error it wraps, as MikroORM's exceptions do) says the database is unreachable: the request
+ * may succeed when sent again, so the HTTP edge answers 503 `temporarily_unavailable` instead of 500.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    const { code } = current as { code?: unknown };
+    const { message } = current;
+    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    if (UNREACHABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    current = current.cause;
+  }
+  return false;
+}
