@@ -5,19 +5,25 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { step } from './lib/log.mjs';
 import { projectRoot } from './lib/paths.mjs';
 
-const outDir = join(projectRoot, 'dist');
+// BUILD_OUT_DIR: another output directory inside the project (npm run cluster's tests build beside `dist/`, which the
+// production-build test rebuilds at the same time).
+const outDir = process.env.BUILD_OUT_DIR ? resolve(projectRoot, process.env.BUILD_OUT_DIR) : join(projectRoot, 'dist');
 const started = Date.now();
 
 rmSync(outDir, { recursive: true, force: true });
-step('compiling TypeScript to dist/ (tsc -p tsconfig.build.json)');
-const tsc = spawnSync(join(projectRoot, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], {
-  cwd: projectRoot,
-  stdio: 'inherit',
-});
+step(`compiling TypeScript to ${outDir} (tsc -p tsconfig.build.json)`);
+const tsc = spawnSync(
+  join(projectRoot, 'node_modules', '.bin', 'tsc'),
+  ['-p', 'tsconfig.build.json', '--outDir', outDir],
+  {
+    cwd: projectRoot,
+    stdio: 'inherit',
+  },
+);
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 // Read with fs at run time, relative to the compiled files: the error reference behind /v1/docs/errors and doc_url.
@@ -27,7 +33,7 @@ cpSync(join(projectRoot, 'src', 'sandbox', 'fixtures'), join(outDir, 'src', 'san
   recursive: true,
 });
 
-step('bundling workflows (bundleWorkflowCode) to dist/workflow-bundle.js');
+step(`bundling workflows (bundleWorkflowCode) to ${join(outDir, 'workflow-bundle.js')}`);
 const require = createRequire(join(projectRoot, 'package.json'));
 const { bundleWorkflowCode } = require('@temporalio/worker');
 const { code } = await bundleWorkflowCode({
@@ -35,4 +41,4 @@ const { code } = await bundleWorkflowCode({
   logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
 });
 writeFileSync(join(outDir, 'workflow-bundle.js'), code);
-step(`built dist/ in ${Math.round((Date.now() - started) / 1000)}s`);
+step(`built ${outDir} in ${Math.round((Date.now() - started) / 1000)}s`);

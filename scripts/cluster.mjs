@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
@@ -20,6 +20,10 @@ const cluster = await import('./lib/temporal-cluster.mjs');
 
 const clusterDir = process.env.CLUSTER_DATA_DIR || join(dataDir, 'cluster');
 const logDir = join(clusterDir, 'logs');
+// CLUSTER_BUILD_DIR: where `npm run build` writes the compiled service the processes run (default dist/).
+const buildDir = process.env.CLUSTER_BUILD_DIR
+  ? resolve(projectRoot, process.env.CLUSTER_BUILD_DIR)
+  : join(projectRoot, 'dist');
 mkdirSync(logDir, { recursive: true });
 
 // Defaults beside `npm run dev`'s (3000, 7233, 8233, 4010), so both can run at once.
@@ -97,12 +101,14 @@ try {
       `could not find or build the Temporal server v${cluster.TEMPORAL_SERVER_VERSION}: set TEMPORAL_SERVER_PATH and ` +
         'TEMPORAL_SQL_TOOL_PATH, put temporal-server and temporal-sql-tool on PATH, or install Go 1.22+',
     );
-  const ui = cluster.findTemporalUi();
-  if (!ui) step('continuing without the Temporal Web UI');
+  // CLUSTER_UI=false: no Web UI (the cluster tests need none).
+  const ui = process.env.CLUSTER_UI === 'false' ? null : cluster.findTemporalUi();
+  if (!ui && process.env.CLUSTER_UI !== 'false') step('continuing without the Temporal Web UI');
 
   step('building the service (npm run build)');
   const built = spawnSync(process.execPath, [join(projectRoot, 'scripts', 'build.mjs')], {
     cwd: projectRoot,
+    env: { ...process.env, BUILD_OUT_DIR: buildDir },
     stdio: 'inherit',
   });
   if (built.status !== 0) throw new Error('npm run build failed');
@@ -161,7 +167,7 @@ try {
     CURSOR_SECRET: process.env.CURSOR_SECRET || state.cursorSecret,
     SETTINGS_ENCRYPTION_KEY: process.env.SETTINGS_ENCRYPTION_KEY || state.settingsEncryptionKey,
   };
-  const dist = (entry) => join(projectRoot, 'dist', 'src', entry);
+  const dist = (entry) => join(buildDir, 'src', entry);
   const once = (what, entry, args = []) => {
     step(what);
     const result = spawnSync(process.execPath, [dist(entry), ...args], {
@@ -220,7 +226,7 @@ try {
   OpenAPI          ${apiBase}/v1/openapi.json
   Temporal         ${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})
   Temporal Web UI  ${summary.ui ?? 'not available (the UI server could not be built; see above)'}
-  Workers          2 (worker-1, worker-2), from dist/
+  Workers          2 (worker-1, worker-2), from ${buildDir}
   Demo store       ${demo.domain} (${demo.store_id})
   API key          ${demo.api_key}
   Logs             ${logDir}

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: the same bootstrap as `npm run dev` (dependencies, Temporal CLI, PostgreSQL), then typecheck, lint
-// and jest. Jest's global setup starts its own Temporal dev server and a fresh database for the run.
+// `npm test`: the same bootstrap as `npm run dev` (dependencies, Temporal CLI, PostgreSQL) and the Temporal server of
+// `npm run cluster`, then typecheck, lint and jest. Jest's global setup starts its own Temporal dev server and a fresh
+// database for the run; the cluster tests start the production shape once (test/cluster).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -13,11 +14,22 @@ const started = Date.now();
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres } = await import('./lib/postgres.mjs');
+const { findTemporalServer } = await import('./lib/temporal-cluster.mjs');
 const cli = await findTemporalCli();
 const postgres = await findPostgres();
 step(`Temporal CLI: ${cli}`);
+// The cluster tests (test/cluster) run a real Temporal server: found or built once here, where its build is seen.
+const server = findTemporalServer();
+if (!server) throw new Error('the cluster tests need the Temporal server and temporal-sql-tool (see above)');
+step(`Temporal server: ${server.server}`);
 
-const env = { ...process.env, TEMPORAL_CLI_PATH: cli, PG_SERVER_URL: postgres.url };
+const env = {
+  ...process.env,
+  TEMPORAL_CLI_PATH: cli,
+  TEMPORAL_SERVER_PATH: server.server,
+  TEMPORAL_SQL_TOOL_PATH: server.sqlTool,
+  PG_SERVER_URL: postgres.url,
+};
 const bin = (name) => `${projectRoot}/node_modules/.bin/${name}`;
 // A signal to this process (a killed `npm test`, a CI timeout) goes on to the running step, so jest can end what its
 // global setup started (test/helpers/processes.ts, endWithThisProcess) instead of leaving it running.
