@@ -1,10 +1,11 @@
 /**
  * `npm run bench -- creation`: `POST /v1/labels` against the sandbox carriers, next to a floor measured in the same run
  * on the same Temporal server (a workflow with one no-op activity, started and awaited by a client, on a worker in this
- * process), and next to the sandbox carrier's own create time. Starts what the integration tests start (a Temporal dev
- * server, a fresh database, the sandbox and the project's worker) once per kind of dev server: file-backed, as
- * `npm run dev` runs it and as the issue's reference numbers were measured, then in memory, as the tests run it
- * (`BENCH_CREATION_SERVERS=file,memory` by default).
+ * process), and next to the sandbox carrier's own create time. Starts what the integration tests start (a fresh
+ * database, the sandbox and the project's workers) once per kind of Temporal server (`BENCH_CREATION_SERVERS`): by
+ * default the production one, a Temporal server on PostgreSQL (`npm run cluster`'s), with one worker (`cluster`) and
+ * with two (`cluster2`); the dev servers stay as options, file-backed as `npm run dev` runs it (`file`) and in memory as
+ * the tests run it (`memory`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,15 +24,18 @@ import { aShipmentRequest } from '../../test/helpers/sandbox';
 import { aStoreWithKey } from '../../test/helpers/stores';
 import { startTestApp } from '../../test/helpers/test-app';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
+import { startBenchTemporalServer } from './temporal-server';
 
 const SEQUENTIAL = Number(process.env.BENCH_CREATIONS_SEQUENTIAL ?? 30);
 const CONCURRENT = Number(process.env.BENCH_CREATIONS_CONCURRENT ?? 100);
 const CONCURRENCY = 20;
 /** Throughput rounds: floor then creations, alternating, each side's best kept (machine noise hits both alike). */
 const ROUNDS = Number(process.env.BENCH_CREATION_ROUNDS ?? 2);
-type ServerKind = 'file' | 'memory';
-const SERVERS = (process.env.BENCH_CREATION_SERVERS ?? 'file,memory').split(',') as ServerKind[];
+type ServerKind = 'cluster' | 'cluster2' | 'file' | 'memory';
+const SERVERS = (process.env.BENCH_CREATION_SERVERS ?? 'cluster,cluster2').split(',') as ServerKind[];
 const SERVER_NAMES: Record<ServerKind, string> = {
+  cluster: 'Temporal server on PostgreSQL, one worker',
+  cluster2: 'Temporal server on PostgreSQL, two workers',
   file: 'file-backed Temporal dev server, as npm run dev runs it',
   memory: 'in-memory Temporal dev server, as the tests run it',
 };
@@ -104,10 +108,11 @@ interface Ratios {
 export async function creationBench(): Promise<void> {
   const ratios: Ratios[] = [];
   for (const server of SERVERS) {
-    if (!(server in SERVER_NAMES)) throw new Error(`BENCH_CREATION_SERVERS: unknown server "${server}" (file, memory)`);
+    if (!(server in SERVER_NAMES))
+      throw new Error(`BENCH_CREATION_SERVERS: unknown server "${server}" (cluster, cluster2, file, memory)`);
     ratios.push(await creationOn(server));
   }
-  console.log('\nLabel creation against the floor, by Temporal dev server:');
+  console.log('\nLabel creation against the floor, by Temporal server:');
   for (const r of ratios) {
     console.log(
       `  ${r.server.padEnd(7)} p50 ratio ${r.latency.toFixed(2)} (target at most 1.0), throughput ratio ${r.throughput.toFixed(2)} (target at least 0.5)`,
@@ -120,7 +125,14 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     `\nLabel creation: ${SEQUENTIAL} sequential, ${CONCURRENT} at concurrency ${CONCURRENCY} (${SERVER_NAMES[server]})`,
   );
   const dir = server === 'file' ? mkdtempSync(join(tmpdir(), 'sla-bench-temporal-')) : null;
-  await startTestRun(dir ? { temporalDbFile: join(dir, 'temporal.db') } : {});
+  const real = server.startsWith('cluster')
+    ? await startBenchTemporalServer(process.env.PG_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres')
+    : null;
+  await startTestRun({
+    ...(dir ? { temporalDbFile: join(dir, 'temporal.db') } : {}),
+    ...(real ? { temporalAddress: real.address } : {}),
+    workers: server === 'cluster2' ? 2 : 1,
+  });
   const app = await startTestApp();
   const floorQueue = `bench-floor-${process.pid}`;
   const connection = await NativeConnection.connect({ address: app.config.temporal.address });
@@ -266,6 +278,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     await connection.close();
     await app.close();
     await globalTeardown();
+    await real?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -28,6 +28,13 @@ export interface TestRunOptions {
    * the tests use). The creation benchmark measures on both.
    */
   temporalDbFile?: string;
+  /**
+   * A Temporal server already running and set up (namespace and search attributes), instead of a dev server of the
+   * run's own: the creation benchmark's real server on PostgreSQL.
+   */
+  temporalAddress?: string;
+  /** Workers on the run's task queue (default 1); the first one manages the Schedules. */
+  workers?: number;
 }
 
 /**
@@ -46,7 +53,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   const children: ChildProcess[] = [];
   endWithThisProcess(children);
 
-  const temporalPort = await freePort();
+  const temporalPort = options.temporalAddress ? 0 : await freePort();
   const args = [
     'server',
     'start-dev',
@@ -64,10 +71,10 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   // One task-queue partition, as `npm run dev` (docs/decisions/0022-dev-server-partitions.md).
   for (const [key, value] of Object.entries(dynamicConfig))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
-  const temporal = spawn(cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  children.push(temporal);
+  const temporal = options.temporalAddress ? null : spawn(cli, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (temporal) children.push(temporal);
   const spawnFailed = new Promise<never>((_, reject) =>
-    temporal.once('error', (error) =>
+    temporal?.once('error', (error) =>
       reject(
         new Error(
           `cannot start the Temporal CLI "${cli}" (${error.message}); run the tests with \`npm test\`, which finds or builds it`,
@@ -87,7 +94,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   await migrate(orm);
   await orm.close();
 
-  await Promise.race([waitForPort(temporalPort, 'Temporal dev server', temporal), spawnFailed]);
+  if (temporal) await Promise.race([waitForPort(temporalPort, 'Temporal dev server', temporal), spawnFailed]);
 
   // The sandbox (store platform and carrier simulators) on a free port; tests and the worker reach it by SANDBOX_URL.
   const sandboxPort = await freePort();
@@ -115,7 +122,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     NODE_ENV: 'test' as const,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    TEMPORAL_ADDRESS: options.temporalAddress ?? `127.0.0.1:${temporalPort}`,
     TEMPORAL_TASK_QUEUE: `shipping-label-test-${process.pid}`,
     REQUEST_LOG_PURGE_INTERVAL: '1h',
     // A carrier that holds the connection is given up on after 2 s (the spec's behaviour, at test speed).
@@ -128,7 +135,15 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     WEBHOOK_RETRY_MAX_INTERVAL: '1s',
     WEBHOOK_RETRY_WINDOW: '2m',
   };
-  await spawnTs(join(root, 'src', 'worker.ts'), env, 'worker', undefined, profile, (child) => children.push(child));
+  for (let i = 0; i < (options.workers ?? 1); i += 1)
+    await spawnTs(
+      join(root, 'src', 'worker.ts'),
+      { ...env, WORKER_MANAGES_SCHEDULES: i === 0 ? 'true' : 'false' },
+      i === 0 ? 'worker' : `worker-${i + 1}`,
+      undefined,
+      profile,
+      (child) => children.push(child),
+    );
 
   Object.assign(process.env, {
     DATABASE_URL: env.DATABASE_URL,
