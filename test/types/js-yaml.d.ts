@@ -1,4 +1,4 @@
-// js-yaml 4 is installed through the devDependencies (@apidevtools/swagger-parser, openapi-typescript) without types;
+// js-yaml 4 (a devDependency) ships no types of its own;
 // the compose test only loads a document.
 declare module 'js-yaml' {
   export function load(text: string): unknown;
