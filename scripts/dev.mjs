@@ -13,7 +13,8 @@ import { dataDir, projectRoot } from './lib/paths.mjs';
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');
-const { startTemporalServer, stopChild } = await import('./lib/temporal-server.mjs');
+const { startTemporalServer } = await import('./lib/temporal-server.mjs');
+const { stopChild } = await import('./lib/stop-child.mjs');
 const { isPortOpen, waitForPort } = await import('./lib/ports.mjs');
 
 mkdirSync(dataDir, { recursive: true });

@@ -2,7 +2,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 
 /**
  * The custom search attributes operators filter creations by (registered on the server: the dev server at start from
- * `src/temporal/search-attributes.json`, elsewhere with `temporal operator search-attribute create`).
+ * `src/temporal/search-attributes.json`, elsewhere by the setup step `npm run temporal:setup`, decision 0310).
  */
 export const STORE_ID = defineSearchAttributeKey('StoreId', 'KEYWORD');
 export const ORDER_ID = defineSearchAttributeKey('OrderId', 'KEYWORD');

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { step } from './log.mjs';
+import { stopChild } from './stop-child.mjs';
 
 /**
  * Long-running processes with a restart policy, as a process manager gives them in production (compose's
@@ -61,22 +62,10 @@ export function createSupervisor({ onChange = () => {} } = {}) {
   /** Stops every process, last started first, each with SIGTERM and SIGKILL after `timeoutMs`. */
   async function stopAll(timeoutMs = 20_000) {
     stopping = true;
-    for (const { child } of [...processes].reverse()) await stopChild(child, timeoutMs);
+    for (const { child } of [...processes].reverse()) await stopChild(child, 'SIGTERM', timeoutMs);
   }
 
   return { start, stopAll, processes, isStopping: () => stopping };
-}
-
-function stopChild(child, timeoutMs) {
-  return new Promise((resolve) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 /** Readiness by IPC: the service's own `{ type: 'ready' }` message (the worker, the API, the sandbox send one). */

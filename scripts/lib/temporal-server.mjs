@@ -56,15 +56,3 @@ export async function startTemporalServer({
   step(`Temporal dev server on 127.0.0.1:${port}${uiPort ? `, Web UI on http://127.0.0.1:${uiPort}` : ''}`);
   return child;
 }
-
-export function stopChild(child, signal = 'SIGTERM', timeoutMs = 10_000) {
-  return new Promise((resolve) => {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill(signal);
-  });
-}
