@@ -1,28 +1,5 @@
-import { finishFailed } from '../src/creation/transitions';
+import { failUnstartedCreations } from '../src/creation/transitions';
 import type { ActivityDeps } from './deps';
-
-/** Fails the creations nothing carries on any more (see `staleCreationAfterMs`); the workflow's own deadline did not. */
-async function failStaleClaims(deps: ActivityDeps, createdBefore: Date): Promise<number> {
-  const stale = await deps.orm.em
-    .fork()
-    .execute<Array<{ id: string }>>(
-      `select id from label_creations where status = 'processing' and sent_at is null and created_at < ? limit 500`,
-      [createdBefore],
-    );
-  for (const { id } of stale) {
-    await finishFailed(deps.orm, {
-      id,
-      now: deps.now(),
-      error: {
-        code: 'not_started',
-        message:
-          'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
-        details: { label_creation_id: id },
-      },
-    });
-  }
-  return stale.length;
-}
 
 /**
  * Deletes webhook events created before `createdBefore`, their deliveries and attempts going with them (foreign keys
@@ -82,7 +59,10 @@ export function createRequestLogActivities(deps: ActivityDeps) {
       const abandonedClaims =
         input.staleCreationAfterMs === undefined
           ? 0
-          : await failStaleClaims(deps, new Date(deps.now().getTime() - input.staleCreationAfterMs));
+          : await failUnstartedCreations(deps.orm, {
+              createdBefore: new Date(deps.now().getTime() - input.staleCreationAfterMs),
+              now: deps.now(),
+            });
       const webhookEvents =
         input.webhookRetentionMs === undefined
           ? 0

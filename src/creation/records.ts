@@ -3,9 +3,8 @@ import type { ResolvedBlock } from '../domain/creation-decision';
 import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../domain/labels';
-import type { CreationWarning } from '../domain/refusal';
+import type { CreationError, CreationWarning } from '../domain/refusal';
 import type { Resolution } from '../domain/resolve';
-import type { ErrorCode } from '../http/error-catalog';
 
 /**
  * The label creation records (`label_creations`): the projection every read of a creation is served from. The API
@@ -17,14 +16,6 @@ export type SideEffectStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
 export interface SideEffects {
   fulfillment: { mode: 'none' | 'fulfill' | 'fulfill_and_notify'; status: SideEffectStatus } | null;
   orderTags: { status: SideEffectStatus } | null;
-}
-
-export interface CreationError {
-  code: ErrorCode | 'resolved_not_created';
-  message: string;
-  details?: Record<string, unknown>;
-  /** `Retry-After` of the error answer, where the spec names one. */
-  retryAfterSeconds?: number;
 }
 
 /** The attention object as stored (spec "Attention object"), with ISO timestamps. */

@@ -1,12 +1,10 @@
 import { type Client, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
 import { DomainError } from '../domain/errors';
 import { decideResolve, type ResolveOutcome } from '../domain/resolve';
-import { refusalError, type Refusal } from '../domain/refusal';
-import type { ErrorCode } from '../http/error-catalog';
-import { resolveUpdate, type ResolveInput } from '../../workflows/label-creation/contract';
+import type { Refusal } from '../domain/refusal';
+import { fromFailure, resolveUpdate, type ResolveInput } from '../../workflows/label-creation/contract';
 import { readCreation, type CreationRow } from './records';
 
 export interface ResolveRequest {
@@ -22,7 +20,7 @@ export interface ResolveRequest {
 const UNAVAILABLE_RETRY_AFTER = 5;
 
 const withCreation = (r: Refusal, creationId: string): DomainError =>
-  refusalError({ ...r, details: { label_creation_id: creationId, ...r.details } });
+  DomainError.from({ ...r, details: { label_creation_id: creationId, ...r.details } });
 
 /**
  * `POST /label-creations/{id}/resolve` (docs/decisions/0016-resolve-as-update.md): decided first over the record (a
@@ -70,20 +68,9 @@ export async function resolveCreation(
   return readCreation(deps.orm.em.fork(), request.storeId, request.creationId);
 }
 
-/** The validator's (or handler's) refusal, carried as an ApplicationFailure whose type is the spec code. */
+/** The validator's (or handler's) refusal, carried as the update's failure (`toFailure`). */
 function refusalOf(error: unknown): Refusal | null {
-  if (!(error instanceof WorkflowUpdateFailedError)) return null;
-  const cause = error.cause;
-  if (!(cause instanceof ApplicationFailure)) return null;
-  const detail = cause.details?.[0] as
-    { code: ErrorCode; message: string; details: Record<string, unknown>; retryAfterSeconds?: number } | undefined;
-  if (!detail?.code) return null;
-  return {
-    code: detail.code,
-    message: detail.message,
-    details: detail.details ?? {},
-    ...(detail.retryAfterSeconds !== undefined ? { retryAfterSeconds: detail.retryAfterSeconds } : {}),
-  };
+  return error instanceof WorkflowUpdateFailedError ? fromFailure(error.cause) : null;
 }
 
 /** A completed workflow takes no update: the server answers NOT_FOUND ("workflow execution already completed"). */

@@ -18,7 +18,8 @@ import {
   type AcquireResult,
   type LockTakeRow,
 } from '../locks/fulfillment-order-locks';
-import type { CreationError, SideEffects, StoredAttention } from './records';
+import type { CreationError } from '../domain/refusal';
+import type { SideEffects, StoredAttention } from './records';
 
 /**
  * The state changes of a creation record, as its workflow's activities make them (spec "Label creation `status`").
@@ -394,6 +395,32 @@ export async function finishFailed(orm: Orm, input: { id: string; error: Creatio
     );
     await releaseLocks(tx, input.id);
   });
+}
+
+/**
+ * Housekeeping: fails `not_started` the creations nothing carries on any more (still `processing`, never sent, created
+ * before `createdBefore`), at most 500 a run. Returns how many.
+ */
+export async function failUnstartedCreations(orm: Orm, input: { createdBefore: Date; now: Date }): Promise<number> {
+  const stale = await orm.em
+    .fork()
+    .execute<Array<{ id: string }>>(
+      `select id from label_creations where status = 'processing' and sent_at is null and created_at < ? limit 500`,
+      [input.createdBefore],
+    );
+  for (const { id } of stale) {
+    await finishFailed(orm, {
+      id,
+      now: input.now,
+      error: {
+        code: 'not_started',
+        message:
+          'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
+        details: { label_creation_id: id },
+      },
+    });
+  }
+  return stale.length;
 }
 
 /** `needs_attention`: the outcome is unclear; the fulfillment orders stay locked. */

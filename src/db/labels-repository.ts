@@ -353,6 +353,21 @@ async function recomputeFor(em: EntityManager, labels: Label[]): Promise<void> {
   for (const k of [...keys.keys()].sort()) await recomputeOrderProjection(em, keys.get(k)!);
 }
 
+/** A label's status, or null when the store has no such label. */
+export async function labelStatus(em: EntityManager, storeId: string, labelId: string): Promise<string | null> {
+  const [row] = await em.execute<Array<{ status: string }>>('select status from labels where store_id = ? and id = ?', [
+    storeId,
+    labelId,
+  ]);
+  return row?.status ?? null;
+}
+
+/** Whether a label's PDF is stored. */
+export async function hasLabelDocument(em: EntityManager, labelId: string): Promise<boolean> {
+  const [row] = await em.execute('select 1 from label_documents where label_id = ?', [labelId]);
+  return row !== undefined;
+}
+
 /** Stores (or replaces) the PDF of a label. */
 export async function storeLabelDocument(em: EntityManager, input: NewLabelDocument): Promise<void> {
   const upsert = labelDocumentUpsert(input);

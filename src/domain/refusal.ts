@@ -1,17 +1,23 @@
-import type { ErrorCode } from '../http/error-catalog';
-import { DomainError } from './errors';
+import type { CreationErrorCode, ErrorCode } from './error-catalog';
 
 /**
  * A business refusal as data: the spec's error code, a message for people, the code's `details`, and `Retry-After`
- * where the spec names one. Decisions return refusals instead of throwing, so workflow code branches on them; the HTTP
- * edge turns one into the error answer (`refusalToDomainError`).
+ * where the spec names one. The one shape a refusal has everywhere: decisions return it (workflow code branches on
+ * it), services throw it as a `DomainError` (`DomainError.from`), activities and workflow updates fail with it
+ * (`toFailure` / `fromFailure` in the workflow's contract), a failed creation stores it, and the API renders it.
  */
-export interface Refusal {
-  code: ErrorCode;
+export interface Refusal<Code extends CreationErrorCode = ErrorCode> {
+  code: Code;
   message: string;
   details: Record<string, unknown>;
   retryAfterSeconds?: number;
 }
+
+/**
+ * How a failed creation ended (its `error`): a refusal, or `resolved_not_created`, which is never an HTTP answer.
+ * Records stored before `details` was always written may lack it; readers default it to `{}`.
+ */
+export type CreationError = Refusal<CreationErrorCode>;
 
 export function refusal(
   code: ErrorCode,
@@ -20,15 +26,6 @@ export function refusal(
   retryAfterSeconds?: number,
 ): Refusal {
   return retryAfterSeconds === undefined ? { code, message, details } : { code, message, details, retryAfterSeconds };
-}
-
-/** The refusal as the error every layer understands (the HTTP edge answers it; activities fail with its type). */
-export function refusalError(r: Refusal): DomainError {
-  return new DomainError(r.code, {
-    message: r.message,
-    details: r.details,
-    ...(r.retryAfterSeconds !== undefined ? { retryAfterSeconds: r.retryAfterSeconds } : {}),
-  });
 }
 
 /** A decision step's answer: a value, or the refusal that ends the decision. */

@@ -1,6 +1,6 @@
 import type { DomainError } from '../domain/errors';
 import { refusedBucketHeaders } from '../limits/headers';
-import { ERROR_CATALOG, withRetryPair, type ErrorCode } from './error-catalog';
+import { ERROR_CATALOG, withRetryPair, type ErrorCode } from '../domain/error-catalog';
 
 export type ErrorDetails = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH } from './body';
-import type { ErrorCode } from './error-catalog';
+import type { ErrorCode } from '../domain/error-catalog';
 
 /**
  * One example answer per error code for the OpenAPI document: the `details` fields the spec's "Errors" table names

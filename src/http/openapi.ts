@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { documentRateLimits, rateLimitErrorCodes } from '../limits/openapi';
-import { ERROR_CATALOG, type ErrorCode } from './error-catalog';
+import { ERROR_CATALOG, type ErrorCode } from '../domain/error-catalog';
 import { ApiError } from './api-error';
 import { BODY_LIMIT_EXAMPLES, ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
 import type { ResponseHeaderSpec, RouteDefinition } from './route';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ReadStatement } from '../db/prepared';
 import type { LimitClass } from '../domain/rate-limits';
-import type { ErrorCode } from './error-catalog';
+import type { ErrorCode } from '../domain/error-catalog';
 import type { ErrorExample } from './error-examples';
 import type { AppContext } from './state';
 

@@ -1,3 +1,4 @@
+import { DomainError } from '../domain/errors';
 import type { Orm } from '../db/orm';
 import {
   WINDOW_BUCKETS,
@@ -6,7 +7,6 @@ import {
   secondsToEndOfDay,
   type BucketState,
 } from '../domain/rate-limits';
-import { refusalError } from '../domain/refusal';
 
 /**
  * The daily creation limits (`write_shop_per_day` 2,000 and `create_new_daily` 50 per store and UTC day) count
@@ -64,7 +64,7 @@ export function createCreationUnits(deps: { orm: Orm; now: () => Date; leaseMs: 
         ...(createNew ? [dailyState('create_new_daily', row!.create_new + taking, row!.create_new_limit, nowMs)] : []),
       ];
       const refused = refusingBucket(states);
-      if (refused) throw refusalError(rateLimitedRefusal(refused));
+      if (refused) throw DomainError.from(rateLimitedRefusal(refused));
       return states;
     },
 

@@ -1,5 +1,5 @@
 import { BUCKET_NAMES, LIMIT_CLASSES, WINDOW_BUCKETS } from '../domain/rate-limits';
-import type { ErrorCode } from '../http/error-catalog';
+import type { ErrorCode } from '../domain/error-catalog';
 import { limitClassesOf, type RouteDefinition } from '../http/route';
 
 type Json = Record<string, unknown>;

@@ -8,7 +8,6 @@ import {
   type BucketState,
   type LimitCharge,
 } from '../domain/rate-limits';
-import { refusalError } from '../domain/refusal';
 import type { RouteDefinition, RouteInput } from '../http/route';
 import type { AppContext, RequestLimits } from '../http/state';
 import type { Logger } from '../logger';
@@ -76,7 +75,7 @@ export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date;
     const settleTaken = (taken: readonly TakenBucket[], nowMs: number) => {
       const states = taken.map((t) => windowBucketState(t, nowMs));
       const refused = refusingBucket(states);
-      if (refused) throw refusalError(rateLimitedRefusal(refused));
+      if (refused) throw DomainError.from(rateLimitedRefusal(refused));
       note(states);
     };
     return { charge, note, settleTaken };

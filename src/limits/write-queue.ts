@@ -1,3 +1,4 @@
+import { DomainError } from '../domain/errors';
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '../db/orm';
 import {
@@ -9,7 +10,6 @@ import {
   writeQueueState,
   type BucketState,
 } from '../domain/rate-limits';
-import { refusalError } from '../domain/refusal';
 
 /** A place in a store's write queue, held from acceptance until the creation leaves `processing`. */
 export interface WriteQueueTicket {
@@ -78,7 +78,7 @@ export function createWriteQueue(deps: { orm: Orm; now: () => Date; leaseMs: num
     if (!joined.allowed || !queue!.entered) {
       // The SQL copy of the depth disagreeing would be a bug: a refusal either way, and no ticket left behind.
       if (queue!.entered) await release(id);
-      throw refusalError(rateLimitedRefusal({ ...joined, allowed: false, remaining: 0 }));
+      throw DomainError.from(rateLimitedRefusal({ ...joined, allowed: false, remaining: 0 }));
     }
     return { id, state: joined, release: () => release(id) };
   };

@@ -1,4 +1,4 @@
-import { withRetryPair } from '../../src/http/error-catalog';
+import { withRetryPair } from '../../src/domain/error-catalog';
 
 describe('withRetryPair: the retry / next_action pair of an error (spec "Errors")', () => {
   it.each([

@@ -5,7 +5,7 @@ import { renderErrorReference } from '../../src/api/meta/error-reference';
 import { loadConfig } from '../../src/config';
 import { parseDuration } from '../../src/duration';
 import { ApiError } from '../../src/http/api-error';
-import { ERROR_CODES } from '../../src/http/error-catalog';
+import { ERROR_CODES } from '../../src/domain/error-catalog';
 import { validationErrorFrom } from '../../src/http/validation';
 import { hasPrefix, newId } from '../../src/ids';
 

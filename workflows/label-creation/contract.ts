@@ -1,8 +1,9 @@
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CreationError, StoredAttention } from '../../src/creation/records';
+import { ApplicationFailure, defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { StoredAttention } from '../../src/creation/records';
 import type { CreationRequest } from '../../src/domain/creation-request';
 import type { WaitFor } from '../../src/domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../../src/domain/labels';
+import type { CreationError, Refusal } from '../../src/domain/refusal';
 import type { Resolution, ResolveOutcome } from '../../src/domain/resolve';
 
 /**
@@ -110,3 +111,32 @@ export const creationStateQuery = defineQuery<CreationState>('state');
 export const notifyOnReleaseSignal = defineSignal<[{ workflowId: string }]>('notifyOnRelease');
 /** The fulfillment orders a creation waited for were released. */
 export const locksReleasedSignal = defineSignal<[]>('locksReleased');
+
+/**
+ * A refusal as a Temporal failure: non-retryable, its type the spec's code, the refusal itself its one detail. An
+ * activity fails with it, and the resolve update's validator refuses with it; `fromFailure` reads it back.
+ */
+export function toFailure(r: Refusal): ApplicationFailure {
+  const detail: Refusal = { code: r.code, message: r.message, details: r.details };
+  if (r.retryAfterSeconds !== undefined) detail.retryAfterSeconds = r.retryAfterSeconds;
+  return ApplicationFailure.create({ message: r.message, type: r.code, nonRetryable: true, details: [detail] });
+}
+
+/**
+ * The refusal a failure carries (`toFailure`'s), or null for any other failure. By name rather than `instanceof`: the
+ * failure may come from another copy of the SDK's classes (the workflow bundle, a client).
+ */
+export function fromFailure(failure: unknown): Refusal | null {
+  if (!(failure instanceof Error) || failure.name !== 'ApplicationFailure') return null;
+  const detail = (failure as { details?: unknown[] }).details?.[0] as Partial<Refusal> | undefined;
+  if (!detail?.code) return null;
+  const refusal: Refusal = {
+    code: detail.code,
+    message: detail.message ?? failure.message,
+    details: detail.details ?? {},
+  };
+  if (detail.retryAfterSeconds !== undefined && detail.retryAfterSeconds !== null) {
+    refusal.retryAfterSeconds = detail.retryAfterSeconds;
+  }
+  return refusal;
+}

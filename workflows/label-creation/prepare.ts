@@ -1,12 +1,12 @@
 import { ActivityFailure, condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { PreparedAndLocked } from '../../activities/label-creation';
-import type { CreationError } from '../../src/creation/records';
 import { decisionRecord, type CreationDecision } from '../../src/domain/creation-decision';
 import type { LabelCreationStatus } from '../../src/domain/labels';
 import { CARRIER_ACCOUNT_ID, ORDER_ID } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
 import { local, prepareActivity } from './activities';
-import { refusalError, type CreationRun } from './run';
+import { fromFailure } from './contract';
+import type { CreationRun } from './run';
 
 export type Created = Extract<CreationDecision, { kind: 'create' }>;
 export type Prepared = Extract<PreparedAndLocked, { kind: 'prepared' }>;
@@ -56,7 +56,7 @@ export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> 
     }
     // A decision to create is recorded with its locks, in one step below.
     if (decision.kind !== 'create') await local.recordCreationDecision({ creationId, ...record });
-    if (decision.kind === 'refuse') return ended(run.fail(refusalError(decision.refusal)));
+    if (decision.kind === 'refuse') return ended(run.fail(decision.refusal));
     if (decision.kind === 'return_existing') return ended(returnExisting(run, decision.labelIds, decision.warnings));
     if (decision.kind === 'wait_for_existing') {
       await waitForExisting(run, decision, outcome);
@@ -150,8 +150,6 @@ function isTimeout(error: unknown): boolean {
 }
 
 /** A non-retryable activity failure that carries a spec refusal (its type is the error code). */
-function businessFailure(error: unknown): CreationError | null {
-  const cause = activityCause(error);
-  const detail = cause?.details?.[0] as CreationError | undefined;
-  return cause?.name === 'ApplicationFailure' && detail?.code ? detail : null;
+function businessFailure(error: unknown) {
+  return fromFailure(activityCause(error));
 }

@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
@@ -7,10 +6,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CreationError } from '../../src/creation/records';
 import type { WaitFor } from '../../src/domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../../src/domain/labels';
-import type { Refusal } from '../../src/domain/refusal';
+import { refusal, type CreationError } from '../../src/domain/refusal';
 import { decideResolve, type ResolveOutcome } from '../../src/domain/resolve';
 import { CREATION_STATUS } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
@@ -21,6 +19,7 @@ import {
   locksReleasedSignal,
   notifyOnReleaseSignal,
   resolveUpdate,
+  toFailure,
   type CreationSnapshot,
   type CreationState,
   type LabelCreationInput,
@@ -122,13 +121,7 @@ export class CreationRun {
       workflowNow(),
     );
     if (decision.kind !== 'refuse') return decision;
-    const r = decision.refusal;
-    throw ApplicationFailure.create({
-      message: r.message,
-      type: r.code,
-      nonRetryable: true,
-      details: [{ code: r.code, message: r.message, details: r.details, retryAfterSeconds: r.retryAfterSeconds }],
-    });
+    throw toFailure(decision.refusal);
   }
 
   setStatus(status: LabelCreationStatus): void {
@@ -164,10 +157,12 @@ export class CreationRun {
   }
 
   notStarted(): Promise<void> {
-    return this.fail({
-      code: 'not_started',
-      message: 'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
-    });
+    return this.fail(
+      refusal(
+        'not_started',
+        'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
+      ),
+    );
   }
 
   /** Waits for held fulfillment orders: woken by the holding creation, or polled for exports and as a fallback. */
@@ -197,13 +192,6 @@ export class CreationRun {
     return this.snapshot();
   }
 }
-
-export const refusalError = (r: Refusal): CreationError => ({
-  code: r.code,
-  message: r.message,
-  details: r.details,
-  ...(r.retryAfterSeconds !== undefined ? { retryAfterSeconds: r.retryAfterSeconds } : {}),
-});
 
 async function wake(workflowId: string): Promise<void> {
   try {

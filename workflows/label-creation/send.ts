@@ -1,4 +1,5 @@
 import { condition } from '@temporalio/workflow';
+import { refusal } from '../../src/domain/refusal';
 import type { SendToCarrierInput, SentToCarrier } from '../../activities/label-creation';
 import { workflowNow } from '../workflow-time';
 import { bounded, carrierActivities } from './activities';
@@ -56,10 +57,12 @@ export async function sendToCarrier(run: CreationRun, decision: Created, prepare
     return run.releasedLocks();
   }
   if (sent.kind === 'lost_locks') {
-    return run.fail({
-      code: 'not_started',
-      message: 'The creation lost its hold on the fulfillment orders before the carrier call; nothing was created.',
-    });
+    return run.fail(
+      refusal(
+        'not_started',
+        'The creation lost its hold on the fulfillment orders before the carrier call; nothing was created.',
+      ),
+    );
   }
   if (sent.kind === 'blocked') return run.fail(sent.error);
   if (sent.kind === 'rejected') {

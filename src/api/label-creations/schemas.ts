@@ -12,7 +12,7 @@ import {
   WOULD_VALUES,
 } from '../../domain/labels';
 import { WARNING_CODES } from '../../domain/refusal';
-import { ERROR_CODES, type ErrorCode } from '../../http/error-catalog';
+import { ERROR_CODES, type ErrorCode } from '../../domain/error-catalog';
 import { labelSchema } from '../labels/schemas';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');

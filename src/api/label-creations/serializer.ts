@@ -7,7 +7,7 @@ import type { LabelCreationPhase, LabelCreationStatus, NextAction, Would } from 
 import { nextActionOf } from '../../domain/next-action';
 import type { CreationWarning } from '../../domain/refusal';
 import type { Resolution } from '../../domain/resolve';
-import { withRetryPair, type ErrorCode } from '../../http/error-catalog';
+import { withRetryPair, type ErrorCode } from '../../domain/error-catalog';
 import { isoSeconds, isoSecondsOrNull } from '../../http/serialize';
 import type { LabelWire } from '../labels/schemas';
 import type { LabelCreationWire } from './schemas';

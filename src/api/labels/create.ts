@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors';
 import { holdsScope } from '../../access/scopes';
 import type { CarrierProtection } from '../../carriers/protection/carrier-protection';
 import { loadCreationContext } from '../../creation/load-context';
@@ -5,7 +6,6 @@ import { readLabelViews } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { decideCreation } from '../../domain/creation-decision';
 import { normalizeCreationRequest } from '../../domain/creation-request';
-import { refusalError } from '../../domain/refusal';
 import { ApiError } from '../../http/api-error';
 import { AMOUNT_VALIDATION_EXAMPLE } from '../../http/error-examples';
 import { baseUrl } from '../../http/middleware';
@@ -181,14 +181,14 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
         const now = deps.now();
         const context = await loadCreationContext({ em, platform: deps.platform }, { storeId: auth.storeId, request });
         const decision = decideCreation(context, request, now.getTime());
-        if (decision.kind === 'refuse') throw refusalError(decision.refusal);
+        if (decision.kind === 'refuse') throw DomainError.from(decision.refusal);
         if (decision.kind === 'create') {
           const protection = await deps.carrierProtection.check({
             storeId: auth.storeId,
             call: decision.carrierCall,
             fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
           });
-          if (protection.kind === 'block') throw refusalError(protection.refusal);
+          if (protection.kind === 'block') throw DomainError.from(protection.refusal);
         }
         const labelIds =
           decision.kind === 'return_existing'

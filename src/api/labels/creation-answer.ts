@@ -3,7 +3,7 @@ import type { CreationRow } from '../../creation/records';
 import { LabelDocument } from '../../db/entities/label';
 import type { Orm } from '../../db/orm';
 import { ApiError } from '../../http/api-error';
-import type { ErrorCode } from '../../http/error-catalog';
+import type { ErrorCode } from '../../domain/error-catalog';
 import type { AppContext } from '../../http/state';
 import type { LabelCreationWire } from '../label-creations/schemas';
 import { creationWire } from '../label-creations/creation-wire';

@@ -1,0 +1,108 @@
+import { Context, type Info } from '@temporalio/activity';
+import { loadCreationSnapshot } from '../../src/creation/load-context';
+import { beginPreparing, recordDecision, setPhase, takeLocks } from '../../src/creation/transitions';
+import { decideCreation, decisionRecord, type OrderRef, type ResolvedBlock } from '../../src/domain/creation-decision';
+import { DomainError } from '../../src/domain/errors';
+import type { WaitFor } from '../../src/domain/existing-labels';
+import type { LabelCreationPhase } from '../../src/domain/labels';
+import type { CreationWarning } from '../../src/domain/refusal';
+import { nonRetryable, type CreationKit } from './kit';
+import type { PrepareInput, PreparedAndLocked, PreparedCreation } from './types';
+
+/**
+ * Reads of an order the store platform throttles or refuses before the creation fails `shopify_unavailable`: at the
+ * prepare step's backoff (1, 2, 4 s) the last one is about 7 seconds in, well within `Prefer: wait`'s default 20.
+ */
+const PLATFORM_READ_ATTEMPTS = 4;
+
+/**
+ * Spec: a creation that has not reached the carrier 5 minutes after it was created fails `not_started`. The prepare
+ * step's schedule-to-close timeout is that deadline, but Temporal's worker keeps retrying a failing local activity past
+ * it (seen with SDK 1.24: attempts went on for minutes), so an attempt that starts past it ends the creation itself.
+ */
+export function endAtScheduleToClose(
+  info: Pick<Info, 'scheduledTimestampMs' | 'scheduleToCloseTimeoutMs'>,
+  nowMs: number,
+): void {
+  if (info.scheduleToCloseTimeoutMs <= 0 || nowMs < info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs) return;
+  throw nonRetryable(
+    new DomainError('not_started', {
+      message: 'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
+    }),
+  );
+}
+
+/** `queued` and `preparing`: the phase, the snapshot and decision with the locks, and the decision's record. */
+export function prepareActivities({ deps, em }: CreationKit) {
+  async function prepare(input: PrepareInput): Promise<PreparedCreation> {
+    const manager = em();
+    const status = await beginPreparing(manager, { id: input.creationId, now: deps.now() });
+    if (status !== 'processing') return { kind: 'stopped', status };
+    try {
+      // The order's label state comes from the same statement (snapshot) as the labels and creations decided on.
+      const { context, orderState } = await loadCreationSnapshot(
+        { em: manager, platform: deps.platform },
+        {
+          storeId: input.storeId,
+          request: input.request,
+          selfCreationId: input.creationId,
+          lockStaleAfterMs: input.lockStaleAfterMs,
+        },
+      );
+      return { kind: 'prepared', context, orderState };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      // The platform throttled or failed: read again, a few times within the request's wait, then the creation fails
+      // `shopify_unavailable` (docs/decisions/0027-platform-unavailable-live.md).
+      const platformDown = error.code === 'shopify_unavailable';
+      if (!platformDown || Context.current().info.attempt >= PLATFORM_READ_ATTEMPTS) throw nonRetryable(error);
+      throw error;
+    }
+  }
+
+  return {
+    async setCreationPhase(input: {
+      creationId: string;
+      phase: LabelCreationPhase;
+      waitingFor?: WaitFor | null;
+    }): Promise<void> {
+      await setPhase(em(), { id: input.creationId, phase: input.phase, waitingFor: input.waitingFor, now: deps.now() });
+    },
+
+    /**
+     * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot; the
+     * decision on it (the same pure function the dry run uses); and for a decision to create, its locks (all or none)
+     * with the decision recorded, in one transaction: one local activity (decision 0023). A platform that cannot
+     * answer is retried (transient); the creation's 5-minute deadline bounds the retries. Only a record still
+     * `processing` is prepared (`stopped` otherwise: this run has nothing to do).
+     */
+    async prepareAndLockCreation(input: PrepareInput & { workflowId: string }): Promise<PreparedAndLocked> {
+      endAtScheduleToClose(Context.current().info, deps.now().getTime());
+      const prepared = await prepare(input);
+      if (prepared.kind !== 'prepared') return prepared;
+      const decision = decideCreation(prepared.context, input.request, deps.now().getTime());
+      if (decision.kind !== 'create') return { ...prepared, decision, locked: null };
+      const locked = await takeLocks(deps.orm, {
+        id: input.creationId,
+        storeId: input.storeId,
+        workflowId: input.workflowId,
+        decision: decisionRecord(decision),
+        staleAfterMs: input.lockStaleAfterMs,
+        expectedState: prepared.orderState,
+        now: deps.now(),
+      });
+      return { ...prepared, decision, locked };
+    },
+
+    async recordCreationDecision(input: {
+      creationId: string;
+      order: OrderRef;
+      fulfillmentOrderGids: string[];
+      resolved: ResolvedBlock | null;
+      warnings: CreationWarning[];
+    }): Promise<void> {
+      const { creationId, ...decided } = input;
+      await recordDecision(em(), { id: creationId, ...decided, now: deps.now() });
+    },
+  };
+}

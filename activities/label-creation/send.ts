@@ -1,0 +1,217 @@
+import { Context } from '@temporalio/activity';
+import type { accountSettings } from '../../src/carriers/account-settings';
+import type { LabelDocument, ShipmentRequest } from '../../src/carriers/port';
+import { createCarrierProtection, type ProtectedAccount } from '../../src/carriers/protection/carrier-protection';
+import { sendShipment, type SendOutcome } from '../../src/creation/carrier-call';
+import type { SideEffects } from '../../src/creation/records';
+import { markSent, sendingState } from '../../src/creation/transitions';
+import type { CarrierAccount } from '../../src/db/entities/carrier-account';
+import type { CarrierCall } from '../../src/domain/creation-decision';
+import type { CreationKit } from './kit';
+import type { SendToCarrierInput, SentToCarrier } from './types';
+
+/** The side effects of a creation that fulfils nothing and tags nothing, as the workflow reports skipped ones. */
+const NOTHING_FOLLOWED: SideEffects = {
+  fulfillment: { mode: 'none', status: 'skipped' },
+  orderTags: { status: 'skipped' },
+};
+
+type Settings = ReturnType<typeof accountSettings>;
+type Accepted = Extract<SendOutcome, { kind: 'accepted' }>;
+
+/** Where an attempt stands before the call: an answer already (nothing to send), or the call to make. */
+type Attempt =
+  | { kind: 'answered'; answer: SentToCarrier }
+  | { kind: 'call'; account: CarrierAccount; settings: Settings; resumed: boolean; sentAt: Date };
+
+/** The carrier request of a creation: the stable reference is its ID, the same for every retry and run. */
+function shipmentRequest(creationId: string, call: CarrierCall): ShipmentRequest {
+  return {
+    reference: creationId,
+    orderName: call.orderName,
+    serviceCode: call.serviceCode,
+    recipient: call.recipient,
+    address: call.address,
+    phone: call.phone,
+    email: call.email,
+    pickupPoint: call.pickupPoint,
+    weightGrams: call.weightGrams,
+    cod: call.cod,
+    declaredValue: call.declaredValue,
+    options: call.options,
+  };
+}
+
+/** `sending_to_carrier`: the one create call at the carrier, behind carrier protection. */
+export function sendActivities(kit: CreationKit) {
+  const { deps, em } = kit;
+  // Carrier protection (docs/decisions/0500-carrier-protection.md): state in PostgreSQL, shared by every worker.
+  const protection = createCarrierProtection({ orm: deps.orm, now: deps.now, settings: deps.carrierProtection });
+  const protectionTarget = (input: SendToCarrierInput, account: ProtectedAccount) => ({
+    storeId: input.storeId,
+    call: input.carrierCall,
+    fulfillmentOrderGids: input.fulfillmentOrderGids,
+    account,
+  });
+
+  /** Checked before the call counts as sent: a blocked creation never reaches the carrier and gets its unit back. */
+  async function protectionBlock(input: SendToCarrierInput, account: ProtectedAccount): Promise<SentToCarrier | null> {
+    const decision = await protection.check(protectionTarget(input, account));
+    if (decision.kind === 'allow') return null;
+    deps.logger.warn(
+      { label_creation_id: input.creationId, code: decision.refusal.code, details: decision.refusal.details },
+      'carrier protection refused the carrier call',
+    );
+    return { kind: 'blocked', error: decision.refusal };
+  }
+
+  /** What the call came to, for the account's circuit and refusal counts. Never fails the call it describes. */
+  async function recordOutcome(input: SendToCarrierInput, outcome: SendOutcome, account: ProtectedAccount) {
+    try {
+      await protection.record({
+        ...protectionTarget(input, account),
+        creationId: input.creationId,
+        outcome: outcome.kind,
+        reason: outcome.kind === 'accepted' ? null : outcome.reason,
+      });
+    } catch (error) {
+      deps.logger.error({ err: error, label_creation_id: input.creationId }, 'carrier outcome not recorded');
+    }
+  }
+
+  /**
+   * Where the attempt stands (two reads side by side, two connections: the record, and the account it calls, whose
+   * failure counts only once the record says the call is still to be made). A first call is checked by carrier
+   * protection and marked sent, which confirms the creation's daily unit (spec "Limits").
+   */
+  async function startAttempt(input: SendToCarrierInput): Promise<Attempt> {
+    const [row, found] = await Promise.all([
+      sendingState(em(), {
+        id: input.creationId,
+        storeId: input.storeId,
+        fulfillmentOrderGids: input.fulfillmentOrderGids,
+      }),
+      kit.accountOf(input.storeId, input.carrierCall.carrierAccountId).catch((error: unknown) => ({ error })),
+    ]);
+    const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
+    // A retry of an attempt that finished the creation here (its completion was lost with the worker): done.
+    if (resumed && row.status === 'succeeded' && row.labelIds.length === 1) {
+      return { kind: 'answered', answer: { kind: 'succeeded', labelId: row.labelIds[0]! } };
+    }
+    // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
+    if (!resumed && row?.status !== 'processing') return { kind: 'answered', answer: { kind: 'lost_locks' } };
+    if ('error' in found) throw found.error;
+    const { account, settings } = found;
+    if (resumed) return { kind: 'call', account, settings, resumed, sentAt: new Date(row.sentAt!) };
+    if (!row.holdsLocks) return { kind: 'answered', answer: { kind: 'lost_locks' } };
+    const blocked = await protectionBlock(input, { id: account.id, updatedAt: account.updatedAt });
+    if (blocked) return { kind: 'answered', answer: blocked };
+    const sentAt = deps.now();
+    await markSent(em(), { id: input.creationId, sentAt });
+    return { kind: 'call', account, settings, resumed, sentAt };
+  }
+
+  /**
+   * A carrier that serves the label apart from the create (carrier A): one try right after the create, in the same
+   * activity, saves the workflow a round trip. A failure is only logged (null): the workflow fetches with retries then.
+   */
+  async function fetchDocumentOnce(
+    input: SendToCarrierInput,
+    account: CarrierAccount,
+    settings: Settings,
+    shipmentId: string,
+  ): Promise<LabelDocument | null> {
+    try {
+      return await deps.carrierFor(account.carrierCode).fetchLabel(settings, shipmentId);
+    } catch (error) {
+      deps.logger.warn({ err: error, label_creation_id: input.creationId }, 'label PDF not fetched with the create');
+      return null;
+    }
+  }
+
+  /**
+   * An accepted shipment: its label recorded with the PDF when in hand (`ready` with the final number), and with
+   * nothing to fulfil and no tag to add, the creation finished here (decision 0024).
+   */
+  async function accepted(
+    input: SendToCarrierInput,
+    attempt: Extract<Attempt, { kind: 'call' }>,
+    outcome: Accepted,
+    outcomeRecorded: Promise<void>,
+  ): Promise<SentToCarrier> {
+    const { account, settings } = attempt;
+    const ready = outcome.shipment.status !== 'pending';
+    const document =
+      outcome.shipment.document ??
+      (ready ? await fetchDocumentOnce(input, account, settings, outcome.shipment.shipmentId) : null);
+    const finish = input.finishIfNothingFollows && !account.labelTag ? input.finishIfNothingFollows : null;
+    const { labelId, finalized, succeeded } = await kit.record(
+      input,
+      account,
+      { ...outcome.shipment, document },
+      { finalize: ready, mayExist: attempt.resumed, ...(finish ? { succeedWith: NOTHING_FOLLOWED } : {}) },
+    );
+    await outcomeRecorded;
+    if (succeeded && finish) {
+      await kit.afterSucceeded({ ...input, queueTicketId: finish.queueTicketId, created: true });
+      return { kind: 'succeeded', labelId };
+    }
+    return {
+      kind: 'accepted',
+      labelId,
+      shipmentId: outcome.shipment.shipmentId,
+      shipmentStatus: outcome.shipment.status === 'pending' ? 'pending' : 'ready',
+      trackingNumber: outcome.shipment.trackingNumber,
+      trackingUrl: outcome.shipment.trackingUrl,
+      carrierReference: outcome.shipment.carrierReference,
+      hasDocument: document !== null,
+      finalized,
+      labelTag: account.labelTag,
+      sentAt: attempt.sentAt.toISOString(),
+    };
+  }
+
+  /** The call and what it came to; the outcome is recorded for carrier protection while the label is stored. */
+  async function call(input: SendToCarrierInput, attempt: Extract<Attempt, { kind: 'call' }>): Promise<SentToCarrier> {
+    const { account, settings, resumed } = attempt;
+    const request = shipmentRequest(input.creationId, input.carrierCall);
+    const outcome = await sendShipment(deps.carrierFor(account.carrierCode), settings, request, { resumed });
+    const outcomeRecorded = recordOutcome(input, outcome, { id: account.id, updatedAt: account.updatedAt });
+    if (outcome.kind === 'accepted') return accepted(input, attempt, outcome, outcomeRecorded);
+    await outcomeRecorded;
+    const sentAt = attempt.sentAt.toISOString();
+    if (outcome.kind === 'unclear') {
+      return {
+        kind: 'unclear',
+        reason: outcome.reason,
+        draftReference: outcome.draft?.carrierReference ?? null,
+        sentAt,
+      };
+    }
+    // The carrier's own words stay in the log; clients get the reason only.
+    deps.logger.warn(
+      { label_creation_id: input.creationId, reason: outcome.reason, carrier_text: outcome.carrierText },
+      'carrier refused the shipment',
+    );
+    return { kind: 'rejected', reason: outcome.reason, sentAt };
+  }
+
+  return {
+    /**
+     * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call; a
+     * retry of this activity (the worker was lost) that finds it only looks the shipment up by the creation's
+     * reference. An accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF
+     * ever travels through the workflow's history.
+     */
+    async sendToCarrier(input: SendToCarrierInput): Promise<SentToCarrier> {
+      const attempt = await startAttempt(input);
+      if (attempt.kind === 'answered') return attempt.answer;
+      const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
+      try {
+        return await call(input, attempt);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+  };
+}
