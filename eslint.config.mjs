@@ -32,6 +32,43 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+// The module map (docs/architecture.md): which floor may import which. A folder of `src/` is named from any depth.
+const SERVICES = [
+  'creation',
+  'documents',
+  'orders',
+  'pickup-points',
+  'webhooks',
+  'labels',
+  'notifications',
+  'locks',
+  'limits',
+  'access',
+];
+const EDGE = ['api', 'http', 'idempotency'];
+const ENTRY = ['cli', 'temporal', 'dev', 'app', 'server', 'worker', 'dependencies', 'adapters'];
+const UPS = ['../', '../../', '../../../'];
+const srcFolders = (names) => names.flatMap((name) => UPS.flatMap((up) => [`${up}${name}`, `${up}${name}/**`]));
+const rootFolders = (names) =>
+  names.flatMap((name) => UPS.slice(1).flatMap((up) => [`${up}${name}`, `${up}${name}/**`]));
+/** Workflows are started and asked through their contracts only, never imported themselves. */
+const WORKFLOWS_BUT_CONTRACTS = String.raw`^(\.\./)+workflows(/(?!([\w-]+/contract|[\w-]+-contract|search-attributes)$).*)?$`;
+const floorRule = (files, forbidden, message, typeOnly = [], regex = null) => ({
+  files,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: forbidden, message: `${message} (docs/architecture.md)` },
+          ...(regex ? [{ regex, message: `${message} (docs/architecture.md)` }] : []),
+          ...(typeOnly.length ? [{ group: typeOnly, allowTypeImports: true, message: `${message}: types only` }] : []),
+        ],
+      },
+    ],
+  },
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'jest.config.js', 'bin/', 'client/generated/'] },
   js.configs.recommended,
@@ -160,24 +197,38 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // Services return outcomes and throw domain refusals; the HTTP edge renders them (docs/architecture.md).
-    files: ['src/creation/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['koa', '@koa/*', '../api', '../api/**', '../http/state', '../http/api-error', '../http/route*'],
-              message:
-                'The creation service knows no HTTP: return an outcome, throw a DomainError (docs/architecture.md).',
-            },
-          ],
-        },
-      ],
-    },
-  },
+  floorRule(
+    ['src/db/**/*.ts'],
+    [...srcFolders([...SERVICES, ...EDGE, ...ENTRY]), ...rootFolders(['activities', 'workflows'])],
+    'Persistence imports only the domain and the carrier catalogue',
+  ),
+  floorRule(
+    ['src/carriers/**/*.ts', 'src/platform/**/*.ts', 'src/pdf/**/*.ts', 'src/net/**/*.ts'],
+    [...srcFolders([...SERVICES, ...EDGE, ...ENTRY]), ...rootFolders(['activities', 'workflows'])],
+    'Ports and adapters talk to the outside and know no service above them',
+    srcFolders(['db']),
+  ),
+  floorRule(
+    SERVICES.map((name) => `src/${name}/**/*.ts`),
+    ['koa', '@koa/*', ...srcFolders([...EDGE, ...ENTRY]), ...rootFolders(['activities'])],
+    'Services return outcomes and throw domain refusals; the HTTP edge renders them',
+    [],
+    WORKFLOWS_BUT_CONTRACTS,
+  ),
+  floorRule(
+    ['activities/**/*.ts'],
+    srcFolders(['src/api', 'src/http', 'src/idempotency', ...ENTRY.map((name) => `src/${name}`)]),
+    'Activities do side effects through services and ports; they start workflows through contracts',
+    [],
+    WORKFLOWS_BUT_CONTRACTS,
+  ),
+  floorRule(
+    ['src/api/**/*.ts', 'src/http/**/*.ts', 'src/idempotency/**/*.ts'],
+    [...srcFolders(ENTRY), ...rootFolders(['activities'])],
+    'The HTTP edge calls services and starts workflows through their contracts',
+    [],
+    WORKFLOWS_BUT_CONTRACTS,
+  ),
   {
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,

@@ -5,6 +5,7 @@ import type { Orm } from '../src/db/orm';
 import type { StorePlatformPort } from '../src/platform/port';
 import type { Logger } from '../src/logger';
 import type { WebhookRetrySchedule } from '../src/domain/webhooks';
+import type { CreationRenderer } from '../src/webhooks/publish';
 import type { Resolver, TargetPolicy } from '../src/net/target-guard';
 
 export interface ActivityDeps {
@@ -25,8 +26,8 @@ export interface ActivityDeps {
   webhooks: {
     /** The worker's task queue, where delivery workflows run. */
     taskQueue: string;
-    /** Base of the absolute URLs in event payloads, without `/v1`: the API's public base URL. */
-    baseUrl: string;
+    /** The creation object of `label_creation.updated` payloads, as the API serializes it. */
+    renderCreation: CreationRenderer;
     retry: WebhookRetrySchedule;
     /** Time box of one delivery request. */
     timeoutMs: number;

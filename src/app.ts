@@ -10,7 +10,7 @@ import { createShopRoutes } from './api/shop/routes';
 import { createDocumentRoutes } from './api/documents/routes';
 import { createPrintedRoutes } from './api/labels/printed';
 import { createLabelCreationRoutes } from './api/labels/create';
-import { createCarrierProtection } from './carriers/protection/carrier-protection';
+import { createCarrierProtection } from './creation/carrier-protection';
 import type { LiveCreation } from './creation/live-creation';
 import { createCarrierAccountRoutes } from './api/carrier-accounts/routes';
 import { createLabelCreationResourceRoutes } from './api/label-creations/routes';
@@ -23,8 +23,8 @@ import { bodyLimit, refuseKeyInQuery, requestContext, requireHost, versionSelect
 import { requestLog, type RequestLogWriter } from './http/request-log';
 import type { RouteDefinition } from './http/route';
 import { buildRouter, type Authorizer } from './http/router';
-import type { RequestLimiter } from './limits/request-limiter';
-import type { Admission } from './access/admission';
+import type { RequestLimiter } from './http/request-limiter';
+import type { Admission } from './http/admission';
 import type { AppState } from './http/state';
 import { createApiMetrics, metricsEndpoint, type ApiMetrics } from './metrics/api-metrics';
 

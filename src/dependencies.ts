@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { createAdmission } from './access/admission';
-import { createAuthorizer, keyStatements } from './access/authorizer';
+import { createAdmission } from './http/admission';
+import { createAuthorizer, keyStatements } from './http/authorizer';
 import { composeAdapters } from './adapters';
 import type { AppDeps } from './app';
 import type { Config } from './config';
@@ -9,7 +9,7 @@ import { openOrm } from './db/orm';
 import { temporalLiveCreation } from './creation/live-creation';
 import { RequestLogWriter } from './http/request-log';
 import { postgresCounterStore } from './limits/counter-store';
-import { createRequestLimiter } from './limits/request-limiter';
+import { createRequestLimiter } from './http/request-limiter';
 import { createWriteLimits } from './limits/write-limits';
 import { createLogger, type Logger } from './logger';
 import { connectTemporal } from './temporal/connection';

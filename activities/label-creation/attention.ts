@@ -1,6 +1,6 @@
 import { ImportRejectedError, type ShipmentResult } from '../../src/carriers/port';
 import { findByReference } from '../../src/creation/carrier-call';
-import type { StoredAttention } from '../../src/creation/records';
+import type { StoredAttention } from '../../src/domain/creation-record';
 import { updateAttention } from '../../src/creation/transitions';
 import { hasLabelDocument } from '../../src/db/labels-repository';
 import { holdForUnresolvedCreation, releaseUnresolvedCreationHold } from '../../src/locks/platform-holds';

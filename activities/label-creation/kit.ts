@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import { accountSettings } from '../../src/carriers/account-settings';
 import type { LabelDocument, ShipmentResult } from '../../src/carriers/port';
-import type { SideEffects } from '../../src/creation/records';
+import type { SideEffects } from '../../src/domain/creation-record';
 import { recordShipment, storeDocument } from '../../src/creation/transitions';
 import { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { DomainError } from '../../src/domain/errors';

@@ -1,4 +1,4 @@
-import type { StoredAttention } from '../../src/creation/records';
+import type { StoredAttention } from '../../src/domain/creation-record';
 import type { CreationError } from '../../src/domain/refusal';
 import { enterNeedsAttention, finishFailed, finishSucceeded } from '../../src/creation/transitions';
 import { countCreation, type CreationKit } from './kit';

@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
 import type { accountSettings } from '../../src/carriers/account-settings';
 import type { LabelDocument, ShipmentRequest } from '../../src/carriers/port';
-import { createCarrierProtection, type ProtectedAccount } from '../../src/carriers/protection/carrier-protection';
+import { createCarrierProtection, type ProtectedAccount } from '../../src/creation/carrier-protection';
 import { sendShipment, type SendOutcome } from '../../src/creation/carrier-call';
-import type { SideEffects } from '../../src/creation/records';
+import type { SideEffects } from '../../src/domain/creation-record';
 import { markSent, sendingState } from '../../src/creation/transitions';
 import type { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { CarrierCall } from '../../src/domain/creation-decision';

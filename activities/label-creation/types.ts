@@ -1,4 +1,4 @@
-import type { SideEffects } from '../../src/creation/records';
+import type { SideEffects } from '../../src/domain/creation-record';
 import type { CarrierCall, CreationDecision, OrderRef } from '../../src/domain/creation-decision';
 import type { CreationContext } from '../../src/domain/creation-context';
 import type { CreationRequest } from '../../src/domain/creation-request';

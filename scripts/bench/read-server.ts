@@ -13,7 +13,7 @@ import { Pool } from 'pg';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { openAppDeps } from '../../src/dependencies';
-import type { RequestLimiter } from '../../src/limits/request-limiter';
+import type { RequestLimiter } from '../../src/http/request-limiter';
 import { createLogger } from '../../src/logger';
 
 async function bare(label: unknown): Promise<Koa> {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey } from '../db/entities/api-key';
 import { newId } from '../ids';
-import { CURRENT_VERSION } from '../http/versions';
+import { CURRENT_VERSION } from '../domain/versions';
 import { queueKeyNotification } from '../notifications/key-notifications';
 import { scopesForNewKey } from './scopes';
 import { hashSecret, newSecret } from './secrets';

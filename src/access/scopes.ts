@@ -42,7 +42,7 @@ export function holdsScope(granted: readonly string[], required: string): boolea
 
 /**
  * The granted scopes that give `required`, for the admission statement's mirror of `holdsScope`
- * (src/access/admission.ts): null when every key holds it (the read scopes), else the scope and its retired names.
+ * (src/http/admission.ts): null when every key holds it (the read scopes), else the scope and its retired names.
  */
 export function scopeGrantsFor(required: string): string[] | null {
   if ((READ_SCOPES as readonly string[]).includes(required)) return null;

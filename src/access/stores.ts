@@ -1,7 +1,16 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { Store } from '../db/entities/store';
 import { newId } from '../ids';
-import type { StoreGates } from './gates';
+
+/** A store's gates (spec "Authentication" 6): what lets its requests through. */
+export interface StoreGates {
+  appInstalled: boolean;
+  apiEnabled: boolean;
+  pausedBySupport: boolean;
+  subscriptionActive: boolean;
+  freeAccess: boolean;
+  writeAccess: boolean;
+}
 
 export type NewStore = { name: string; domain: string; email: string; id?: string } & Partial<StoreGates>;
 

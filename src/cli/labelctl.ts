@@ -10,7 +10,7 @@ import {
   ROTATION_OVERLAPS,
   type RotationOverlap,
 } from '../access/api-keys';
-import type { StoreGates } from '../access/gates';
+import type { StoreGates } from '../access/stores';
 import { ScopeError } from '../access/scopes';
 import { createStore, setStoreGates } from '../access/stores';
 import { loadConfig, type Config } from '../config';
@@ -21,13 +21,13 @@ import { Store } from '../db/entities/store';
 import { openOrm, type Orm } from '../db/orm';
 import { loadFixture } from '../fixtures/load-fixture';
 import { FixtureError } from '../fixtures/schema';
-import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
+import { isoSeconds, isoSecondsOrNull } from '../domain/wire-format';
 import { composeAdapters } from '../adapters';
 import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
 import { DEV_DATABASE_URL_FILE, labelctlEnvironment, packageRoot } from './database-url';
 import { registerPickupPointCommands } from './pickup-points';
-import { createCarrierProtection } from '../carriers/protection/carrier-protection';
+import { createCarrierProtection } from '../creation/carrier-protection';
 import { registerWebhookCommands } from './webhooks';
 import { WebhookConfigError } from '../webhooks/endpoints';
 import { LimitOverrideError, resetLimitOverride, setLimitOverride, storeLimits } from '../limits/overrides';

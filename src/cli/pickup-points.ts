@@ -13,7 +13,7 @@ import {
   removeProvider,
   toProviderRecord,
   updateProvider,
-} from '../db/pickup-point-providers-repository';
+} from '../pickup-points/providers-repository';
 import { isIsoCountryCode } from '../domain/countries';
 import { customNetworkCode, PICKUP_POINT_TYPES, roundLocation, WEEKDAYS } from '../domain/pickup-points';
 import { maskHeaderValue, SealedHeadersError } from '../pickup-points/header-vault';

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ROTATION_OVERLAPS, type RotationOverlap } from '../access/api-keys';
-import { isoSeconds, isoSecondsOrNull } from '../http/serialize';
+import { isoSeconds, isoSecondsOrNull } from '../domain/wire-format';
 import { BlockedTargetError, checkPublicTarget, systemResolver, targetPolicy } from '../net/target-guard';
 import { connectTemporal } from '../temporal/connection';
 import {
@@ -179,7 +179,6 @@ export function registerWebhookCommands(program: Command, kit: CliKit & { orm: (
             temporal,
             taskQueue: config.temporal.taskQueue,
             now: () => new Date(),
-            baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
             retry: config.webhooks.retry,
           },
           ref,

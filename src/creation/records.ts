@@ -3,6 +3,7 @@ import type { ResolvedBlock } from '../domain/creation-decision';
 import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../domain/labels';
+import type { SideEffects, StoredAttention } from '../domain/creation-record';
 import type { CreationError, CreationWarning } from '../domain/refusal';
 import type { Resolution } from '../domain/resolve';
 
@@ -11,23 +12,6 @@ import type { Resolution } from '../domain/resolve';
  * claims a record (binding the idempotency key) before the creation's workflow starts; from then on only the
  * workflow's activities write it. Plain SQL, plain rows (docs/decisions/0009-read-path.md).
  */
-
-export type SideEffectStatus = 'pending' | 'succeeded' | 'failed' | 'skipped';
-export interface SideEffects {
-  fulfillment: { mode: 'none' | 'fulfill' | 'fulfill_and_notify'; status: SideEffectStatus } | null;
-  orderTags: { status: SideEffectStatus } | null;
-}
-
-/** The attention object as stored (spec "Attention object"), with ISO timestamps. */
-export interface StoredAttention {
-  reason: 'carrier_timeout' | 'carrier_error' | 'worker_lost' | 'label_not_retrieved' | 'confirmation_missing';
-  shipmentAtCarrier: 'unknown' | 'exists';
-  carrier: { code: string; name: string; accountId: string | null };
-  carrierReference: string | null;
-  carrierNote: 'draft_until_label_printed' | null;
-  sentAt: string;
-  resolveAllowedAt: string;
-}
 
 export interface CreationRow {
   id: string;

@@ -19,7 +19,7 @@ import {
   type LockTakeRow,
 } from '../locks/fulfillment-order-locks';
 import type { CreationError } from '../domain/refusal';
-import type { SideEffects, StoredAttention } from './records';
+import type { SideEffects, StoredAttention } from '../domain/creation-record';
 
 /**
  * The state changes of a creation record, as its workflow's activities make them (spec "Label creation `status`").

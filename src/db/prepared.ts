@@ -11,7 +11,7 @@ interface KnexClient {
 
 /**
  * A read as one statement with `$n` placeholders. The hot routes hand it to the admission statement, which runs it in
- * the same round trip as authentication and rate limit (src/access/admission.ts), in its own order, with no column
+ * the same round trip as authentication and rate limit (src/http/admission.ts), in its own order, with no column
  * named `admission` or `read_row`. Elsewhere it runs as a prepared statement.
  */
 export interface ReadStatement {

@@ -5,7 +5,7 @@ import { refusal, type Refusal } from './refusal';
  * Carrier protection (spec "Errors": `carrier_unavailable` reasons `circuit_open` and `account_rejecting`,
  * `repeated_rejection` scopes `fingerprint` and `fulfillment_order_daily`): whether a creation may call the carrier,
  * decided from what earlier carrier calls of the account, the shipment and the fulfillment orders came to. Pure: the
- * outcomes come from PostgreSQL (src/carriers/protection/), shared by every worker and API process.
+ * outcomes come from PostgreSQL (src/creation/carrier-protection.ts), shared by every worker and API process.
  * docs/decisions/0500-carrier-protection.md.
  */
 

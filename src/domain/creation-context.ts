@@ -1,6 +1,6 @@
 import type { CodRounding } from '../carriers/catalog';
 import type { Money } from '../carriers/port';
-import type { FulfillmentOrderHolder } from '../locks/holders';
+import type { FulfillmentOrderHolder } from './holders';
 import type { DeliveryMethodType, FulfillmentOrderStatus } from '../platform/port';
 import type {
   CodSource,

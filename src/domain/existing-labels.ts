@@ -1,6 +1,6 @@
 import { CARRIERS, type CodRounding } from '../carriers/catalog';
 import type { Money } from '../carriers/port';
-import type { HolderKind } from '../locks/holders';
+import type { HolderKind } from './holders';
 import { roundCod } from './cod-rounding';
 import type {
   ContextCarrierAccount,

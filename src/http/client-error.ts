@@ -6,7 +6,7 @@ import { refuseBrokenBody } from './body';
 import { errorBody } from './error-body';
 import { refusalOfMalformedRequest, type ParserError } from './malformed-request';
 import { DEFAULT_CACHE_CONTROL } from './middleware';
-import { CURRENT_VERSION } from './versions';
+import { CURRENT_VERSION } from '../domain/versions';
 
 /** How long a refused connection may stay open for the client to read the answer before it is closed. */
 const LINGER_MS = 2_000;

@@ -6,7 +6,7 @@ import { DomainError } from '../domain/errors';
 import { ApiError, apiErrorFromDomain } from './api-error';
 import { declaredBodyTooLarge } from './body';
 import { errorBody } from './error-body';
-import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
+import { CURRENT_VERSION, SUPPORTED_VERSIONS } from '../domain/versions';
 import type { AppState } from './state';
 
 type AppMiddleware = Middleware<AppState>;

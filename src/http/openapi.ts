@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { documentRateLimits, rateLimitErrorCodes } from '../limits/openapi';
+import { documentRateLimits, rateLimitErrorCodes } from './limits-openapi';
 import { ERROR_CATALOG, type ErrorCode } from '../domain/error-catalog';
 import { ApiError } from './api-error';
 import { BODY_LIMIT_EXAMPLES, ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
 import type { ResponseHeaderSpec, RouteDefinition } from './route';
-import { CURRENT_VERSION, SUPPORTED_VERSIONS } from './versions';
+import { CURRENT_VERSION, SUPPORTED_VERSIONS } from '../domain/versions';
 
 export const errorBodySchema = z
   .object({

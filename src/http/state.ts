@@ -28,7 +28,7 @@ export interface AppState {
 
 export type AppContext = ParameterizedContext<AppState>;
 
-/** A request's rate limits, on `ctx.state.limits` of every limited route (src/limits/request-limiter.ts). */
+/** A request's rate limits, on `ctx.state.limits` of every limited route (src/http/request-limiter.ts). */
 export interface RequestLimits {
   /** Takes the units from every bucket of their classes, or throws 429 `rate_limited` (nothing taken). */
   charge(charges: readonly LimitCharge[]): Promise<void>;

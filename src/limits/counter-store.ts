@@ -44,7 +44,7 @@ export function bucketArrays(charges: readonly BucketCharge[]): unknown[] {
  * The PostgreSQL counter store: ONE statement per request, `rate_limit_take` (migration 20261123040000), which takes
  * every bucket of the request atomically, reads support's overrides in the same statement and answers what the
  * `X-RateLimit-*` headers need. Every API process shares the rows, so a limit holds across processes exactly. Routes
- * with a fixed class take their buckets in the admission statement instead (src/access/admission.ts).
+ * with a fixed class take their buckets in the admission statement instead (src/http/admission.ts).
  *
  * It runs on the hot path's pool (src/db/hot-pool.ts, docs/decisions/0400-rate-limit-counters.md): a prepared
  * statement on plain node-postgres keeps its cost per request to the round trip.

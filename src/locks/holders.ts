@@ -1,18 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlatformFulfillmentOrder } from '../platform/port';
+import type { FulfillmentOrderHolder } from '../domain/holders';
 import { liveLocks, type LockHolder } from './fulfillment-order-locks';
-
-/** Who holds a fulfillment order (spec `creation_in_progress` `details.held_by`). */
-export type HolderKind = 'creation' | 'export' | 'unknown';
-
-export interface FulfillmentOrderHolder {
-  fulfillmentOrderGid: string;
-  heldBy: HolderKind;
-  /** The holding creation (`lcr_...`) when `heldBy` is `creation`. */
-  labelCreationId: string | null;
-  /** Its workflow, which wakes creations waiting for the fulfillment order when it releases it. */
-  workflowId: string | null;
-}
 
 /**
  * A `processing` creation that has not written its record for this long is taken for dead and its locks are free

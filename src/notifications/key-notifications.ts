@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { ApiKey } from '../db/entities/api-key';
 import { Notification } from '../db/entities/notification';
 import { Store } from '../db/entities/store';
-import { isoSeconds } from '../http/serialize';
+import { isoSeconds } from '../domain/wire-format';
 
 export type KeyEvent = 'created' | 'rotated' | 'revoked';
 

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { carrierDefinition } from '../carriers/catalog';
 import { CarrierAccount } from '../db/entities/carrier-account';
 import { CarrierRule } from '../db/entities/carrier-rule';
-import { enabledProviderRecords } from '../db/pickup-point-providers-repository';
+import { enabledProviderRecords } from './providers-repository';
 import { allowedNetworks, type DeliveryMethodFacts } from '../domain/pickup-points';
 import type { Logger } from '../logger';
 import { CARRIERS_WITH_NETWORKS, type NetworkReach } from './search';

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { createActivities } from '../../activities';
 import { composeAdapters } from '../adapters';
+import { creationWire } from '../api/label-creations/creation-wire';
 import type { Config } from '../config';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
@@ -8,6 +9,8 @@ import { systemResolver, targetPolicy } from '../net/target-guard';
 
 /** The worker's activities over the configured adapters: what `src/worker.ts` registers (and a test's own worker). */
 export function workerActivities(config: Config, deps: { orm: Orm; logger: Logger; temporal: Client }) {
+  // Absolute URLs in event payloads, without `/v1`: the API's public base URL.
+  const baseUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   return createActivities({
     orm: deps.orm,
     logger: deps.logger,
@@ -19,7 +22,7 @@ export function workerActivities(config: Config, deps: { orm: Orm; logger: Logge
     temporal: deps.temporal,
     webhooks: {
       taskQueue: config.temporal.taskQueue,
-      baseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.port}`,
+      renderCreation: (row, now) => creationWire(deps.orm, row, { baseUrl, now }),
       retry: config.webhooks.retry,
       timeoutMs: config.webhooks.timeoutMs,
       settingsKey: config.settingsEncryptionKey,

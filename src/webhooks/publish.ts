@@ -1,12 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryWorkflow } from '../../workflows/webhook-delivery-contract';
-import { creationWire } from '../api/label-creations/creation-wire';
-import { readCreationById } from '../creation/records';
+import { readCreationById, type CreationRow } from '../creation/records';
 import type { Orm } from '../db/orm';
 import type { WebhookRetrySchedule, WebhookTopic } from '../domain/webhooks';
-import { isoSeconds } from '../http/serialize';
-import { CURRENT_VERSION } from '../http/versions';
+import { isoSeconds } from '../domain/wire-format';
+import { CURRENT_VERSION } from '../domain/versions';
 import { newId } from '../ids';
 import { subscribedEndpoints, WebhookConfigError } from './endpoints';
 
@@ -21,10 +20,14 @@ export interface WebhookPublishDeps {
   temporal: Client;
   taskQueue: string;
   now: () => Date;
-  /** Base of the absolute URLs in the creation object, without `/v1` (as the API's `PUBLIC_BASE_URL`). */
-  baseUrl: string;
   retry: WebhookRetrySchedule;
 }
+
+/**
+ * The creation object of a payload, exactly as `GET /v1/label-creations/{id}` serializes it: the API's serializer,
+ * handed in by the process that composes the worker (the wire shapes belong to the HTTP edge, above this module).
+ */
+export type CreationRenderer = (row: CreationRow, now: Date) => Promise<unknown>;
 
 export interface StoredEvent {
   id: string;
@@ -100,7 +103,7 @@ async function startDelivery(
  * transition committed, with a key naming the transition: `succeeded`, `failed`, `needs_attention`, `abandoned`, ...
  */
 export async function publishCreationUpdated(
-  deps: WebhookPublishDeps,
+  deps: WebhookPublishDeps & { renderCreation: CreationRenderer },
   creationId: string,
   transitionKey: string,
   /** The creation's store when the caller knows it: a store without endpoints then costs one read. */
@@ -115,7 +118,7 @@ export async function publishCreationUpdated(
   const now = deps.now();
   const endpoints = early ?? (await subscribedEndpoints(em, row.store_id, 'label_creation.updated'));
   if (endpoints.length === 0) return;
-  const object = await creationWire(deps.orm, row, { baseUrl: deps.baseUrl, now });
+  const object = await deps.renderCreation(row, now);
   const event = await insertEvent(
     em,
     { storeId: row.store_id, topic: 'label_creation.updated', resourceId: creationId, transitionKey, now },

@@ -3,7 +3,7 @@ import { SANDBOX_PICKUP_NETWORKS } from '../../src/carriers/sandbox/pickup-netwo
 import type { CarrierAccountService } from '../../src/db/entities/carrier-account';
 import { Store } from '../../src/db/entities/store';
 import type { Orm } from '../../src/db/orm';
-import { addProvider } from '../../src/db/pickup-point-providers-repository';
+import { addProvider } from '../../src/pickup-points/providers-repository';
 import { distanceMeters } from '../../src/domain/pickup-points';
 import { randomToken } from '../../src/ids';
 import { aCarrierAccount, aPlatformId } from './labels';

@@ -1,5 +1,5 @@
 import { createApiKey } from '../../src/access/api-keys';
-import type { StoreGates } from '../../src/access/gates';
+import type { StoreGates } from '../../src/access/stores';
 import { createStore } from '../../src/access/stores';
 import type { Orm } from '../../src/db/orm';
 import { randomToken } from '../../src/ids';

@@ -1,5 +1,6 @@
 import { createApiKey, revokeApiKey } from '../../src/access/api-keys';
-import { gateRefusal, type StoreGates } from '../../src/access/gates';
+import type { StoreGates } from '../../src/access/stores';
+import { gateRefusal } from '../../src/http/gates';
 import { holdsScope } from '../../src/access/scopes';
 import { setStoreGates } from '../../src/access/stores';
 import { expectError } from '../helpers/errors';

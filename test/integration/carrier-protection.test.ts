@@ -1,4 +1,4 @@
-import { createCarrierProtection } from '../../src/carriers/protection/carrier-protection';
+import { createCarrierProtection } from '../../src/creation/carrier-protection';
 import { SPEC_PROTECTION } from '../../src/domain/carrier-protection';
 import { newId } from '../../src/ids';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';

@@ -1,5 +1,5 @@
 import { PickupPointProvider } from '../../src/db/entities/pickup-point-provider';
-import { addProvider } from '../../src/db/pickup-point-providers-repository';
+import { addProvider } from '../../src/pickup-points/providers-repository';
 import { randomToken } from '../../src/ids';
 import {
   aPlatformOrder,

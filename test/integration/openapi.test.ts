@@ -3,7 +3,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { z } from 'zod';
 import { defineRoute } from '../../src/http/route';
-import { CURRENT_VERSION } from '../../src/http/versions';
+import { CURRENT_VERSION } from '../../src/domain/versions';
 import { contractOf } from '../helpers/contract';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 

@@ -1,4 +1,4 @@
-import { addProvider } from '../../src/db/pickup-point-providers-repository';
+import { addProvider } from '../../src/pickup-points/providers-repository';
 import { scriptFaults } from '../helpers/sandbox';
 import {
   aCustomProvider,

@@ -5,7 +5,7 @@ import {
   type ExistingLabelsDecision,
   type ExistingLabelsInput,
 } from '../../src/domain/existing-labels';
-import type { FulfillmentOrderHolder } from '../../src/locks/holders';
+import type { FulfillmentOrderHolder } from '../../src/domain/holders';
 import {
   aContextLabel,
   aCreation,

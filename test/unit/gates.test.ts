@@ -1,4 +1,5 @@
-import { gateRefusal, HOW_TO_ENABLE, type StoreGates } from '../../src/access/gates';
+import type { StoreGates } from '../../src/access/stores';
+import { gateRefusal, HOW_TO_ENABLE } from '../../src/http/gates';
 
 const open: StoreGates = {
   appInstalled: true,

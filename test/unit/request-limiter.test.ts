@@ -4,7 +4,7 @@ import { defineRoute, type RouteDefinition } from '../../src/http/route';
 import { buildRouter } from '../../src/http/router';
 import type { AppContext } from '../../src/http/state';
 import type { TakeBuckets } from '../../src/limits/counter-store';
-import { createRequestLimiter } from '../../src/limits/request-limiter';
+import { createRequestLimiter } from '../../src/http/request-limiter';
 import { createLogger } from '../../src/logger';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 30, 250);

@@ -1,6 +1,6 @@
 import { condition } from '@temporalio/workflow';
 import type { Recovered } from '../../activities/label-creation';
-import type { StoredAttention } from '../../src/creation/records';
+import type { StoredAttention } from '../../src/domain/creation-record';
 import { CARRIERS } from '../../src/carriers/catalog';
 import { nextAttentionWait } from '../../src/domain/resolve';
 import { workflowNow } from '../workflow-time';

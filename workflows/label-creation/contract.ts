@@ -1,5 +1,5 @@
 import { ApplicationFailure, defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { StoredAttention } from '../../src/creation/records';
+import type { StoredAttention } from '../../src/domain/creation-record';
 import type { CreationRequest } from '../../src/domain/creation-request';
 import type { WaitFor } from '../../src/domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../../src/domain/labels';

@@ -1,4 +1,4 @@
-import type { SideEffects } from '../../src/creation/records';
+import type { SideEffects } from '../../src/domain/creation-record';
 import { bounded, local } from './activities';
 import type { Created } from './prepare';
 import type { CreationRun } from './run';

@@ -1,5 +1,5 @@
 import type { SendToCarrierInput } from '../../activities/label-creation';
-import type { StoredAttention } from '../../src/creation/records';
+import type { StoredAttention } from '../../src/domain/creation-record';
 import type { Created } from './prepare';
 
 /** What a creation in `needs_attention` knows and keeps trying. */

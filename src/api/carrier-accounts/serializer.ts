@@ -1,6 +1,6 @@
 import { CARRIERS } from '../../carriers/catalog';
 import type { CarrierAccount } from '../../db/entities/carrier-account';
-import { isoSeconds } from '../../http/serialize';
+import { isoSeconds } from '../../domain/wire-format';
 import type { CarrierAccountWire } from './schemas';
 
 /** The carrier account object (docs/decisions/0110-carrier-account-object.md). Never shows credentials or the IBAN. */

@@ -1,4 +1,5 @@
-import type { CreationRow, StoredAttention } from '../../creation/records';
+import type { CreationRow } from '../../creation/records';
+import type { StoredAttention } from '../../domain/creation-record';
 import { EMPTY_RESOLVED } from '../../domain/creation-decision';
 import { readLabelViews } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';

@@ -8,7 +8,7 @@ import { nextActionOf } from '../../domain/next-action';
 import type { CreationWarning } from '../../domain/refusal';
 import type { Resolution } from '../../domain/resolve';
 import { withRetryPair, type ErrorCode } from '../../domain/error-catalog';
-import { isoSeconds, isoSecondsOrNull } from '../../http/serialize';
+import { isoSeconds, isoSecondsOrNull } from '../../domain/wire-format';
 import type { LabelWire } from '../labels/schemas';
 import type { LabelCreationWire } from './schemas';
 

@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors';
 import { holdsScope } from '../../access/scopes';
-import type { CarrierProtection } from '../../carriers/protection/carrier-protection';
+import type { CarrierProtection } from '../../creation/carrier-protection';
 import { loadCreationContext } from '../../creation/load-context';
 import { readLabelViews } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';

@@ -1,7 +1,7 @@
 import { carrierDefinition } from '../../carriers/catalog';
 import type { LabelView } from '../../db/labels-query';
 import { deriveDocument } from '../../domain/document-availability';
-import { isoSeconds, isoSecondsOrNull, money } from '../../http/serialize';
+import { isoSeconds, isoSecondsOrNull, money } from '../../domain/wire-format';
 import type { LabelWire } from './schemas';
 
 /** Carrier-specific `extras` exist only for carrier A (spec: `{}` for other carriers). */

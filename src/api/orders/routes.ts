@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { readLabelViews } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
-import { listProviders } from '../../db/pickup-point-providers-repository';
+import { listProviders } from '../../pickup-points/providers-repository';
 import { customNetworkCode } from '../../domain/pickup-points';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';

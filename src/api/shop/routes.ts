@@ -5,7 +5,7 @@ import { ApiKey } from '../../db/entities/api-key';
 import { Store } from '../../db/entities/store';
 import type { Orm } from '../../db/orm';
 import { defineRoute } from '../../http/route';
-import { isoSeconds } from '../../http/serialize';
+import { isoSeconds } from '../../domain/wire-format';
 import { shopSchema } from './schemas';
 
 export function createShopRoutes(deps: { orm: Orm; requestLogRetentionMs: number }) {

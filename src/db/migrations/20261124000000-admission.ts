@@ -9,7 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
  * nothing was taken. The predicate mirrors `gateRefusal` and `holdsScope` (src/access/): the API checks the mirror on
  * every answer and corrects a disagreement (charges, or gives the units back), so the mirror decides only speed.
  *
- * A hot route's read rides along in the same statement (src/access/admission.ts): its row count is the argument
+ * A hot route's read rides along in the same statement (src/http/admission.ts): its row count is the argument
  * `p_read_rows`, so the read runs before the function takes any counter row, which stays locked only for the rest of
  * the statement, not for the read. `read_allowed` says whether its rows may be answered: the units were taken for a
  * key of the store they were read for (`p_read_store`).

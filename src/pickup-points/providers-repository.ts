@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { newId } from '../ids';
-import { openHeaders, sealHeaders, SealedHeadersError } from '../pickup-points/header-vault';
-import type { ProviderHeader } from '../pickup-points/provider-client';
-import { ProviderConfigError } from '../pickup-points/provider-config';
-import type { ProviderRecord } from '../pickup-points/provider-search';
-import { PickupPointProvider } from './entities/pickup-point-provider';
+import { openHeaders, sealHeaders, SealedHeadersError } from './header-vault';
+import type { ProviderHeader } from './provider-client';
+import { ProviderConfigError } from './provider-config';
+import type { ProviderRecord } from './provider-search';
+import { PickupPointProvider } from '../db/entities/pickup-point-provider';
 
 /** A store's custom pickup point providers; headers are sealed on write and opened only to call or to mask. */
 export interface NewProvider {

@@ -8,17 +8,17 @@ import {
   type BucketState,
   type LimitCharge,
 } from '../domain/rate-limits';
-import type { RouteDefinition, RouteInput } from '../http/route';
-import type { AppContext, RequestLimits } from '../http/state';
+import type { RouteDefinition, RouteInput } from './route';
+import type { AppContext, RequestLimits } from './state';
 import type { Logger } from '../logger';
-import type { TakeBuckets, TakenBucket } from './counter-store';
-import { rateLimitHeaders } from './headers';
+import type { TakeBuckets, TakenBucket } from '../limits/counter-store';
+import { rateLimitHeaders } from '../limits/headers';
 
 /** The router's hook: runs after authentication and validation, before the handler (src/http/router.ts). */
 export interface RequestLimiter {
   admit(ctx: AppContext, route: RouteDefinition, input: RouteInput<unknown, unknown, unknown>): Promise<void>;
   /**
-   * The buckets the admission statement already took together with authentication (src/access/admission.ts), taken
+   * The buckets the admission statement already took together with authentication (src/http/admission.ts), taken
    * at `nowMs`: sets the request's limits and headers, or throws 429 `rate_limited`.
    */
   settle(ctx: AppContext, taken: readonly TakenBucket[], nowMs: number): void;

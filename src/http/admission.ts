@@ -1,13 +1,13 @@
 import type { Pool } from 'pg';
 import { statementName, type ReadStatement } from '../db/prepared';
 import { bucketCharges, type LimitClass, type WindowBucketName } from '../domain/rate-limits';
-import type { RouteDefinition } from '../http/route';
-import type { AppContext } from '../http/state';
+import type { RouteDefinition } from './route';
+import type { AppContext } from './state';
 import { bucketArrays, type TakenBucket } from '../limits/counter-store';
-import { countersUnavailable, type RequestLimiter } from '../limits/request-limiter';
+import { countersUnavailable, type RequestLimiter } from './request-limiter';
 import type { Logger } from '../logger';
 import { acceptKey, requestKeyHash, type KeyRow, type KeyStatements } from './authorizer';
-import { scopeGrantsFor } from './scopes';
+import { scopeGrantsFor } from '../access/scopes';
 
 /**
  * Authenticates a request and takes its rate-limit units in one statement (router: routes with a fixed class and no

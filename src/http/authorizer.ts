@@ -1,10 +1,11 @@
 import type { Pool } from 'pg';
-import { ApiError } from '../http/api-error';
-import type { RouteDefinition } from '../http/route';
-import type { AppContext } from '../http/state';
-import { gateRefusal, type StoreGates } from './gates';
-import { holdsScope, effectiveScopes } from './scopes';
-import { hashSecret, hashesEqual, looksLikeSecret } from './secrets';
+import { ApiError } from './api-error';
+import type { RouteDefinition } from './route';
+import type { AppContext } from './state';
+import type { StoreGates } from '../access/stores';
+import { gateRefusal } from './gates';
+import { holdsScope, effectiveScopes } from '../access/scopes';
+import { hashSecret, hashesEqual, looksLikeSecret } from '../access/secrets';
 
 /** An API key with its store's gates, as one plain row. */
 export interface KeyRow {
@@ -127,7 +128,7 @@ export function acceptKey(
 /**
  * Authenticates the key, applies the store gates in the spec's order, then the route's scope: one prepared lookup of
  * key and store, read as a plain row, so a known-but-revoked key costs the same as an unknown one. Routes with a fixed
- * rate-limit class and no body authenticate in the admission statement instead (src/access/admission.ts).
+ * rate-limit class and no body authenticate in the admission statement instead (src/http/admission.ts).
  */
 export function createAuthorizer(deps: { keys: KeyStatements; now: () => Date; supportEmail?: string }) {
   const supportEmail = deps.supportEmail ?? 'support@example.com';

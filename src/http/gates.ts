@@ -1,13 +1,5 @@
-import { ApiError } from '../http/api-error';
-
-export interface StoreGates {
-  appInstalled: boolean;
-  apiEnabled: boolean;
-  pausedBySupport: boolean;
-  subscriptionActive: boolean;
-  freeAccess: boolean;
-  writeAccess: boolean;
-}
+import type { StoreGates } from '../access/stores';
+import { ApiError } from './api-error';
 
 export const HOW_TO_ENABLE =
   'In the store admin, open the app\'s Settings, then API access, and switch on "Enable the API".';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Orm } from '../../db/orm';
+import type { Orm } from '../db/orm';
 import {
   decideCarrierProtection,
   protectionHorizonMs,
@@ -8,8 +8,8 @@ import {
   type ProtectionDecision,
   type ProtectionSnapshot,
   type RecordedRefusal,
-} from '../../domain/carrier-protection';
-import type { CarrierCall } from '../../domain/creation-decision';
+} from '../domain/carrier-protection';
+import type { CarrierCall } from '../domain/creation-decision';
 
 /**
  * Carrier protection's state in PostgreSQL (`carrier_outcomes`), shared by every worker and API process: the live

@@ -1,6 +1,6 @@
 import { BUCKET_NAMES, LIMIT_CLASSES, WINDOW_BUCKETS } from '../domain/rate-limits';
 import type { ErrorCode } from '../domain/error-catalog';
-import { limitClassesOf, type RouteDefinition } from '../http/route';
+import { limitClassesOf, type RouteDefinition } from './route';
 
 type Json = Record<string, unknown>;
 
