@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { accountSettings } from '../../src/carriers/account-settings';
 import type { LabelDocument, ShipmentRequest } from '../../src/carriers/port';
-import { createCarrierProtection, type ProtectedAccount } from '../../src/creation/carrier-protection';
 import { sendShipment, type SendOutcome } from '../../src/creation/carrier-call';
 import type { SideEffects } from '../../src/domain/creation-record';
 import { markSent, sendingState } from '../../src/creation/transitions';
 import type { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { CarrierCall } from '../../src/domain/creation-decision';
 import type { CreationKit } from './kit';
+import { carrierProtectionGate } from './protection';
 import type { SendToCarrierInput, SentToCarrier } from './types';
 
 /** The side effects of a creation that fulfils nothing and tags nothing, as the workflow reports skipped ones. */
@@ -45,39 +45,7 @@ function shipmentRequest(creationId: string, call: CarrierCall): ShipmentRequest
 /** `sending_to_carrier`: the one create call at the carrier, behind carrier protection. */
 export function sendActivities(kit: CreationKit) {
   const { deps, em } = kit;
-  // Carrier protection (docs/decisions/0500-carrier-protection.md): state in PostgreSQL, shared by every worker.
-  const protection = createCarrierProtection({ orm: deps.orm, now: deps.now, settings: deps.carrierProtection });
-  const protectionTarget = (input: SendToCarrierInput, account: ProtectedAccount) => ({
-    storeId: input.storeId,
-    call: input.carrierCall,
-    fulfillmentOrderGids: input.fulfillmentOrderGids,
-    account,
-  });
-
-  /** Checked before the call counts as sent: a blocked creation never reaches the carrier and gets its unit back. */
-  async function protectionBlock(input: SendToCarrierInput, account: ProtectedAccount): Promise<SentToCarrier | null> {
-    const decision = await protection.check(protectionTarget(input, account));
-    if (decision.kind === 'allow') return null;
-    deps.logger.warn(
-      { label_creation_id: input.creationId, code: decision.refusal.code, details: decision.refusal.details },
-      'carrier protection refused the carrier call',
-    );
-    return { kind: 'blocked', error: decision.refusal };
-  }
-
-  /** What the call came to, for the account's circuit and refusal counts. Never fails the call it describes. */
-  async function recordOutcome(input: SendToCarrierInput, outcome: SendOutcome, account: ProtectedAccount) {
-    try {
-      await protection.record({
-        ...protectionTarget(input, account),
-        creationId: input.creationId,
-        outcome: outcome.kind,
-        reason: outcome.kind === 'accepted' ? null : outcome.reason,
-      });
-    } catch (error) {
-      deps.logger.error({ err: error, label_creation_id: input.creationId }, 'carrier outcome not recorded');
-    }
-  }
+  const protection = carrierProtectionGate(kit);
 
   /**
    * Where the attempt stands (two reads side by side, two connections: the record, and the account it calls, whose
@@ -104,7 +72,7 @@ export function sendActivities(kit: CreationKit) {
     const { account, settings } = found;
     if (resumed) return { kind: 'call', account, settings, resumed, sentAt: new Date(row.sentAt!) };
     if (!row.holdsLocks) return { kind: 'answered', answer: { kind: 'lost_locks' } };
-    const blocked = await protectionBlock(input, { id: account.id, updatedAt: account.updatedAt });
+    const blocked = await protection.block(input, { id: account.id, updatedAt: account.updatedAt });
     if (blocked) return { kind: 'answered', answer: blocked };
     const sentAt = deps.now();
     await markSent(em(), { id: input.creationId, sentAt });
@@ -176,7 +144,7 @@ export function sendActivities(kit: CreationKit) {
     const { account, settings, resumed } = attempt;
     const request = shipmentRequest(input.creationId, input.carrierCall);
     const outcome = await sendShipment(deps.carrierFor(account.carrierCode), settings, request, { resumed });
-    const outcomeRecorded = recordOutcome(input, outcome, { id: account.id, updatedAt: account.updatedAt });
+    const outcomeRecorded = protection.record(input, outcome, { id: account.id, updatedAt: account.updatedAt });
     if (outcome.kind === 'accepted') return accepted(input, attempt, outcome, outcomeRecorded);
     await outcomeRecorded;
     const sentAt = attempt.sentAt.toISOString();

@@ -20,6 +20,7 @@ import {
   type LabelCreationWorkflow,
 } from '../../workflows/label-creation/contract';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
+import { takeWaitHold } from './prefer-wait';
 import { claimCreation, dropClaim, isKeyBound, readCreationById, type CreationRow } from './records';
 
 /** A live `POST /labels` after every request check passed: what the creation needs from the HTTP edge. */
@@ -210,17 +211,11 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
       // At most 8 requests per key hold their answer open; the others answer at once, as with `wait=0`. The hold is
       // asked for alongside the limits and the claim (its own connection) and always given back, also on a refusal;
       // once the wait is over it is given back while the answer is read.
-      const holdTaken = (
-        input.waitSeconds > 0 ? deps.limits.waitHolds.hold(input.apiKeyId, input.waitSeconds) : Promise.resolve(null)
-      ).catch((error: unknown) => ({ error }));
-      let released: Promise<void> | null = null;
-      // Never rejects: a hold that is not given back stops counting when it expires.
-      const releaseHold = () =>
-        (released ??= holdTaken
-          .then(async (taken) => {
-            if (taken && !('error' in taken)) await taken.release();
-          })
-          .catch((error: unknown) => deps.logger.warn({ err: error }, 'Prefer: wait hold not given back')));
+      const hold = takeWaitHold(
+        { waitHolds: deps.limits.waitHolds, logger: deps.logger },
+        input.apiKeyId,
+        input.waitSeconds,
+      );
       try {
         let ticket = repeat ? null : await takeWriteLimits(input, creationId);
         const claim = await claimCreation(em, {
@@ -241,9 +236,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           await giveBack(ticket, creationId);
           ticket = null;
         }
-        const hold = await holdTaken;
-        if (hold && 'error' in hold) throw hold.error;
-        const waitSeconds = hold ? input.waitSeconds : 0;
+        const waitSeconds = await hold.granted();
         const row = claim.row;
         if (!claim.claimed) {
           if (row.request_hash !== requestHash) {
@@ -274,10 +267,10 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
             });
           }
         }
-        void releaseHold();
+        void hold.release();
         return { row: (await readCreationById(deps.orm.em.fork(), row.id)) ?? row, waitSeconds, replayed: false };
       } finally {
-        await releaseHold();
+        await hold.release();
       }
     },
   };

@@ -16,7 +16,7 @@ import { baseUrl } from '../../http/middleware';
 import { instantParam, limitParam, positionOfCursor } from '../../http/query-params';
 import { defineRoute } from '../../http/route';
 import { hasPrefix } from '../../ids';
-import { awaitOutcomeUpdate } from '../../../workflows/label-creation/contract';
+import { waitWhileProcessing } from '../../creation/prefer-wait';
 import { preferWaitSeconds } from '../labels/create-headers';
 import type { WaitHolds } from '../../limits/wait-holds';
 import { labelCreationSchema } from './schemas';
@@ -90,20 +90,6 @@ const resolveBodySchema = z
   .strict();
 
 export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps) {
-  /**
-   * `Prefer: wait` on a running creation waits in its workflow (the same update `POST /labels` uses), never in a loop
-   * over the database; a workflow that cannot be asked (it just ended) answers from the record.
-   */
-  async function waitWhileProcessing(workflowId: string, creationId: string, waitSeconds: number) {
-    try {
-      await deps.temporal.workflow
-        .getHandle(workflowId)
-        .executeUpdate(awaitOutcomeUpdate, { args: [{ creationId, waitMs: waitSeconds * 1000 }] });
-    } catch {
-      // Ended or replaced meanwhile: the record has the answer.
-    }
-  }
-
   return [
     defineRoute({
       method: 'GET',
@@ -185,24 +171,13 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
         const asksToWait = prefer !== undefined && /(^|[,;]\s*)wait\s*=/i.test(prefer);
         const asked = asksToWait ? preferWaitSeconds(prefer) : 0;
         if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
-        let row = await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
-        if (!row) throw new ApiError('not_found');
-        let waitSeconds = 0;
-        if (row.status === 'processing' && asked > 0 && row.workflow_id) {
-          // Beyond 8 waiting requests of the key, the answer comes at once, as with `wait=0`.
-          const hold = await deps.waitHolds.hold(ctx.state.auth!.apiKeyId, asked);
-          if (hold) {
-            waitSeconds = asked;
-            try {
-              await waitWhileProcessing(row.workflow_id, row.id, waitSeconds);
-            } finally {
-              await hold.release();
-            }
-            row = (await readCreation(deps.orm.em.fork(), storeId, row.id)) ?? row;
-          }
-        } else {
-          waitSeconds = asked;
-        }
+        const found = await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
+        if (!found) throw new ApiError('not_found');
+        const { row, waitSeconds } = await waitWhileProcessing(deps, {
+          row: found,
+          apiKeyId: ctx.state.auth!.apiKeyId,
+          waitSeconds: asked,
+        });
         if (asksToWait) ctx.set('Preference-Applied', `wait=${waitSeconds}`);
         ctx.body = await creationWire(deps.orm, row, {
           baseUrl: baseUrl(ctx, deps.config.publicBaseUrl),
