@@ -9,6 +9,9 @@ import { carrierRenderer } from './documents/carrier-renderer';
 import type { LabelRenderer } from './documents/ports';
 import type { StorePlatformPort } from './platform/port';
 import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
+import { ShopifyGraphqlClient } from './platform/shopify/graphql-client';
+import { StorePlatforms } from './platform/store-platforms';
+import { platformConnection } from './db/platform-sessions-repository';
 
 export interface Adapters {
   platform: StorePlatformPort;
@@ -21,11 +24,21 @@ export interface Adapters {
 const PLATFORM_TIMEOUT_MS = 10_000;
 
 /**
- * The one place that picks adapters for the carrier and store-platform ports. Today these are the sandbox adapters
- * (test mode, the demo and the tests); production adapters plug in here behind the same interfaces.
+ * The one place that picks adapters for the carrier and store-platform ports. Carriers are the sandbox adapters (test
+ * mode, the demo and the tests); the store platform is chosen per store: Shopify for a store connected to it
+ * (`labelctl store connect`), else the sandbox platform.
  */
 export function composeAdapters(
-  config: Pick<Config, 'sandboxUrl' | 'env' | 'localOutboundOrigins' | 'pickupPoints' | 'carrierTimeoutMs'>,
+  config: Pick<
+    Config,
+    | 'sandboxUrl'
+    | 'env'
+    | 'localOutboundOrigins'
+    | 'pickupPoints'
+    | 'carrierTimeoutMs'
+    | 'shopify'
+    | 'settingsEncryptionKey'
+  >,
   orm: Orm,
   logger: Logger = createLogger('silent'),
 ): Adapters {
@@ -39,7 +52,11 @@ export function composeAdapters(
     return adapter;
   };
   return {
-    platform: new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
+    platform: new StorePlatforms(
+      new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
+      new ShopifyGraphqlClient(config.shopify),
+      (shop) => platformConnection(orm.em.fork(), config.settingsEncryptionKey, shop),
+    ),
     carrierFor,
     renderer: carrierRenderer({ orm, carrierFor }),
     pickupPoints: createPickupPointSources(config, carrierFor, logger),

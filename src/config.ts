@@ -157,6 +157,18 @@ const envSchema = z.object({
       return key;
     })
     .optional(),
+  /** The Shopify Admin API version every query is written for (docs/shopify.md, "API version"). */
+  SHOPIFY_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-(01|04|07|10)$/, 'a Shopify API version such as 2025-10')
+    .default('2025-10'),
+  /** The Admin GraphQL endpoint; `{shop}` and `{version}` are filled in. Tests point it at the fake Shopify. */
+  SHOPIFY_ADMIN_URL: z
+    .string()
+    .refine((v) => v.includes('{shop}'), 'must contain {shop}')
+    .default('https://{shop}/admin/api/{version}/graphql.json'),
+  /** One Admin API request, connect to complete answer; past it the call is `shopify_unavailable`. */
+  SHOPIFY_TIMEOUT: duration('10s'),
   /** Custom pickup point providers (docs/decisions/0202): time box per call, answer cache, stale answers. */
   PICKUP_PROVIDER_TIMEOUT: duration('3s'),
   PICKUP_POINT_CACHE_TTL: duration('5m'),
@@ -285,6 +297,7 @@ export type Config = Readonly<{
   carrierProtection: Readonly<CarrierProtectionSettings>;
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
   settingsEncryptionKey: Buffer;
+  shopify: Readonly<{ apiVersion: string; adminUrl: string; timeoutMs: number }>;
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
   webhooks: Readonly<{
     timeoutMs: number;
@@ -310,6 +323,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   if (e.NODE_ENV === 'production' && !e.SETTINGS_ENCRYPTION_KEY)
     throw new Error('invalid configuration:\n  SETTINGS_ENCRYPTION_KEY: required in production');
+  if (e.NODE_ENV === 'production' && !e.SHOPIFY_ADMIN_URL.startsWith('https://'))
+    throw new Error('invalid configuration:\n  SHOPIFY_ADMIN_URL: must be https:// in production');
   if (e.NODE_ENV === 'production' && e.LOCAL_OUTBOUND_ORIGINS.length > 0)
     throw new Error(
       'invalid configuration:\n  LOCAL_OUTBOUND_ORIGINS: not allowed in production (providers and webhook endpoints must be public HTTPS there)',
@@ -380,6 +395,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
+    shopify: Object.freeze({
+      apiVersion: e.SHOPIFY_API_VERSION,
+      adminUrl: e.SHOPIFY_ADMIN_URL,
+      timeoutMs: e.SHOPIFY_TIMEOUT,
+    }),
     pickupPoints: Object.freeze({
       providerTimeoutMs: e.PICKUP_PROVIDER_TIMEOUT,
       cacheTtlMs: e.PICKUP_POINT_CACHE_TTL,

@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { openValue, sealValue } from '../crypto/sealed-values';
+
+/**
+ * Which store platform a store is on, and its session there (docs/decisions/0702-store-platform-sessions.md). No row:
+ * the sandbox platform. A Shopify row holds the offline Admin API access token sealed under `SETTINGS_ENCRYPTION_KEY`
+ * and bound to the store, or no token once disconnected.
+ */
+export type StorePlatform = 'sandbox' | 'shopify';
+
+export interface PlatformSessionInfo {
+  storeId: string;
+  platform: StorePlatform;
+  /** The token's last four characters, for operators; null without a token. */
+  tokenEnding: string | null;
+  connectedAt: Date | null;
+}
+
+/** What an adapter needs: the platform and, for Shopify, the token if one is stored and opens under this key. */
+export type PlatformConnection = { platform: 'sandbox' } | { platform: 'shopify'; accessToken: string | null };
+
+const owner = (storeId: string) => `store_platform_session:${storeId}`;
+
+/** Connects the store to Shopify with this token (connecting again rotates it). */
+export async function connectShopify(
+  em: EntityManager,
+  key: Buffer,
+  input: { storeId: string; accessToken: string; now: Date },
+): Promise<PlatformSessionInfo> {
+  await em.execute(
+    `insert into store_platform_sessions (store_id, platform, access_token_sealed, token_ending, connected_at, updated_at)
+       values (?, 'shopify', ?, ?, ?, ?)
+     on conflict (store_id) do update
+       set platform = 'shopify', access_token_sealed = excluded.access_token_sealed,
+           token_ending = excluded.token_ending, connected_at = excluded.connected_at, updated_at = excluded.updated_at`,
+    [
+      input.storeId,
+      sealValue(key, owner(input.storeId), input.accessToken),
+      input.accessToken.slice(-4),
+      input.now,
+      input.now,
+    ],
+  );
+  return sessionInfo(em, input.storeId);
+}
+
+/** Back to the sandbox platform: the session and its token are deleted. */
+export async function connectSandbox(em: EntityManager, storeId: string): Promise<PlatformSessionInfo> {
+  await em.execute('delete from store_platform_sessions where store_id = ?', [storeId]);
+  return sessionInfo(em, storeId);
+}
+
+/** The store stays on Shopify without a token (the app was uninstalled, the token revoked): `shopify_unavailable`. */
+export async function disconnectShopify(em: EntityManager, storeId: string, now: Date): Promise<PlatformSessionInfo> {
+  await em.execute(
+    `update store_platform_sessions set access_token_sealed = null, token_ending = null, updated_at = ?
+      where store_id = ?`,
+    [now, storeId],
+  );
+  return sessionInfo(em, storeId);
+}
+
+export async function sessionInfo(em: EntityManager, storeId: string): Promise<PlatformSessionInfo> {
+  const rows = await em.execute<Array<{ platform: 'shopify'; token_ending: string | null; connected_at: Date }>>(
+    'select platform, token_ending, connected_at from store_platform_sessions where store_id = ?',
+    [storeId],
+  );
+  const row = rows[0];
+  return row
+    ? { storeId, platform: row.platform, tokenEnding: row.token_ending, connectedAt: row.connected_at }
+    : { storeId, platform: 'sandbox', tokenEnding: null, connectedAt: null };
+}
+
+/** The platform of the store with this domain; a token that does not open (another key) counts as none. */
+export async function platformConnection(em: EntityManager, key: Buffer, domain: string): Promise<PlatformConnection> {
+  const rows = await em.execute<Array<{ id: string; platform: 'shopify' | null; access_token_sealed: string | null }>>(
+    `select st.id, s.platform, s.access_token_sealed
+       from stores st left join store_platform_sessions s on s.store_id = st.id
+      where st.domain = ?`,
+    [domain],
+  );
+  const row = rows[0];
+  // A domain with no store (the sandbox's own tests) or a store without a session: the sandbox platform.
+  if (!row || row.platform === null) return { platform: 'sandbox' };
+  const accessToken = row.access_token_sealed ? openValue(key, owner(row.id), row.access_token_sealed) : null;
+  return { platform: 'shopify', accessToken };
+}

@@ -1,0 +1,251 @@
+import type { Money } from '../../carriers/port';
+import type {
+  DeliveryMethodType,
+  FulfillmentOrderHold,
+  FulfillmentOrderStatus,
+  PlatformFulfillmentOrder,
+  PlatformFulfillmentOrderLineItem,
+  PlatformOrder,
+  PlatformPickupPoint,
+} from '../port';
+import { ORDER_METAFIELDS } from './queries';
+
+/** Wire shapes of the Admin API answers to the documents in queries.ts. */
+interface WireMoneyBag {
+  presentmentMoney: { amount: string; currencyCode: string };
+}
+type WireMethodType = 'SHIPPING' | 'PICKUP_POINT' | 'PICK_UP' | 'LOCAL' | 'RETAIL' | 'NONE';
+
+export interface WireOrder {
+  id: string;
+  legacyResourceId: string;
+  name: string;
+  presentmentCurrencyCode: string;
+  totalPriceSet: WireMoneyBag;
+  subtotalPriceSet: WireMoneyBag | null;
+  totalOutstandingSet: WireMoneyBag;
+  paymentGatewayNames: string[];
+  codValue: { value: string } | null;
+  codCurrency: { value: string } | null;
+  convertedValue: { value: string } | null;
+  convertedCurrency: { value: string } | null;
+  packetValue: { value: string } | null;
+  pickupPoint: { value: string } | null;
+  shippingAddress: {
+    name: string | null;
+    company: string | null;
+    address1: string | null;
+    address2: string | null;
+    city: string | null;
+    zip: string | null;
+    countryCodeV2: string | null;
+    latitude: number | null;
+    longitude: number | null;
+  } | null;
+  phone: string | null;
+  email: string | null;
+  shippingLine: { title: string } | null;
+  fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: WireMethodType } | null }> };
+  tags: string[];
+  cancelledAt: string | null;
+}
+
+export interface WireLine {
+  id: string;
+  sku: string | null;
+  totalQuantity: number;
+  weight: { unit: 'GRAMS' | 'KILOGRAMS' | 'OUNCES' | 'POUNDS'; value: number } | null;
+  lineItem: { discountedUnitPriceAfterAllDiscountsSet: WireMoneyBag };
+}
+
+export interface WirePageInfo {
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+export interface WireFulfillmentOrder {
+  id: string;
+  status: string;
+  assignedLocation: { name: string; location: { id: string } | null };
+  deliveryMethod: { methodType: WireMethodType } | null;
+  fulfillmentHolds: Array<{
+    id: string;
+    handle: string | null;
+    reason: string;
+    reasonNotes: string | null;
+    heldByRequestingApp: boolean;
+  }>;
+  lineItems: { nodes: WireLine[]; pageInfo: WirePageInfo };
+}
+
+/** The numeric part of a GID (`gid://shopify/Order/1001` -> `1001`); a numeric ID as it is. */
+export function legacyIdOf(id: string): string {
+  const match = /^(?:gid:\/\/shopify\/\w+\/)?(\d+)$/.exec(id.trim());
+  return match ? match[1]! : id;
+}
+
+/** A numeric ID or a GID as the GID of `type`. */
+export function gidOf(type: 'Order' | 'FulfillmentOrder', id: string): string {
+  return id.startsWith('gid://') ? id : `gid://shopify/${type}/${id}`;
+}
+
+/** Order names compare without `#` and case (spec: `order_name` exact, `#` optional, case-insensitive). */
+export function normalizeOrderName(name: string): string {
+  return name.trim().replace(/^#/, '').toLowerCase();
+}
+
+/** The search query for a name; quoted so spaces and colons stay part of it. */
+export function orderNameQuery(name: string): string {
+  return `name:"${normalizeOrderName(name).replace(/["\\]/g, '\\$&')}"`;
+}
+
+const moneyOf = (bag: WireMoneyBag): Money => ({
+  amount: bag.presentmentMoney.amount,
+  currency: bag.presentmentMoney.currencyCode,
+});
+
+/**
+ * A fulfillment order's method as the port's: a parcel (shipping or to a pickup point) is `shipping`; in-store pickup
+ * `pickup`; nothing to deliver (`NONE`) is retail-like, never a parcel.
+ */
+export function fulfillmentOrderMethod(type: WireMethodType | undefined): DeliveryMethodType {
+  switch (type) {
+    case 'PICK_UP':
+      return 'pickup';
+    case 'LOCAL':
+      return 'local';
+    case 'RETAIL':
+    case 'NONE':
+      return 'retail';
+    default:
+      return 'shipping';
+  }
+}
+
+/**
+ * The order's method: Shopify keeps it per fulfillment order, so an order with a pickup-point fulfillment order is a
+ * pickup-point order (`pickup` in the port's words); otherwise the first fulfillment order's kind, in-store pickup
+ * counting as `retail` (no carrier, and never a pickup-point method). Decision 0701.
+ */
+export function orderMethod(types: ReadonlyArray<WireMethodType | undefined>): DeliveryMethodType {
+  if (types.includes('PICKUP_POINT')) return 'pickup';
+  const first = fulfillmentOrderMethod(types[0]);
+  return first === 'pickup' ? 'retail' : first;
+}
+
+/** The app metafield's JSON; a value that is not a usable point reads as none. */
+export function pickupPointOf(value: string | null | undefined): PlatformPickupPoint | null {
+  if (!value) return null;
+  try {
+    const p = JSON.parse(value) as Record<string, unknown>;
+    if (typeof p.id !== 'string' || typeof p.country !== 'string') return null;
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    return {
+      id: p.id,
+      carrierCode: text(p.carrier_code),
+      name: text(p.name),
+      country: p.country,
+      customerId: text(p.customer_id),
+    };
+  } catch {
+    return null;
+  }
+}
+
+export function pickupPointValue(point: PlatformPickupPoint): string {
+  return JSON.stringify({
+    id: point.id,
+    carrier_code: point.carrierCode,
+    name: point.name,
+    country: point.country,
+    customer_id: point.customerId ?? null,
+  });
+}
+
+export function toOrder(o: WireOrder): PlatformOrder {
+  const metafields: Record<string, string> = {};
+  for (const [alias, name] of Object.entries(ORDER_METAFIELDS)) {
+    const field = o[alias as keyof typeof ORDER_METAFIELDS];
+    if (field) metafields[name] = field.value;
+  }
+  const a = o.shippingAddress;
+  const total = moneyOf(o.totalPriceSet);
+  return {
+    id: o.id,
+    legacyId: o.legacyResourceId,
+    name: o.name,
+    currency: o.presentmentCurrencyCode,
+    totalPrice: total,
+    subtotalPrice: o.subtotalPriceSet ? moneyOf(o.subtotalPriceSet) : total,
+    totalOutstanding: moneyOf(o.totalOutstandingSet),
+    paymentGateways: o.paymentGatewayNames,
+    metafields,
+    shippingAddress: a
+      ? {
+          name: a.name ?? '',
+          company: a.company,
+          street: [a.address1, a.address2].filter(Boolean).join(', '),
+          city: a.city ?? '',
+          postcode: a.zip ?? '',
+          country: a.countryCodeV2 ?? '',
+          latitude: a.latitude,
+          longitude: a.longitude,
+        }
+      : null,
+    phone: o.phone,
+    email: o.email,
+    deliveryMethod: {
+      type: orderMethod(o.fulfillmentOrders.nodes.map((f) => f.deliveryMethod?.methodType)),
+      title: o.shippingLine?.title ?? null,
+      pickupPoint: pickupPointOf(o.pickupPoint?.value),
+    },
+    tags: o.tags,
+    cancelledAt: o.cancelledAt,
+  };
+}
+
+const GRAMS_PER_UNIT = { GRAMS: 1, KILOGRAMS: 1000, OUNCES: 28.349523125, POUNDS: 453.59237 } as const;
+
+/** A non-negative amount times a quantity in cents, so `33.33 x 3` is `99.99` exactly. */
+export function times(amount: string, quantity: number): string {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  const total = (BigInt(whole) * 100n + BigInt(`${fraction}00`.slice(0, 2))) * BigInt(quantity);
+  return `${total / 100n}.${String(total % 100n).padStart(2, '0')}`;
+}
+
+export function toLine(l: WireLine): PlatformFulfillmentOrderLineItem {
+  const unit = moneyOf(l.lineItem.discountedUnitPriceAfterAllDiscountsSet);
+  return {
+    id: l.id,
+    sku: l.sku,
+    quantity: l.totalQuantity,
+    totalAfterDiscounts: { amount: times(unit.amount, l.totalQuantity), currency: unit.currency },
+    weightGrams: l.weight ? Math.round(l.weight.value * GRAMS_PER_UNIT[l.weight.unit]) : null,
+  };
+}
+
+/** Our own holds carry their handle; any other hold (an export, another app, the merchant) blocks like an export. */
+export function toHold(h: WireFulfillmentOrder['fulfillmentHolds'][number]): FulfillmentOrderHold {
+  return h.heldByRequestingApp && h.handle
+    ? { heldBy: 'app', reason: h.reasonNotes ?? h.reason, handle: h.handle }
+    : { heldBy: 'export', reason: h.reasonNotes };
+}
+
+export function toFulfillmentOrder(
+  orderId: string,
+  f: WireFulfillmentOrder,
+  lines: readonly WireLine[],
+): PlatformFulfillmentOrder {
+  return {
+    id: f.id,
+    legacyId: legacyIdOf(f.id),
+    orderId,
+    status: f.status.toLowerCase() as FulfillmentOrderStatus,
+    assignedLocation: { id: f.assignedLocation.location?.id ?? '', name: f.assignedLocation.name },
+    deliveryMethodType: fulfillmentOrderMethod(f.deliveryMethod?.methodType),
+    lineItems: lines.map(toLine),
+    holds: f.fulfillmentHolds.map(toHold),
+    // Shopify names no replacement of an edited fulfillment order; the service does not read it (decision 0701).
+    replacedBy: [],
+  };
+}

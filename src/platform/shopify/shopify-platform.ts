@@ -1,0 +1,240 @@
+import {
+  PlatformRequestError,
+  type Fulfillment,
+  type FulfillmentOrderHoldResult,
+  type FulfillRequest,
+  type PlatformFulfillmentOrder,
+  type PlatformOrder,
+  type PlatformPickupPoint,
+  type StorePlatformPort,
+} from '../port';
+import type { ShopifyGraphqlClient } from './graphql-client';
+import {
+  gidOf,
+  normalizeOrderName,
+  orderNameQuery,
+  pickupPointValue,
+  toFulfillmentOrder,
+  toOrder,
+  type WireFulfillmentOrder,
+  type WireLine,
+  type WireOrder,
+  type WirePageInfo,
+} from './mapping';
+import * as q from './queries';
+import { fulfillmentRefusal, type UserError } from './user-errors';
+
+/** The store's offline Admin API access token; null when it has none usable (`shopify_unavailable`). */
+export type TokenFor = (shop: string) => Promise<string | null>;
+
+/** `StorePlatformPort` over Shopify's Admin GraphQL API in the pinned version (docs/shopify.md). */
+export class ShopifyPlatform implements StorePlatformPort {
+  constructor(
+    private readonly client: ShopifyGraphqlClient,
+    private readonly tokenFor: TokenFor,
+  ) {}
+
+  private async call<T>(what: string, shop: string, document: string, variables: Record<string, unknown>) {
+    return this.client.request<T>(what, shop, await this.tokenFor(shop), document, variables);
+  }
+
+  async getOrder(shop: string, orderId: string): Promise<PlatformOrder | null> {
+    const data = await this.call<{ order: WireOrder | null }>('order', shop, q.ORDER_BY_ID, {
+      id: gidOf('Order', orderId),
+    });
+    return data.order ? toOrder(data.order) : null;
+  }
+
+  async findOrdersByName(shop: string, name: string): Promise<PlatformOrder[]> {
+    const data = await this.call<{ orders: { nodes: WireOrder[] } }>('order', shop, q.ORDERS_BY_NAME, {
+      query: orderNameQuery(name),
+    });
+    const wanted = normalizeOrderName(name);
+    return data.orders.nodes.filter((o) => normalizeOrderName(o.name) === wanted).map(toOrder);
+  }
+
+  async listFulfillmentOrders(shop: string, orderId: string): Promise<PlatformFulfillmentOrder[]> {
+    const result: PlatformFulfillmentOrder[] = [];
+    let after: string | null = null;
+    do {
+      type Page = {
+        order: { id: string; fulfillmentOrders: { nodes: WireFulfillmentOrder[]; pageInfo: WirePageInfo } } | null;
+      };
+      const data: Page = await this.call<Page>('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
+        id: gidOf('Order', orderId),
+        after,
+      });
+      if (!data.order) return [];
+      for (const fo of data.order.fulfillmentOrders.nodes)
+        result.push(toFulfillmentOrder(data.order.id, fo, await this.allLines(shop, fo)));
+      const page = data.order.fulfillmentOrders.pageInfo;
+      after = page.hasNextPage ? page.endCursor : null;
+    } while (after);
+    return result;
+  }
+
+  /** The first page of lines came with the fulfillment order; the rest page by page. */
+  private async allLines(shop: string, fo: WireFulfillmentOrder): Promise<WireLine[]> {
+    const lines = [...fo.lineItems.nodes];
+    let page = fo.lineItems.pageInfo;
+    while (page.hasNextPage && page.endCursor) {
+      type Lines = { fulfillmentOrder: { lineItems: { nodes: WireLine[]; pageInfo: WirePageInfo } } | null };
+      const data: Lines = await this.call<Lines>('fulfillment_orders', shop, q.FULFILLMENT_ORDER_LINES, {
+        id: fo.id,
+        after: page.endCursor,
+      });
+      if (!data.fulfillmentOrder) break;
+      lines.push(...data.fulfillmentOrder.lineItems.nodes);
+      page = data.fulfillmentOrder.lineItems.pageInfo;
+    }
+    return lines;
+  }
+
+  async fulfill(shop: string, request: FulfillRequest): Promise<Fulfillment> {
+    const data = await this.call<{
+      fulfillmentCreate: {
+        fulfillment: { id: string; trackingInfo: Array<{ number: string | null; url: string | null }> } | null;
+        userErrors: UserError[];
+      };
+    }>('fulfillment', shop, q.FULFILLMENT_CREATE, {
+      fulfillment: {
+        lineItemsByFulfillmentOrder: request.fulfillmentOrderIds.map((id) => ({
+          fulfillmentOrderId: gidOf('FulfillmentOrder', id),
+        })),
+        trackingInfo: { number: request.trackingNumber, url: request.trackingUrl, company: request.carrierName },
+        notifyCustomer: request.notifyCustomer,
+      },
+    });
+    const { fulfillment, userErrors } = data.fulfillmentCreate;
+    if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
+    const tracking = fulfillment.trackingInfo[0];
+    return {
+      id: fulfillment.id,
+      fulfillmentOrderIds: request.fulfillmentOrderIds.map((id) => gidOf('FulfillmentOrder', id)),
+      trackingNumber: tracking?.number ?? request.trackingNumber,
+      trackingUrl: tracking?.url ?? request.trackingUrl,
+      notifyCustomer: request.notifyCustomer,
+    };
+  }
+
+  async addOrderTags(shop: string, orderId: string, tags: string[]): Promise<string[]> {
+    const data = await this.call<{
+      tagsAdd: { node: { tags?: string[] } | null; userErrors: UserError[] };
+    }>('order_tags', shop, q.TAGS_ADD, { id: gidOf('Order', orderId), tags });
+    const { node, userErrors } = data.tagsAdd;
+    if (userErrors.length > 0 || !node?.tags) throw orderRefusal(orderId, 'adding tags', userErrors);
+    return node.tags;
+  }
+
+  async setOrderPickupPoint(shop: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder> {
+    const data = await this.call<{ metafieldsSet: { userErrors: UserError[] } }>(
+      'order_pickup_point',
+      shop,
+      q.PICKUP_POINT_SET,
+      {
+        metafields: [
+          {
+            ownerId: gidOf('Order', orderId),
+            key: q.PICKUP_POINT_METAFIELD_KEY,
+            type: 'json',
+            value: pickupPointValue(point),
+          },
+        ],
+      },
+    );
+    if (data.metafieldsSet.userErrors.length > 0)
+      throw orderRefusal(orderId, 'setting the pickup point', data.metafieldsSet.userErrors);
+    const order = await this.getOrder(shop, orderId);
+    if (!order) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
+    return order;
+  }
+
+  async holdFulfillmentOrders(
+    shop: string,
+    fulfillmentOrderIds: readonly string[],
+    hold: { reason: string; handle: string },
+  ): Promise<FulfillmentOrderHoldResult[]> {
+    const results: FulfillmentOrderHoldResult[] = [];
+    for (const id of fulfillmentOrderIds) {
+      const data = await this.call<{ fulfillmentOrderHold: { userErrors: UserError[] } }>(
+        'fulfillment_order_hold',
+        shop,
+        q.FULFILLMENT_ORDER_HOLD,
+        { id: gidOf('FulfillmentOrder', id), hold: { reason: 'OTHER', reasonNotes: hold.reason, handle: hold.handle } },
+      );
+      results.push({
+        fulfillmentOrderId: id,
+        outcome: await this.holdOutcome(shop, id, data.fulfillmentOrderHold.userErrors),
+      });
+    }
+    return results;
+  }
+
+  /**
+   * A hold's refusal as the port's outcome: our handle already on it is done (the call is idempotent); a missing
+   * fulfillment order `not_found`; otherwise a closed or cancelled one is `closed` (Shopify says so in words only, so
+   * its status is read), and anything else a `PlatformRequestError`.
+   */
+  private async holdOutcome(
+    shop: string,
+    id: string,
+    errors: UserError[],
+  ): Promise<FulfillmentOrderHoldResult['outcome']> {
+    if (errors.length === 0 || errors.every((e) => e.code === 'DUPLICATE_FULFILLMENT_HOLD_HANDLE')) return 'done';
+    if (errors.some((e) => e.code === 'FULFILLMENT_ORDER_NOT_FOUND')) return 'not_found';
+    const fo = await this.holdsOf(shop, id);
+    if (!fo) return 'not_found';
+    if (fo.status === 'CLOSED' || fo.status === 'CANCELLED') return 'closed';
+    throw new PlatformRequestError('hold_refused', errors.map((e) => e.message).join('; '));
+  }
+
+  private async holdsOf(shop: string, id: string) {
+    const data = await this.call<{
+      fulfillmentOrder: {
+        status: string;
+        fulfillmentHolds: Array<{ id: string; handle: string | null; heldByRequestingApp: boolean }>;
+      } | null;
+    }>('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_HOLDS, { id: gidOf('FulfillmentOrder', id) });
+    return data.fulfillmentOrder;
+  }
+
+  async releaseFulfillmentOrderHolds(
+    shop: string,
+    fulfillmentOrderIds: readonly string[],
+    handle: string,
+  ): Promise<FulfillmentOrderHoldResult[]> {
+    const results: FulfillmentOrderHoldResult[] = [];
+    for (const id of fulfillmentOrderIds) {
+      // Shopify releases holds by ID: ours under this handle, read first; none left is done.
+      const fo = await this.holdsOf(shop, id);
+      if (!fo) {
+        results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
+        continue;
+      }
+      const holdIds = fo.fulfillmentHolds.filter((h) => h.heldByRequestingApp && h.handle === handle).map((h) => h.id);
+      if (holdIds.length > 0) {
+        const data = await this.call<{ fulfillmentOrderReleaseHold: { userErrors: UserError[] } }>(
+          'fulfillment_order_hold',
+          shop,
+          q.FULFILLMENT_ORDER_RELEASE_HOLD,
+          { id: gidOf('FulfillmentOrder', id), holdIds },
+        );
+        const errors = data.fulfillmentOrderReleaseHold.userErrors;
+        if (errors.some((e) => e.code === 'FULFILLMENT_ORDER_NOT_FOUND')) {
+          results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
+          continue;
+        }
+        if (errors.length > 0)
+          throw new PlatformRequestError('release_refused', errors.map((e) => e.message).join('; '));
+      }
+      results.push({ fulfillmentOrderId: id, outcome: 'done' });
+    }
+    return results;
+  }
+}
+
+function orderRefusal(orderId: string, what: string, errors: UserError[]): PlatformRequestError {
+  if (errors.length === 0 || errors.some((e) => /not (be )?found|does not exist/i.test(e.message)))
+    return new PlatformRequestError('not_found', `order ${orderId} not found`);
+  return new PlatformRequestError('refused', `${what} refused: ${errors.map((e) => e.message).join('; ')}`);
+}
