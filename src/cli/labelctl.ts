@@ -29,6 +29,7 @@ import { DEV_DATABASE_URL_FILE, labelctlEnvironment, packageRoot } from './datab
 import { registerPickupPointCommands } from './pickup-points';
 import { createCarrierProtection } from '../creation/carrier-protection';
 import { registerWebhookCommands } from './webhooks';
+import { registerStorePlatformCommands, StorePlatformError } from './store-platform';
 import { WebhookConfigError } from '../webhooks/endpoints';
 import { LimitOverrideError, resetLimitOverride, setLimitOverride, storeLimits } from '../limits/overrides';
 
@@ -207,6 +208,14 @@ export function buildProgram(
           .map(([k, v]) => `${k}=${String(v)}`)
           .join(', ')}`,
     );
+  });
+
+  registerStorePlatformCommands(store, {
+    withOrm,
+    config,
+    print: (value, text) => print(out(), value, text),
+    table,
+    findStore,
   });
 
   const key = program.command('key').description('API keys');
@@ -524,7 +533,8 @@ async function main(argv: string[]): Promise<number> {
       error instanceof ProviderConfigError ||
       error instanceof SealedHeadersError ||
       error instanceof LimitOverrideError ||
-      error instanceof WebhookConfigError;
+      error instanceof WebhookConfigError ||
+      error instanceof StorePlatformError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     // A dev run killed without its Ctrl-C leaves the file naming a server that is gone.
     const hint =

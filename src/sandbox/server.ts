@@ -10,6 +10,7 @@ import { registerLegacyBatchFiles, registerOtherCarriers } from '../carriers/san
 import { CarrierSandboxState } from '../carriers/sandbox/state';
 import { registerPlatformSandbox } from '../platform/sandbox/routes';
 import { PlatformSandboxState } from '../platform/sandbox/state';
+import { registerShopifyFake } from '../platform/shopify-fake/routes';
 import { createLogger } from '../logger';
 import { json, requestListener, Router } from './http';
 import { registerPickupProviderSandbox } from './pickup-provider/sandbox-routes';
@@ -34,7 +35,10 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
   registerOtherCarriers(router, ctx);
   registerLegacyBatchFiles(router, ctx);
   registerCarrierControl(router, ctx);
-  registerPlatformSandbox(router, new PlatformSandboxState());
+  // The fake Shopify serves the same stores as the sandbox platform: tests seed orders one way for both.
+  const platformState = new PlatformSandboxState();
+  registerPlatformSandbox(router, platformState);
+  registerShopifyFake(router, platformState);
   registerPickupProviderSandbox(router);
   registerWebhookReceiverSandbox(router);
   return router;

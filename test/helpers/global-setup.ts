@@ -47,6 +47,8 @@ export default function globalSetup(): Promise<void> {
 }
 
 export async function startTestRun(options: TestRunOptions = {}): Promise<void> {
+  // Several jest projects (integration, integration-shopify) share one run: the first one's setup starts it.
+  if ((globalThis as unknown as { __testRun?: TestRun }).__testRun) return;
   const started = Date.now();
   const cli = process.env.TEMPORAL_CLI_PATH || 'temporal';
   const serverUrl = process.env.PG_SERVER_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -115,9 +117,12 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   // (LOCAL_OUTBOUND_ORIGINS, decision 0609), where a test's own receiver listens (localReceiverOrigin()). The API
   // processes and labelctl of the tests run without the setting unless a test gives it.
   const localReceiverOrigin = `http://127.0.0.1:${await portBelowEphemeralRange()}`;
+  // Stores connected to Shopify (labelctl store connect) reach the sandbox's fake Shopify (src/platform/shopify-fake).
+  const shopifyAdminUrl = `${sandboxUrl}/shopify/{shop}/admin/api/{version}/graphql.json`;
   const env = {
     ...process.env,
     SANDBOX_URL: sandboxUrl,
+    SHOPIFY_ADMIN_URL: shopifyAdminUrl,
     LOCAL_OUTBOUND_ORIGINS: localReceiverOrigin,
     NODE_ENV: 'test' as const,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
@@ -152,6 +157,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     NODE_ENV: 'test',
     LOG_LEVEL: env.LOG_LEVEL,
     SANDBOX_URL: sandboxUrl,
+    SHOPIFY_ADMIN_URL: shopifyAdminUrl,
     CARRIER_TIMEOUT: env.CARRIER_TIMEOUT,
     WEBHOOK_TIMEOUT: env.WEBHOOK_TIMEOUT,
     WEBHOOK_RETRY_INITIAL: env.WEBHOOK_RETRY_INITIAL,

@@ -4,6 +4,7 @@ import { createStore } from '../../src/access/stores';
 import type { Orm } from '../../src/db/orm';
 import { randomToken } from '../../src/ids';
 import { setLimitOverride } from '../../src/limits/overrides';
+import { connectToFakeShopify, storesOnShopify } from './shopify';
 
 export const OPEN_GATES: StoreGates = {
   appInstalled: true,
@@ -16,7 +17,9 @@ export const OPEN_GATES: StoreGates = {
 
 /**
  * A store of its own for each test (tests run in parallel), open gates unless overridden, and one key. The spec's rate
- * limits apply unless `limits` overrides some (as support would, `labelctl limits set`).
+ * limits apply unless `limits` overrides some (as support would, `labelctl limits set`). On the sandbox platform, or in
+ * the jest project `integration-shopify` (or with `platform: 'shopify'`) connected to the fake Shopify, which serves
+ * the same orders.
  */
 export async function aStoreWithKey(
   orm: Orm,
@@ -25,6 +28,7 @@ export async function aStoreWithKey(
     scopes?: string[];
     keyName?: string;
     limits?: Record<string, number>;
+    platform?: 'sandbox' | 'shopify';
   } = {},
 ): Promise<{ storeId: string; domain: string; keyId: string; secret: string; auth: { authorization: string } }> {
   const em = orm.em.fork();
@@ -48,6 +52,8 @@ export async function aStoreWithKey(
   });
   for (const [bucket, limit] of Object.entries(options.limits ?? {}))
     await setLimitOverride(em, { storeId: store.id, bucket, limit, now: new Date() });
+  if ((options.platform ?? (storesOnShopify() ? 'shopify' : 'sandbox')) === 'shopify')
+    await connectToFakeShopify(orm, { storeId: store.id, domain: store.domain });
   return {
     storeId: store.id,
     domain: store.domain,

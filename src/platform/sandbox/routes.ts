@@ -79,11 +79,8 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
   const api = '/platform/stores/:domain';
   /** Runs the next scripted platform fault, if any; `null` lets the call through. */
   const fault = async (request: SandboxRequest): Promise<Reply | null> => {
-    const store = state.store(request.params.domain!);
-    const next = store.faults[0];
+    const next = state.takeFault(request.params.domain!);
     if (!next) return null;
-    next.times -= 1;
-    if (next.times <= 0) store.faults.shift();
     if (next.type === 'slow') {
       await sleep(next.delay_ms);
       return null;

@@ -52,6 +52,16 @@ export class PlatformSandboxState {
     return state;
   }
 
+  /** The store's next scripted fault, used up by one call; null lets the call through. */
+  takeFault(domain: string): PlatformFault | null {
+    const store = this.store(domain);
+    const next = store.faults[0];
+    if (!next) return null;
+    next.times -= 1;
+    if (next.times <= 0) store.faults.shift();
+    return next;
+  }
+
   nextId(): string {
     this.sequence += 1;
     return String(9_000_000_000 + (Date.now() % 1_000_000) * 1000 + this.sequence);

@@ -1,0 +1,173 @@
+import { pickupPointSchema } from '../sandbox/schemas';
+import { byGid, fulfillmentOrderView, gid, holdId, orderView, type FakeContext } from './resolvers';
+
+/**
+ * The fake's mutations, with Shopify's refusals as `userErrors` (codes where the mutation's error type has them): a
+ * fulfillment of a held, closed or missing fulfillment order; a hold on a closed one, a handle this app already uses,
+ * more than 10 holds; tags or metafields on a missing order.
+ */
+interface FulfillmentInput {
+  lineItemsByFulfillmentOrder: Array<{ fulfillmentOrderId: string }>;
+  trackingInfo?: { number?: string | null; url?: string | null; company?: string | null } | null;
+  notifyCustomer?: boolean | null;
+}
+
+const MAX_APP_HOLDS = 10;
+
+export function mutationRoot(ctx: FakeContext) {
+  const { store } = ctx;
+  const forced = (withCode: boolean) =>
+    ctx.userError
+      ? [{ field: null, message: ctx.userError.message, ...(withCode ? { code: ctx.userError.code } : {}) }]
+      : null;
+  const foOf = (id: string) => {
+    const legacy = byGid('FulfillmentOrder', id);
+    return legacy ? store.fulfillmentOrders.get(legacy) : undefined;
+  };
+
+  return {
+    fulfillmentCreate: ({ fulfillment }: { fulfillment: FulfillmentInput }) => {
+      const userErrors = forced(false);
+      if (userErrors) return { fulfillment: null, userErrors };
+      const fos = fulfillment.lineItemsByFulfillmentOrder.map((l) => foOf(l.fulfillmentOrderId));
+      for (const [i, fo] of fos.entries()) {
+        const field = ['fulfillment', 'lineItemsByFulfillmentOrder', String(i), 'fulfillmentOrderId'];
+        if (!fo) return { fulfillment: null, userErrors: [{ field, message: 'Fulfillment order does not exist.' }] };
+        if (fo.holds.length > 0)
+          return { fulfillment: null, userErrors: [{ field, message: `Fulfillment order ${fo.id} is on hold.` }] };
+        if (!['open', 'in_progress'].includes(fo.status))
+          return {
+            fulfillment: null,
+            userErrors: [{ field, message: `Fulfillment order ${fo.id} has an unfulfillable status= ${fo.status}.` }],
+          };
+      }
+      for (const fo of fos) fo!.status = 'closed';
+      const tracking = fulfillment.trackingInfo ?? {};
+      const stored = {
+        id: ctx.nextId(),
+        fulfillment_order_ids: fos.map((fo) => gid('FulfillmentOrder', fo!.id)),
+        tracking_number: tracking.number ?? null,
+        tracking_url: tracking.url ?? null,
+        carrier_name: tracking.company ?? null,
+        notify_customer: fulfillment.notifyCustomer ?? false,
+        created_at: new Date().toISOString(),
+      };
+      store.fulfillments.push(stored);
+      return {
+        fulfillment: {
+          id: gid('Fulfillment', stored.id),
+          status: 'SUCCESS',
+          trackingInfo: [{ number: stored.tracking_number, url: stored.tracking_url, company: stored.carrier_name }],
+        },
+        userErrors: [],
+      };
+    },
+
+    tagsAdd: ({ id, tags }: { id: string; tags: string[] }) => {
+      const userErrors = forced(false);
+      if (userErrors) return { node: null, userErrors };
+      const legacy = byGid('Order', id);
+      const order = legacy ? store.orders.get(legacy) : undefined;
+      if (!order) return { node: null, userErrors: [{ field: ['id'], message: 'Order does not exist' }] };
+      for (const tag of tags) if (!order.tags.includes(tag)) order.tags.push(tag);
+      return { node: orderView(store, order), userErrors: [] };
+    },
+
+    metafieldsSet: ({
+      metafields,
+    }: {
+      metafields: Array<{ ownerId: string; namespace?: string | null; key: string; value: string }>;
+    }) => {
+      const userErrors = forced(true);
+      if (userErrors) return { metafields: null, userErrors };
+      const set = [];
+      for (const [i, m] of metafields.entries()) {
+        const legacy = byGid('Order', m.ownerId);
+        const order = legacy ? store.orders.get(legacy) : undefined;
+        const error = (message: string, code: string, field: string) => ({
+          metafields: null,
+          userErrors: [{ field: ['metafields', String(i), field], message, code, elementIndex: i }],
+        });
+        if (!order) return error('Owner does not exist.', 'INVALID_VALUE', 'ownerId');
+        if (!m.namespace || m.namespace === '$app') {
+          if (m.key !== 'pickup_point') return error('Unknown app metafield.', 'INVALID_VALUE', 'key');
+          let parsed;
+          try {
+            parsed = pickupPointSchema.safeParse(JSON.parse(m.value));
+          } catch {
+            return error('Value is invalid JSON.', 'INVALID_VALUE', 'value');
+          }
+          if (!parsed.success) return error('Value is not a pickup point.', 'INVALID_VALUE', 'value');
+          order.delivery_method = { ...order.delivery_method, pickup_point: parsed.data };
+        } else order.metafields[`${m.namespace}.${m.key}`] = m.value;
+        set.push({
+          id: gid('Metafield', order.id),
+          namespace: m.namespace ?? '$app',
+          key: m.key,
+          value: m.value,
+          type: 'json',
+        });
+      }
+      return { metafields: set, userErrors: [] };
+    },
+
+    fulfillmentOrderHold: ({
+      id,
+      fulfillmentHold,
+    }: {
+      id: string;
+      fulfillmentHold: { reason: string; reasonNotes?: string | null; handle?: string | null };
+    }) => {
+      const refuse = (message: string, code: string | null) => ({
+        fulfillmentHold: null,
+        fulfillmentOrder: null,
+        remainingFulfillmentOrder: null,
+        userErrors: [{ field: ['id'], message, code }],
+      });
+      const userErrors = forced(true);
+      if (userErrors)
+        return { fulfillmentHold: null, fulfillmentOrder: null, remainingFulfillmentOrder: null, userErrors };
+      const fo = foOf(id);
+      if (!fo) return refuse('The fulfillment order could not be found.', 'FULFILLMENT_ORDER_NOT_FOUND');
+      if (fo.status === 'closed' || fo.status === 'cancelled')
+        return refuse(`The fulfillment order's status is ${fo.status} and it cannot be put on hold.`, null);
+      const handle = fulfillmentHold.handle ?? '';
+      const appHolds = fo.holds.filter((h) => h.held_by === 'app');
+      if (appHolds.some((h) => h.handle === handle))
+        return refuse(
+          'The handle provided for the fulfillment hold is already in use by this app.',
+          'DUPLICATE_FULFILLMENT_HOLD_HANDLE',
+        );
+      if (appHolds.length >= MAX_APP_HOLDS)
+        return refuse(
+          'The maximum number of fulfillment holds has been reached.',
+          'FULFILLMENT_ORDER_HOLD_LIMIT_REACHED',
+        );
+      const hold = { held_by: 'app' as const, reason: fulfillmentHold.reasonNotes ?? fulfillmentHold.reason, handle };
+      fo.holds = [...fo.holds, hold];
+      const view = fulfillmentOrderView(store, fo);
+      return {
+        fulfillmentHold: view.fulfillmentHolds.find((h) => h.id === holdId(fo, hold)),
+        fulfillmentOrder: view,
+        remainingFulfillmentOrder: null,
+        userErrors: [],
+      };
+    },
+
+    fulfillmentOrderReleaseHold: ({ id, holdIds }: { id: string; holdIds?: string[] | null }) => {
+      const userErrors = forced(true);
+      if (userErrors) return { fulfillmentOrder: null, userErrors };
+      const fo = foOf(id);
+      if (!fo)
+        return {
+          fulfillmentOrder: null,
+          userErrors: [
+            { field: ['id'], message: "The fulfillment order wasn't found.", code: 'FULFILLMENT_ORDER_NOT_FOUND' },
+          ],
+        };
+      // Only this app's holds: the given ones, or all of them without IDs.
+      fo.holds = fo.holds.filter((h) => h.held_by !== 'app' || (holdIds ? !holdIds.includes(holdId(fo, h)) : false));
+      return { fulfillmentOrder: fulfillmentOrderView(store, fo), userErrors: [] };
+    },
+  };
+}

@@ -1,0 +1,205 @@
+import type { StoreState, StoredFulfillmentOrder, StoredHold } from '../sandbox/state';
+import { legacyIdOf, normalizeOrderName } from '../sandbox/state';
+import type { OrderInput } from '../sandbox/schemas';
+
+/**
+ * The fake's resolvers over the sandbox platform's store state (the same orders, fulfillment orders, holds and
+ * fulfillments the sandbox platform serves and the tests seed through its control API), shaped as Shopify's Admin API
+ * objects. graphql-js calls a function-valued field with its arguments.
+ */
+type Order = Omit<OrderInput, 'fulfillment_orders'>;
+type Money = { amount: string; currency: string };
+export interface UserErrorFault {
+  message: string;
+  code: string | null;
+}
+export interface FakeContext {
+  store: StoreState;
+  nextId: () => string;
+  /** A scripted user error: the next mutation refuses with it and changes nothing. */
+  userError: UserErrorFault | null;
+}
+
+const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
+const bag = (m: Money) => {
+  const money = { amount: m.amount, currencyCode: m.currency };
+  return { shopMoney: money, presentmentMoney: money };
+};
+
+/** Cursor pages over a list, with Shopify's connection shape. */
+function connection<T>(items: readonly T[], args: { first?: number | null; after?: string | null }) {
+  const start = args.after ? Number(Buffer.from(args.after, 'base64').toString('utf8')) + 1 : 0;
+  const page = items.slice(start, start + (args.first ?? items.length));
+  const cursor = (i: number) => Buffer.from(String(start + i)).toString('base64');
+  return {
+    nodes: page,
+    edges: page.map((node, i) => ({ cursor: cursor(i), node })),
+    pageInfo: {
+      hasNextPage: start + page.length < items.length,
+      hasPreviousPage: start > 0,
+      startCursor: page.length ? cursor(0) : null,
+      endCursor: page.length ? cursor(page.length - 1) : null,
+    },
+  };
+}
+
+/** A stable numeric ID for a hold (the sandbox keeps holds by handle). */
+function holdId(fo: StoredFulfillmentOrder, hold: StoredHold): string {
+  const key = hold.held_by === 'app' ? hold.handle : '';
+  let hash = 2166136261;
+  for (const ch of `${fo.id}/${key}`) hash = Math.imul(hash ^ ch.charCodeAt(0), 16777619) >>> 0;
+  return gid('FulfillmentHold', String(hash));
+}
+
+/** Unit price from the stored line total, in cents (Shopify stores the unit price; the sandbox the total). */
+function unitPrice(total: Money, quantity: number): Money {
+  const [whole = '0', fraction = ''] = total.amount.split('.');
+  const cents = (Number(whole) * 100 + Number(`${fraction}00`.slice(0, 2))) / quantity;
+  const unit = Math.floor(cents);
+  return { amount: `${Math.floor(unit / 100)}.${String(unit % 100).padStart(2, '0')}`, currency: total.currency };
+}
+
+/** The sandbox's kinds in Shopify's words; a parcel to a pickup point is `PICKUP_POINT` on a pickup-point order. */
+function methodType(order: Order, type: StoredFulfillmentOrder['delivery_method_type']): string {
+  if (type === 'shipping') return order.delivery_method.type === 'pickup' ? 'PICKUP_POINT' : 'SHIPPING';
+  return { pickup: 'PICK_UP', local: 'LOCAL', retail: 'RETAIL' }[type];
+}
+
+function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
+  const order = store.orders.get(fo.orderId)!;
+  return {
+    __typename: 'FulfillmentOrder',
+    id: gid('FulfillmentOrder', fo.id),
+    orderId: gid('Order', fo.orderId),
+    status: fo.status.toUpperCase(),
+    assignedLocation: {
+      name: fo.assigned_location.name,
+      location: { id: gid('Location', fo.assigned_location.id), name: fo.assigned_location.name },
+    },
+    deliveryMethod: { id: gid('DeliveryMethod', fo.id), methodType: methodType(order, fo.delivery_method_type) },
+    fulfillmentHolds: fo.holds.map((h) => ({
+      id: holdId(fo, h),
+      handle: h.held_by === 'app' ? h.handle : null,
+      heldByRequestingApp: h.held_by === 'app',
+      reason: 'OTHER',
+      reasonNotes: h.reason,
+      displayReason: 'Other',
+    })),
+    lineItems: (args: { first?: number; after?: string }) =>
+      connection(
+        fo.line_items.map((l) => ({
+          id: gid('FulfillmentOrderLineItem', `${fo.id}${l.id}`),
+          sku: l.sku,
+          totalQuantity: l.quantity,
+          remainingQuantity: fo.status === 'closed' ? 0 : l.quantity,
+          weight: l.weight_grams === null ? null : { unit: 'GRAMS', value: l.weight_grams },
+          productTitle: l.sku ?? 'Product',
+          lineItem: {
+            id: gid('LineItem', l.id),
+            sku: l.sku,
+            quantity: l.quantity,
+            name: l.sku ?? 'Product',
+            discountedUnitPriceAfterAllDiscountsSet: bag(unitPrice(l.total_after_discounts, l.quantity)),
+          },
+        })),
+        args,
+      ),
+  };
+}
+
+function orderView(store: StoreState, order: Order) {
+  const zero = { amount: '0.00', currency: order.currency };
+  const total = order.total_price ?? zero;
+  const a = order.shipping_address;
+  const point = order.delivery_method.pickup_point;
+  return {
+    __typename: 'Order',
+    id: gid('Order', order.id),
+    legacyResourceId: order.id,
+    name: order.name,
+    currencyCode: order.currency,
+    presentmentCurrencyCode: order.currency,
+    totalPriceSet: bag(total),
+    subtotalPriceSet: bag(order.subtotal_price ?? total),
+    totalOutstandingSet: bag(order.total_outstanding ?? zero),
+    paymentGatewayNames: order.payment_gateways,
+    // The app-reserved namespace (no namespace, or `$app`) holds the pickup point (decision 0701).
+    metafield: ({ namespace, key }: { namespace?: string | null; key: string }) => {
+      const appOwned = !namespace || namespace === '$app';
+      const value = appOwned
+        ? key === 'pickup_point' && point
+          ? JSON.stringify(point)
+          : undefined
+        : order.metafields[`${namespace}.${key}`];
+      return value === undefined
+        ? null
+        : { id: gid('Metafield', `${order.id}`), namespace: namespace ?? '$app', key, value, type: 'json' };
+    },
+    shippingAddress: a
+      ? {
+          id: gid('MailingAddress', order.id),
+          name: a.name,
+          company: a.company,
+          address1: a.street,
+          address2: null,
+          city: a.city,
+          zip: a.postcode,
+          countryCodeV2: a.country,
+          latitude: a.latitude,
+          longitude: a.longitude,
+        }
+      : null,
+    phone: order.phone,
+    email: order.email,
+    shippingLine: order.delivery_method.title ? { title: order.delivery_method.title } : null,
+    fulfillmentOrders: (args: { first?: number; after?: string }) =>
+      connection(
+        [...store.fulfillmentOrders.values()]
+          .filter((fo) => fo.orderId === order.id)
+          .map((fo) => fulfillmentOrderView(store, fo)),
+        args,
+      ),
+    tags: order.tags,
+    cancelledAt: order.cancelled_at,
+  };
+}
+
+const byGid = (type: string, id: string) => {
+  const match = new RegExp(`^gid://shopify/${type}/(\\d+)$`).exec(id);
+  return match ? match[1]! : null;
+};
+
+/** `name:#1001`, `name:"1001"`: the order names the search matches (Shopify's search is broader; exact is enough). */
+function nameOf(query: string | null | undefined): string | null {
+  const match = /name:(?:"((?:[^"\\]|\\.)*)"|(\S+))/.exec(query ?? '');
+  if (!match) return null;
+  return (match[1] ?? match[2]!).replace(/\\(.)/g, '$1');
+}
+
+export function queryRoot(ctx: FakeContext) {
+  const { store } = ctx;
+  return {
+    order: ({ id }: { id: string }) => {
+      const legacy = byGid('Order', id);
+      const order = legacy ? store.orders.get(legacy) : undefined;
+      return order ? orderView(store, order) : null;
+    },
+    orders: (args: { first?: number; after?: string; query?: string }) => {
+      const name = nameOf(args.query);
+      const orders = [...store.orders.values()].filter(
+        (o) => name === null || normalizeOrderName(o.name) === normalizeOrderName(name),
+      );
+      return connection(
+        orders.map((o) => orderView(store, o)),
+        args,
+      );
+    },
+    fulfillmentOrder: ({ id }: { id: string }) => {
+      const legacy = byGid('FulfillmentOrder', id);
+      const fo = legacy ? store.fulfillmentOrders.get(legacy) : undefined;
+      return fo ? fulfillmentOrderView(store, fo) : null;
+    },
+  };
+}
+
+export { legacyIdOf, orderView, fulfillmentOrderView, gid, byGid, holdId };

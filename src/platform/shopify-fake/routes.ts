@@ -1,0 +1,238 @@
+import {
+  execute,
+  GraphQLError,
+  Kind,
+  OperationTypeNode,
+  parse,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+} from 'graphql';
+import { z } from 'zod';
+import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
+import type { PlatformSandboxState } from '../sandbox/state';
+import { actualCost, requestedCost, type Operation } from './cost';
+import { mutationRoot } from './mutations';
+import { queryRoot, type UserErrorFault } from './resolvers';
+import { shopifyAdminSchema } from './schema';
+
+/** The API versions the fake serves (the one the service pins, docs/shopify.md). */
+export const FAKE_API_VERSIONS = ['2025-10'];
+/** Shopify's single-query limit and a Standard plan's bucket (docs/shopify.md, "Throttling"). */
+const MAX_QUERY_COST = 1000;
+const DEFAULT_BUCKET = { maximumAvailable: 2000, restoreRate: 100 };
+
+interface Bucket {
+  maximumAvailable: number;
+  currentlyAvailable: number;
+  restoreRate: number;
+  at: number;
+}
+
+type ShopifyFault =
+  { type: 'user_error'; message: string; code: string | null } | { type: 'http_429'; retry_after_seconds: number };
+
+interface ShopState {
+  accessToken: string | null;
+  bucket: Bucket;
+  faults: ShopifyFault[];
+  requests: number;
+}
+
+const shopifyFaultSchema = z.discriminatedUnion('type', [
+  z
+    .object({ type: z.literal('user_error'), message: z.string().min(1), code: z.string().nullable().default(null) })
+    .strict(),
+  z.object({ type: z.literal('http_429'), retry_after_seconds: z.number().int().min(0).max(3600).default(2) }).strict(),
+]);
+
+function refilled(b: Bucket, now: number): Bucket {
+  const available = Math.min(b.maximumAvailable, b.currentlyAvailable + ((now - b.at) / 1000) * b.restoreRate);
+  return { ...b, currentlyAvailable: available, at: now };
+}
+
+const throttleStatus = (b: Bucket) => ({
+  maximumAvailable: b.maximumAvailable,
+  currentlyAvailable: Math.floor(b.currentlyAvailable),
+  restoreRate: b.restoreRate,
+});
+
+const throttled = (requested: number, b: Bucket): Reply =>
+  json(200, {
+    errors: [
+      {
+        message: 'Throttled',
+        extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' },
+      },
+    ],
+    extensions: { cost: { requestedQueryCost: requested, actualQueryCost: null, throttleStatus: throttleStatus(b) } },
+  });
+
+const graphqlErrors = (errors: readonly GraphQLError[]): Reply => json(200, { errors: errors.map((e) => e.toJSON()) });
+
+/**
+ * A fake Shopify Admin GraphQL API for tests (docs/shopify.md, "The fake"): `POST /shopify/{shop}/admin/api/{version}/
+ * graphql.json`, executing the adapter's real documents against the schema subset in schema.ts over the sandbox
+ * platform's store state, so the tests seed orders, export holds and faults through the sandbox platform's control API
+ * and read fulfillments from it whichever platform the store is on. It checks the access token, keeps each shop's
+ * leaky bucket of query cost and answers its scripted faults: the sandbox platform's (slow, throttled, unavailable,
+ * unauthorized) and its own (`/_control/shopify/{shop}/faults`: a user error on the next mutation, an HTTP 429).
+ */
+export function registerShopifyFake(router: Router, state: PlatformSandboxState): void {
+  const shops = new Map<string, ShopState>();
+  const shop = (domain: string): ShopState => {
+    let s = shops.get(domain);
+    if (!s) {
+      s = {
+        accessToken: null,
+        bucket: { ...DEFAULT_BUCKET, currentlyAvailable: DEFAULT_BUCKET.maximumAvailable, at: Date.now() },
+        faults: [],
+        requests: 0,
+      };
+      shops.set(domain, s);
+    }
+    return s;
+  };
+
+  router.add('POST', '/shopify/:shop/admin/api/:version/graphql.json', async (request) => {
+    const domain = request.params.shop!;
+    const s = shop(domain);
+    s.requests += 1;
+    if (!FAKE_API_VERSIONS.includes(request.params.version!)) return json(404, { errors: 'Not Found' });
+    const scripted = await sandboxFault(state, domain);
+    if (scripted && scripted !== 'throttle') return scripted;
+    const own = s.faults[0]?.type === 'http_429' ? s.faults.shift() : undefined;
+    if (own?.type === 'http_429')
+      return json(
+        429,
+        { errors: 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' },
+        {
+          'retry-after': String(own.retry_after_seconds),
+        },
+      );
+    if (!s.accessToken || request.headers['x-shopify-access-token'] !== s.accessToken)
+      return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+    return runGraphql(state, domain, s, request, scripted === 'throttle');
+  });
+
+  const control = '/_control/shopify/:shop';
+  router.add('PUT', `${control}/session`, async (request) => {
+    const body = parseBody(z.object({ access_token: z.string().min(1).nullable() }).strict(), request.body);
+    shop(request.params.shop!).accessToken = body.access_token;
+    return json(200, { shop: request.params.shop, session: body.access_token !== null });
+  });
+  router.add('PUT', `${control}/bucket`, async (request) => {
+    const body = parseBody(
+      z
+        .object({
+          maximum_available: z.number().int().min(1),
+          currently_available: z.number().int().min(0),
+          restore_rate: z.number().int().min(1),
+        })
+        .strict(),
+      request.body,
+    );
+    shop(request.params.shop!).bucket = {
+      maximumAvailable: body.maximum_available,
+      currentlyAvailable: body.currently_available,
+      restoreRate: body.restore_rate,
+      at: Date.now(),
+    };
+    return json(200, { shop: request.params.shop, bucket: body });
+  });
+  router.add('POST', `${control}/faults`, async (request) => {
+    const body = parseBody(z.object({ faults: z.array(shopifyFaultSchema).min(1) }).strict(), request.body);
+    shop(request.params.shop!).faults.push(...body.faults);
+    return json(201, { shop: request.params.shop, faults: shop(request.params.shop!).faults });
+  });
+  router.add('GET', `${control}/requests`, async (request) =>
+    json(200, { shop: request.params.shop, requests: shop(request.params.shop!).requests }),
+  );
+}
+
+function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new BadRequest('control body is invalid', parsed.error.issues);
+  return parsed.data;
+}
+
+/**
+ * The sandbox platform's scripted faults in Shopify's shapes; a slow one delays the call and lets it through, a
+ * throttled one is answered once the query's cost is known.
+ */
+async function sandboxFault(state: PlatformSandboxState, domain: string): Promise<Reply | 'throttle' | null> {
+  const fault = state.takeFault(domain);
+  if (!fault) return null;
+  if (fault.type === 'slow') {
+    await sleep(fault.delay_ms);
+    return null;
+  }
+  if (fault.type === 'unauthorized')
+    return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+  if (fault.type === 'unavailable') return json(503, { errors: 'Service Unavailable' });
+  return 'throttle';
+}
+
+async function runGraphql(
+  state: PlatformSandboxState,
+  domain: string,
+  s: ShopState,
+  request: SandboxRequest,
+  scriptedThrottle: boolean,
+): Promise<Reply> {
+  const body = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
+  if (typeof body.query !== 'string') return json(400, { errors: { query: 'Required parameter missing or invalid' } });
+  let document: DocumentNode;
+  try {
+    document = parse(body.query);
+  } catch (error) {
+    return graphqlErrors([error as GraphQLError]);
+  }
+  const invalid = validate(shopifyAdminSchema, document);
+  if (invalid.length > 0) return graphqlErrors(invalid);
+  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation) return graphqlErrors([new GraphQLError('No operation')]);
+  const variables = (body.variables ?? {}) as Record<string, unknown>;
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
+  );
+  const op: Operation = { schema: shopifyAdminSchema, operation, fragments, variables };
+  const requested = requestedCost(op);
+  if (requested > MAX_QUERY_COST)
+    return json(200, {
+      errors: [
+        {
+          message: `Query cost is ${requested}, which exceeds the single query max cost limit (${MAX_QUERY_COST}).`,
+          extensions: { code: 'MAX_COST_EXCEEDED', cost: requested, maxCost: MAX_QUERY_COST },
+        },
+      ],
+    });
+  const bucket = refilled(s.bucket, Date.now());
+  // A scripted throttle: the bucket one second of restore short of this query (other calls of the app spent it).
+  if (scriptedThrottle)
+    return throttled(requested, { ...bucket, currentlyAvailable: Math.max(0, requested - bucket.restoreRate) });
+  if (bucket.currentlyAvailable < requested) {
+    s.bucket = bucket;
+    return throttled(requested, bucket);
+  }
+  const mutation = operation.operation === OperationTypeNode.MUTATION;
+  const userError = mutation && s.faults[0]?.type === 'user_error' ? (s.faults.shift() as UserErrorFault) : null;
+  const ctx = { store: state.store(domain), nextId: () => state.nextId(), userError };
+  const result = await execute({
+    schema: shopifyAdminSchema,
+    document,
+    rootValue: mutation ? mutationRoot(ctx) : queryRoot(ctx),
+    variableValues: variables,
+  });
+  const actual = result.data ? actualCost(op, result.data) : requested;
+  s.bucket = { ...bucket, currentlyAvailable: bucket.currentlyAvailable - actual };
+  return json(200, {
+    ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
+    data: result.data ?? null,
+    extensions: {
+      cost: { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: throttleStatus(s.bucket) },
+    },
+  });
+}
