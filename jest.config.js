@@ -24,6 +24,25 @@ module.exports = {
       slowTestThreshold: 20,
     },
     {
+      // The store-facing suites once more with every test store connected to the fake Shopify (ShopifyPlatform over
+      // the Admin GraphQL API) instead of the sandbox platform; the same run as `integration` (decision 0704).
+      displayName: 'integration-shopify',
+      testEnvironment: 'node',
+      transform,
+      testMatch: [
+        'label-creation',
+        'label-dry-run',
+        'orders',
+        'pickup-points',
+        'pickup-point-labels',
+        'platform-unavailable',
+      ].map((name) => `<rootDir>/test/integration/${name}.test.ts`),
+      setupFiles: ['<rootDir>/test/helpers/on-shopify.ts'],
+      globalSetup: '<rootDir>/test/helpers/global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
+      slowTestThreshold: 20,
+    },
+    {
       // The production shape (npm run cluster) started once by its test file: a Temporal server on PostgreSQL, two
       // workers, two API processes.
       displayName: 'cluster',

@@ -130,7 +130,8 @@ function orderView(store: StoreState, order: Order) {
         ? key === 'pickup_point' && point
           ? JSON.stringify(point)
           : undefined
-        : order.metafields[`${namespace}.${key}`];
+        : // The sandbox's seeds spell a metafield `namespace.key` or `namespace/key`; on Shopify both are one.
+          (order.metafields[`${namespace}.${key}`] ?? order.metafields[`${namespace}/${key}`]);
       return value === undefined
         ? null
         : { id: gid('Metafield', `${order.id}`), namespace: namespace ?? '$app', key, value, type: 'json' };
