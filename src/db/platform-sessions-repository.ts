@@ -61,13 +61,12 @@ export async function disconnectShopify(em: EntityManager, storeId: string, now:
 }
 
 export async function sessionInfo(em: EntityManager, storeId: string): Promise<PlatformSessionInfo> {
-  const rows = await em.execute<Array<{ platform: 'shopify'; token_ending: string | null; connected_at: Date }>>(
-    'select platform, token_ending, connected_at from store_platform_sessions where store_id = ?',
-    [storeId],
-  );
+  const rows = await em.execute<
+    Array<{ platform: 'shopify'; token_ending: string | null; connected_at: Date | string }>
+  >('select platform, token_ending, connected_at from store_platform_sessions where store_id = ?', [storeId]);
   const row = rows[0];
   return row
-    ? { storeId, platform: row.platform, tokenEnding: row.token_ending, connectedAt: row.connected_at }
+    ? { storeId, platform: row.platform, tokenEnding: row.token_ending, connectedAt: new Date(row.connected_at) }
     : { storeId, platform: 'sandbox', tokenEnding: null, connectedAt: null };
 }
 

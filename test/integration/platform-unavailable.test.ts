@@ -1,12 +1,15 @@
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
 import { control, ledger } from '../helpers/sandbox';
+import { disconnectShopify } from '../../src/db/platform-sessions-repository';
+import { anAccessToken, connectToFakeShopify, fakeShopifyRequests } from '../helpers/shopify';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // Spec "Errors": 503 `shopify_unavailable` (later, `Retry-After: 5`, details `what`, `throttled`) when the order read
 // from the store platform is throttled or refused, or there is no usable platform session; dry run and live
-// (docs/decisions/0027-platform-unavailable-live.md: a live creation reads the order at most 4 times).
+// (docs/decisions/0027-platform-unavailable-live.md: a live creation reads the order at most 4 times). The jest project
+// integration-shopify runs it all with the stores on the fake Shopify; the last block is Shopify's own causes.
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();
@@ -124,5 +127,76 @@ describe('POST /v1/labels: the store platform stays unavailable', () => {
     });
     expect(res.headers.get('retry-after')).toBe('5');
     expect(await ledger(account.id)).toHaveLength(0);
+  });
+});
+
+describe('POST /v1/labels for a store on Shopify without a usable session or out of query cost', () => {
+  const aShopifyShopWithAnOrder = async () => {
+    const shop = await aStoreWithKey(app.orm, { platform: 'shopify' });
+    const account = await aCarrierAAccount(app.orm, shop.storeId);
+    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+    const order = await anOrderOnPlatform(shop.domain);
+    return { shop, account, order };
+  };
+  const unavailable = (throttled: boolean, live: boolean) => ({
+    what: 'order',
+    throttled,
+    retry: 'later',
+    next_action: 'retry_later',
+    ...(live ? { label_creation_id: expect.stringMatching(/^lcr_/) } : {}),
+  });
+
+  it('reads the order from the Admin API: a dry run of a connected store is answered from the fake Shopify', async () => {
+    const { shop, order } = await aShopifyShopWithAnOrder();
+    const before = await fakeShopifyRequests(shop.domain);
+    const res = await app.request('POST', '/v1/labels', {
+      headers: shop.auth,
+      body: { order_id: order.orderId, dry_run: true },
+    });
+    expect(res.status).toBe(200);
+    expect(await fakeShopifyRequests(shop.domain)).toBeGreaterThan(before);
+  });
+
+  it('answers 503 shopify_unavailable, dry run and live, once the token is removed; connecting again recovers', async () => {
+    const { shop, account, order } = await aShopifyShopWithAnOrder();
+    await disconnectShopify(app.orm.em.fork(), shop.storeId, new Date());
+    const dry = await app.request('POST', '/v1/labels', {
+      headers: shop.auth,
+      body: { order_id: order.orderId, dry_run: true },
+    });
+    expectError(dry, 503, 'shopify_unavailable', unavailable(false, false));
+    expect(dry.headers.get('retry-after')).toBe('5');
+    const key = `no-session-${order.orderId}`;
+    const live = await create(shop, key, { order_id: order.orderId });
+    expectError(live, 503, 'shopify_unavailable', unavailable(false, true));
+    expect(await ledger(account.id)).toHaveLength(0);
+    // The operator connects the store again (a new token, as rotation does): the same key is a new attempt.
+    await connectToFakeShopify(app.orm, shop);
+    expect((await create(shop, key, { order_id: order.orderId })).status).toBe(201);
+  });
+
+  it('answers 503 shopify_unavailable when Shopify refuses the stored token (401: revoked, app uninstalled)', async () => {
+    const { shop, order } = await aShopifyShopWithAnOrder();
+    await anAccessToken(shop.domain);
+    const res = await app.request('POST', '/v1/labels', {
+      headers: shop.auth,
+      body: { order_id: order.orderId, dry_run: true },
+    });
+    expectError(res, 503, 'shopify_unavailable', unavailable(false, false));
+  });
+
+  it('answers 503 shopify_unavailable throttled when the store’s query-cost bucket is empty', async () => {
+    const { shop, order } = await aShopifyShopWithAnOrder();
+    await control('PUT', `/_control/shopify/${shop.domain}/bucket`, {
+      maximum_available: 2000,
+      currently_available: 0,
+      restore_rate: 100,
+    });
+    const res = await app.request('POST', '/v1/labels', {
+      headers: shop.auth,
+      body: { order_id: order.orderId, dry_run: true },
+    });
+    expectError(res, 503, 'shopify_unavailable', unavailable(true, false));
+    expect(res.headers.get('retry-after')).toBe('5');
   });
 });

@@ -1,0 +1,104 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import { expectError } from '../helpers/errors';
+import { labelctl, labelctlJson } from '../helpers/labelctl';
+import { anAccessToken, fakeShopifyRequests } from '../helpers/shopify';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+// docs/shopify.md, "Connecting a store": the operator puts a store on Shopify with its offline Admin API access token
+// from a file, rotates it by connecting again, removes it, and moves the store back to the sandbox platform.
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+
+const tokenFile = (token: string) => {
+  const file = join(mkdtempSync(join(tmpdir(), 'labelctl-token-')), 'token');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return file;
+};
+
+describe('labelctl store connect', () => {
+  it('connects a store to Shopify, rotates, disconnects and moves it back to the sandbox platform', async () => {
+    const shop = await aStoreWithKey(app.orm, { platform: 'sandbox' });
+    const account = await aCarrierAAccount(app.orm, shop.storeId);
+    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+    const order = await anOrderOnPlatform(shop.domain);
+    const dryRun = () =>
+      app.request('POST', '/v1/labels', { headers: shop.auth, body: { order_id: order.orderId, dry_run: true } });
+
+    const token = await anAccessToken(shop.domain);
+    const connected = await labelctlJson(
+      'store',
+      'connect',
+      shop.domain,
+      '--platform',
+      'shopify',
+      '--token-file',
+      tokenFile(token),
+    );
+    expect(connected).toMatchObject({ store_id: shop.storeId, platform: 'shopify', session: `…${token.slice(-4)}` });
+    expect(JSON.stringify(connected)).not.toContain(token);
+    const stored = await app.orm.em
+      .fork()
+      .execute('select access_token_sealed from store_platform_sessions where store_id = ?', [shop.storeId]);
+    expect(stored[0]!.access_token_sealed).not.toContain(token.slice(6));
+    const before = await fakeShopifyRequests(shop.domain);
+    expect((await dryRun()).status).toBe(200);
+    expect(await fakeShopifyRequests(shop.domain)).toBeGreaterThan(before);
+
+    // Rotation: Shopify issues a new token (the old one stops working); connecting again stores it.
+    const rotated = await anAccessToken(shop.domain);
+    expectError(await dryRun(), 503, 'shopify_unavailable', {
+      what: 'order',
+      throttled: false,
+      retry: 'later',
+      next_action: 'retry_later',
+    });
+    await labelctlJson('store', 'connect', shop.storeId, '--platform', 'shopify', '--token-file', tokenFile(rotated));
+    expect((await dryRun()).status).toBe(200);
+
+    expect(await labelctlJson('store', 'disconnect', shop.domain)).toMatchObject({
+      platform: 'shopify',
+      session: 'none (shopify_unavailable)',
+    });
+    expectError(await dryRun(), 503, 'shopify_unavailable', {
+      what: 'order',
+      throttled: false,
+      retry: 'later',
+      next_action: 'retry_later',
+    });
+
+    expect(await labelctlJson('store', 'connect', shop.domain, '--platform', 'sandbox')).toMatchObject({
+      platform: 'sandbox',
+      session: null,
+    });
+    expect(await labelctlJson('store', 'platform', shop.domain)).toMatchObject({ platform: 'sandbox' });
+    const onShopify = await fakeShopifyRequests(shop.domain);
+    expect((await dryRun()).status).toBe(200);
+    expect(await fakeShopifyRequests(shop.domain)).toBe(onShopify);
+  });
+
+  it('refuses a connect without a token file, an unreadable or malformed one, and a disconnect of a sandbox store', async () => {
+    const shop = await aStoreWithKey(app.orm, { platform: 'sandbox' });
+    const cases: Array<[string[], RegExp]> = [
+      [['store', 'connect', shop.domain, '--platform', 'shopify'], /needs --token-file/],
+      [['store', 'connect', shop.domain, '--platform', 'shopify', '--token-file', '/nonexistent/token'], /cannot read/],
+      [
+        ['store', 'connect', shop.domain, '--platform', 'shopify', '--token-file', tokenFile('two words')],
+        /one access token/,
+      ],
+      [['store', 'disconnect', shop.domain], /is not on Shopify/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await labelctl(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    expect(await labelctlJson('store', 'platform', shop.domain)).toMatchObject({ platform: 'sandbox' });
+  });
+});

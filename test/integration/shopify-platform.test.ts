@@ -1,0 +1,134 @@
+import { PlatformRequestError, PlatformUnavailableError } from '../../src/platform/port';
+import { ShopifyQueryError } from '../../src/platform/shopify/graphql-client';
+import { aShopDomain } from '../helpers/platform-port-contract';
+import { control } from '../helpers/sandbox';
+import { anAccessToken, fakeShopifyRequests, shopifyAdapter } from '../helpers/shopify';
+
+// What only the Shopify adapter has: access tokens, the cost bucket (THROTTLED with real cost extensions, 429), user
+// errors of mutations and the schema the fake validates documents against. The port's shared contract is in
+// platform-port-contract.test.ts.
+const czk = (amount: string) => ({ amount, currency: 'CZK' });
+
+async function aShopWithAnOrder() {
+  const domain = aShopDomain();
+  const token = await anAccessToken(domain);
+  const res = await control('PUT', `/_control/stores/${domain}/orders`, {
+    id: 1001,
+    name: '#1001',
+    total_price: czk('100.00'),
+    fulfillment_orders: [{ id: 501, line_items: [{ id: 1, quantity: 3, total_after_discounts: czk('99.99') }] }],
+  });
+  expect(res.status).toBe(200);
+  return { domain, token };
+}
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+
+const setBucket = (domain: string, currentlyAvailable: number) =>
+  control('PUT', `/_control/shopify/${domain}/bucket`, {
+    maximum_available: 2000,
+    currently_available: currentlyAvailable,
+    restore_rate: 100,
+  });
+
+describe('ShopifyPlatform on the fake Shopify', () => {
+  it('sends the store’s token: a revoked or missing one is unavailable, a missing one without a request', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    expect(await shopifyAdapter(token).platform.getOrder(domain, '1001')).toMatchObject({ name: '#1001' });
+    const wrong = await failure(shopifyAdapter('shpat_revoked_token_0000').platform.getOrder(domain, '1001'));
+    expect(wrong).toBeInstanceOf(PlatformUnavailableError);
+    expect((wrong as PlatformUnavailableError).throttled).toBe(false);
+    const before = await fakeShopifyRequests(domain);
+    const none = await failure(shopifyAdapter(null).platform.getOrder(domain, '1001'));
+    expect(none).toBeInstanceOf(PlatformUnavailableError);
+    expect(await fakeShopifyRequests(domain)).toBe(before);
+  });
+
+  it('is throttled when the bucket lacks the query’s cost, with a Retry-After from the restore rate', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    const { platform } = shopifyAdapter(token);
+    await setBucket(domain, 10);
+    const error = await failure(platform.listFulfillmentOrders(domain, '1001'));
+    expect(error).toBeInstanceOf(PlatformUnavailableError);
+    expect(error).toMatchObject({ what: 'fulfillment_orders', throttled: true });
+    // The page of fulfillment orders is requested at several hundred points: seconds at 100 points a second.
+    expect((error as PlatformUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(3);
+  });
+
+  it('keeps a view of the store’s bucket: a call that cannot be afforded soon is refused without a request', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    const { platform } = shopifyAdapter(token);
+    await platform.listFulfillmentOrders(domain, '1001');
+    await setBucket(domain, 0);
+    expect(await failure(platform.getOrder(domain, '1001'))).toMatchObject({ throttled: true });
+    const sent = await fakeShopifyRequests(domain);
+    // The bucket it was told is empty refills at 100 points a second: the fulfillment orders' page is seconds away.
+    const error = await failure(platform.listFulfillmentOrders(domain, '1001'));
+    expect(error).toMatchObject({ what: 'fulfillment_orders', throttled: true });
+    expect(await fakeShopifyRequests(domain)).toBe(sent);
+  });
+
+  it('maps HTTP 429 to throttled with the answer’s Retry-After, 5xx to unavailable', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    const { platform } = shopifyAdapter(token);
+    await control('POST', `/_control/shopify/${domain}/faults`, {
+      faults: [{ type: 'http_429', retry_after_seconds: 7 }],
+    });
+    expect(await failure(platform.getOrder(domain, '1001'))).toMatchObject({
+      throttled: true,
+      retryAfterSeconds: 7,
+    });
+    await control('POST', `/_control/stores/${domain}/faults`, { faults: [{ type: 'unavailable' }] });
+    expect(await failure(platform.getOrder(domain, '1001'))).toMatchObject({ throttled: false });
+    expect(await platform.getOrder(domain, '1001')).not.toBeNull();
+  });
+
+  it('turns user errors of mutations into PlatformRequestError with stable codes, changing nothing', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    const { platform } = shopifyAdapter(token);
+    await control('POST', `/_control/shopify/${domain}/faults`, {
+      faults: [{ type: 'user_error', message: 'Tracking number is invalid' }],
+    });
+    const request = {
+      fulfillmentOrderIds: ['501'],
+      trackingNumber: 'Z1',
+      trackingUrl: null,
+      carrierName: 'Carrier A',
+      notifyCustomer: false,
+    };
+    const refused = await failure(platform.fulfill(domain, request));
+    expect(refused).toBeInstanceOf(PlatformRequestError);
+    expect(refused).toMatchObject({ code: 'refused', message: 'Tracking number is invalid' });
+    expect((await platform.listFulfillmentOrders(domain, '1001'))[0]!.status).toBe('open');
+    await control('POST', `/_control/shopify/${domain}/faults`, {
+      faults: [{ type: 'user_error', message: 'Hold limit reached', code: 'FULFILLMENT_ORDER_HOLD_LIMIT_REACHED' }],
+    });
+    expect(
+      await failure(platform.holdFulfillmentOrders(domain, ['501'], { reason: 'r', handle: 'lcr_1' })),
+    ).toMatchObject({
+      code: 'hold_refused',
+    });
+    expect(await platform.fulfill(domain, request)).toMatchObject({ trackingNumber: 'Z1' });
+  });
+
+  it('reads a line’s total from its unit price after discounts times its quantity, exactly', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    const [fo] = await shopifyAdapter(token).platform.listFulfillmentOrders(domain, '1001');
+    expect(fo!.lineItems[0]).toMatchObject({ quantity: 3, totalAfterDiscounts: czk('99.99') });
+  });
+
+  it('refuses a document the pinned Admin API version does not have, as Shopify does', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    const { client } = shopifyAdapter(token);
+    const misspelled = 'query { order(id: "gid://shopify/Order/1001") { totalPrice } }';
+    const error = await failure(client.request('order', domain, token, misspelled, {}));
+    expect(error).toBeInstanceOf(ShopifyQueryError);
+    expect((error as Error).message).toMatch(/Cannot query field "totalPrice" on type "Order"/);
+    const tooCostly = 'query { orders(first: 250) { nodes { fulfillmentOrders(first: 250) { nodes { id } } } } }';
+    expect(await failure(client.request('order', domain, token, tooCostly, {}))).toBeInstanceOf(ShopifyQueryError);
+  });
+});
