@@ -60,6 +60,23 @@ describe('loadConfig', () => {
     );
     expect(loadConfig({ ...production, LOCAL_OUTBOUND_ORIGINS: '' }).env).toBe('production');
   });
+  it('pins a Shopify Admin API version and takes an https endpoint in production only', () => {
+    expect(loadConfig({}).shopify).toEqual({
+      apiVersion: '2025-10',
+      adminUrl: 'https://{shop}/admin/api/{version}/graphql.json',
+      timeoutMs: 10_000,
+    });
+    expect(() => loadConfig({ SHOPIFY_API_VERSION: 'latest' })).toThrow(/SHOPIFY_API_VERSION/);
+    expect(() => loadConfig({ SHOPIFY_ADMIN_URL: 'https://example.com/graphql' })).toThrow(/must contain \{shop\}/);
+    const fake = 'http://127.0.0.1:4010/shopify/{shop}/admin/api/{version}/graphql.json';
+    expect(loadConfig({ SHOPIFY_ADMIN_URL: fake }).shopify.adminUrl).toBe(fake);
+    const production = {
+      NODE_ENV: 'production',
+      CURSOR_SECRET: 'a-secret-of-this-deployment',
+      SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    expect(() => loadConfig({ ...production, SHOPIFY_ADMIN_URL: fake })).toThrow(/SHOPIFY_ADMIN_URL: must be https/);
+  });
   it('trusts a proxy only when told to, and keeps in-flight idempotency leases short', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
