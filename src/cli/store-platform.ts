@@ -7,7 +7,7 @@ import {
   sessionInfo,
   type PlatformSessionInfo,
 } from '../db/platform-sessions-repository';
-import { isoSecondsOrNull } from '../http/serialize';
+import { isoSecondsOrNull } from '../domain/wire-format';
 import type { CliKit } from './pickup-points';
 
 /** An operator's mistake in `labelctl store connect`: one line, exit 2. */
