@@ -51,11 +51,9 @@ export async function awaitOutcomeInWorkflow(
   input: { workflowId: string; creationId: string; waitSeconds: number },
 ): Promise<void> {
   try {
-    await temporal.workflow
-      .getHandle(input.workflowId)
-      .executeUpdate(awaitOutcomeUpdate, {
-        args: [{ creationId: input.creationId, waitMs: input.waitSeconds * 1000 }],
-      });
+    await temporal.workflow.getHandle(input.workflowId).executeUpdate(awaitOutcomeUpdate, {
+      args: [{ creationId: input.creationId, waitMs: input.waitSeconds * 1000 }],
+    });
   } catch {
     // Ended or replaced meanwhile: the record has the answer.
   }
