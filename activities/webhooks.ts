@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isDelivered, responseExcerpt } from '../src/domain/webhooks';
 import { activeSecrets } from '../src/webhooks/endpoints';
@@ -100,8 +101,19 @@ async function record(
   );
 }
 
+/**
+ * Worker metric `shipping_label_webhook_attempts{outcome}`: each attempt's result as its workflow sees it (`retry`: it
+ * failed and another follows; `failed`: the last one failed), on the worker's Prometheus endpoint.
+ */
+function countAttempt(outcome: WebhookAttemptResult['outcome']): void {
+  Context.current()
+    .metricMeter.createCounter('shipping_label_webhook_attempts', '', 'Webhook delivery attempts by outcome')
+    .withTags({ outcome })
+    .add(1);
+}
+
 export function createWebhookActivities(deps: ActivityDeps) {
-  return {
+  const activities = {
     /**
      * One POST of the event to the endpoint, signed with each of its active secrets at this moment (a rotation
      * between attempts applies to the next one), recorded in the delivery log with the time of the next attempt.
@@ -183,6 +195,15 @@ export function createWebhookActivities(deps: ActivityDeps) {
         delivered ? 'webhook delivered' : 'webhook attempt failed',
       );
       return { outcome: status === 'pending' ? 'retry' : status };
+    },
+  };
+  return {
+    async attemptWebhookDelivery(
+      input: Parameters<typeof activities.attemptWebhookDelivery>[0],
+    ): Promise<WebhookAttemptResult> {
+      const result = await activities.attemptWebhookDelivery(input);
+      countAttempt(result.outcome);
+      return result;
     },
   };
 }

@@ -7,6 +7,8 @@ import { createPickupPointSources } from './pickup-points/sources';
 import type { Orm } from './db/orm';
 import { carrierRenderer } from './documents/carrier-renderer';
 import type { LabelRenderer } from './documents/ports';
+import type { CallMeter } from './metrics/call-meter';
+import { measuredCarrier, measuredPlatform } from './metrics/port-metrics';
 import type { StorePlatformPort } from './platform/port';
 import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
 import { ShopifyGraphqlClient } from './platform/shopify/graphql-client';
@@ -41,22 +43,26 @@ export function composeAdapters(
   >,
   orm: Orm,
   logger: Logger = createLogger('silent'),
+  /** Times every carrier and platform call (src/metrics/port-metrics.ts); none for scripts and labelctl. */
+  meter?: CallMeter,
 ): Adapters {
   const carriers = new Map<string, CarrierPort>();
   const carrierFor = (carrierCode: string): CarrierPort => {
     let adapter = carriers.get(carrierCode);
     if (!adapter) {
       adapter = sandboxCarrierAdapter(carrierCode, { baseUrl: config.sandboxUrl, timeoutMs: config.carrierTimeoutMs });
+      if (meter) adapter = measuredCarrier(carrierCode, adapter, meter);
       carriers.set(carrierCode, adapter);
     }
     return adapter;
   };
+  const platform = new StorePlatforms(
+    new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
+    new ShopifyGraphqlClient(config.shopify),
+    (shop) => platformConnection(orm.em.fork(), config.settingsEncryptionKey, shop),
+  );
   return {
-    platform: new StorePlatforms(
-      new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
-      new ShopifyGraphqlClient(config.shopify),
-      (shop) => platformConnection(orm.em.fork(), config.settingsEncryptionKey, shop),
-    ),
+    platform: meter ? measuredPlatform(platform, meter) : platform,
     carrierFor,
     renderer: carrierRenderer({ orm, carrierFor }),
     pickupPoints: createPickupPointSources(config, carrierFor, logger),

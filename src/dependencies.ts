@@ -12,10 +12,14 @@ import { postgresCounterStore } from './limits/counter-store';
 import { createRequestLimiter } from './http/request-limiter';
 import { createWriteLimits } from './limits/write-limits';
 import { createLogger, type Logger } from './logger';
+import { createApiMetrics, type ApiMetrics } from './metrics/api-metrics';
+import { promCallMeter } from './metrics/call-meter';
+import { ormPoolReader, pgPoolReader, registerPoolMetrics } from './metrics/pool-metrics';
+import { readOperationalState, registerStateMetrics } from './metrics/state-metrics';
 import { connectTemporal } from './temporal/connection';
 
 export interface OpenedAppDeps {
-  deps: AppDeps;
+  deps: AppDeps & { metrics: ApiMetrics };
   /** Releases what was opened (Temporal connection, database pools). */
   close: () => Promise<void>;
 }
@@ -38,17 +42,22 @@ export async function openAppDeps(
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
   const temporal = options.temporal ?? (await connectTemporal(config.temporal));
-  const adapters = composeAdapters(config, orm, logger);
+  // The API's registry: HTTP answers, the carrier and platform calls, the pools and the state waiting in PostgreSQL.
+  const metrics = createApiMetrics();
+  const adapters = composeAdapters(config, orm, logger, promCallMeter(metrics.registry));
   const requestLog = new RequestLogWriter(orm, logger);
   const hotPool = openHotPool(config.databaseUrl, {
     lockTimeoutMs: config.rateLimitLockTimeoutMs,
     max: config.hotPoolSize,
   });
+  registerPoolMetrics(metrics.registry, [ormPoolReader(orm), pgPoolReader('hot', hotPool)]);
+  registerStateMetrics(metrics.registry, () => readOperationalState({ orm, now, settings: config.carrierProtection }));
   const keys = keyStatements(hotPool);
   const limiter =
     options.overrides?.limiter ?? createRequestLimiter({ take: postgresCounterStore(hotPool).take, now, logger });
-  const deps: AppDeps = {
+  const deps: AppDeps & { metrics: ApiMetrics } = {
     config,
+    metrics,
     orm,
     temporal,
     logger,

@@ -4,15 +4,14 @@ import { loadConfig } from './config';
 import { openAppDeps } from './dependencies';
 import { answerMalformedRequests } from './http/client-error';
 import { createLogger } from './logger';
-import { createApiMetrics } from './metrics/api-metrics';
 import { startMetricsServer } from './metrics/server';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const metrics = createApiMetrics();
   const { deps, close } = await openAppDeps(config, { logger });
-  const app = createApp({ ...deps, metrics });
+  const { metrics } = deps;
+  const app = createApp(deps);
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'api listening');
     // A parent that spawned us with an IPC channel (tests) waits for this.

@@ -8,6 +8,8 @@ import { ensureSchedules } from './temporal/schedules';
 import { workflowSource } from './temporal/workflow-source';
 import { workerTuning } from './temporal/worker-tuning';
 import { reportWorkerLiveness } from './metrics/worker-liveness';
+import { CALL_BUCKET_OVERRIDES, temporalCallMeter } from './metrics/call-meter';
+import { ormPoolReader, reportPoolUsage } from './metrics/pool-metrics';
 import { workerActivities } from './temporal/worker-activities';
 
 async function main(): Promise<void> {
@@ -34,7 +36,16 @@ async function main(): Promise<void> {
     // The SDK runtime serves its Prometheus metrics (task slots, latencies, failures) and ours on this port.
     ...(metricsPort === undefined
       ? {}
-      : { telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.metrics.host}:${metricsPort}` } } } }),
+      : {
+          telemetryOptions: {
+            metrics: {
+              prometheus: {
+                bindAddress: `${config.metrics.host}:${metricsPort}`,
+                histogramBucketOverrides: CALL_BUCKET_OVERRIDES,
+              },
+            },
+          },
+        }),
   });
   const client = await connectTemporal(config.temporal);
   // Before anything else: on a namespace without the search attributes every creation would fail at its start.
@@ -56,7 +67,12 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     ...workerTuning(config.worker),
     ...workflows,
-    activities: workerActivities(config, { orm, logger, temporal: client }),
+    activities: workerActivities(config, {
+      orm,
+      logger,
+      temporal: client,
+      meter: temporalCallMeter(Runtime.instance().metricMeter),
+    }),
   });
   if (config.workerManagesSchedules) await ensureSchedules(client, config);
   logger.info({ task_queue: config.temporal.taskQueue }, 'worker started');
@@ -66,8 +82,10 @@ async function main(): Promise<void> {
   const running = worker.run();
   // After run(): the worker is RUNNING from here until shutdown.
   const stopLiveness = reportWorkerLiveness(worker, Runtime.instance().metricMeter);
+  const stopPoolUsage = reportPoolUsage([ormPoolReader(orm)], Runtime.instance().metricMeter);
   await running;
   stopLiveness();
+  stopPoolUsage();
   await client.connection.close();
   await connection.close();
   await orm.close();

@@ -141,6 +141,17 @@ function repeated(
   };
 }
 
+/** Until when the account's circuit is open after its unclear results in a row; null when it is closed now. */
+export function circuitOpenUntil(
+  streak: { count: number; lastAt: Date | null },
+  settings: Pick<CarrierProtectionSettings, 'circuitThreshold' | 'circuitOpenMs'>,
+  now: Date,
+): Date | null {
+  if (streak.count < settings.circuitThreshold || !streak.lastAt) return null;
+  const until = new Date(streak.lastAt.getTime() + settings.circuitOpenMs);
+  return until > now ? until : null;
+}
+
 /**
  * Whether a creation may call the carrier now. Account-wide blocks come first (fixing the shipment does not help
  * while the account cannot ship): an open circuit, then an account refusing everything; then the shipment's own
@@ -151,11 +162,8 @@ export function decideCarrierProtection(
   settings: CarrierProtectionSettings,
   now: Date,
 ): ProtectionDecision {
-  const { unclearStreak } = snapshot;
-  if (unclearStreak.count >= settings.circuitThreshold && unclearStreak.lastAt) {
-    const until = new Date(unclearStreak.lastAt.getTime() + settings.circuitOpenMs);
-    if (until > now) return unavailable('circuit_open', until, now);
-  }
+  const circuitUntil = circuitOpenUntil(snapshot.unclearStreak, settings, now);
+  if (circuitUntil) return unavailable('circuit_open', circuitUntil, now);
 
   // Refusals before the account's last acceptance or last change say nothing about the account as it is now.
   const since = Math.max(snapshot.lastAcceptedAt?.getTime() ?? -Infinity, snapshot.accountChangedAt.getTime());

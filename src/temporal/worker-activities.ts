@@ -5,10 +5,14 @@ import { creationWire } from '../api/label-creations/creation-wire';
 import type { Config } from '../config';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
+import type { CallMeter } from '../metrics/call-meter';
 import { systemResolver, targetPolicy } from '../net/target-guard';
 
 /** The worker's activities over the configured adapters: what `src/worker.ts` registers (and a test's own worker). */
-export function workerActivities(config: Config, deps: { orm: Orm; logger: Logger; temporal: Client }) {
+export function workerActivities(
+  config: Config,
+  deps: { orm: Orm; logger: Logger; temporal: Client; meter?: CallMeter },
+) {
   // Absolute URLs in event payloads, without `/v1`: the API's public base URL.
   const baseUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
   return createActivities({
@@ -18,7 +22,7 @@ export function workerActivities(config: Config, deps: { orm: Orm; logger: Logge
     smtpUrl: config.mail.smtpUrl,
     mailFrom: config.mail.from,
     carrierProtection: config.carrierProtection,
-    ...composeAdapters(config, deps.orm, deps.logger),
+    ...composeAdapters(config, deps.orm, deps.logger, deps.meter),
     temporal: deps.temporal,
     webhooks: {
       taskQueue: config.temporal.taskQueue,

@@ -140,10 +140,16 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     WEBHOOK_RETRY_MAX_INTERVAL: '1s',
     WEBHOOK_RETRY_WINDOW: '2m',
   };
+  // The first worker's Prometheus endpoint, which the metrics tests scrape (TEST_WORKER_METRICS_URL).
+  const workerMetricsPort = await freePort();
   for (let i = 0; i < (options.workers ?? 1); i += 1)
     await spawnTs(
       join(root, 'src', 'worker.ts'),
-      { ...env, WORKER_MANAGES_SCHEDULES: i === 0 ? 'true' : 'false' },
+      {
+        ...env,
+        WORKER_MANAGES_SCHEDULES: i === 0 ? 'true' : 'false',
+        ...(i === 0 ? { WORKER_METRICS_PORT: String(workerMetricsPort) } : {}),
+      },
       i === 0 ? 'worker' : `worker-${i + 1}`,
       undefined,
       profile,
@@ -164,6 +170,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     WEBHOOK_RETRY_MAX_INTERVAL: env.WEBHOOK_RETRY_MAX_INTERVAL,
     WEBHOOK_RETRY_WINDOW: env.WEBHOOK_RETRY_WINDOW,
     TEST_LOCAL_RECEIVER_ORIGIN: localReceiverOrigin,
+    TEST_WORKER_METRICS_URL: `http://127.0.0.1:${workerMetricsPort}/metrics`,
   });
   (globalThis as unknown as { __testRun: TestRun }).__testRun = { children, serverUrl, database };
   process.stderr.write(

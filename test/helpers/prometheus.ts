@@ -13,3 +13,22 @@ export function sampleValue(text: string, name: string, labels: Record<string, s
   }
   return undefined;
 }
+
+/** The sum of every sample `name` whose labels include `labels` (0 when there is none). */
+export function sampleSum(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const value = sampleValue(line, name, labels);
+    if (value !== undefined) sum += value;
+  }
+  return sum;
+}
+
+/** The first worker's Prometheus endpoint (global setup gives it WORKER_METRICS_PORT). */
+export async function scrapeWorker(): Promise<string> {
+  const url = process.env.TEST_WORKER_METRICS_URL;
+  if (!url) throw new Error('TEST_WORKER_METRICS_URL is not set: run integration tests through jest');
+  const res = await fetch(url);
+  if (res.status !== 200) throw new Error(`worker metrics answered ${res.status}`);
+  return res.text();
+}

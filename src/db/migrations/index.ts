@@ -22,6 +22,7 @@ import { Migration20261125100000LabelRowVersion } from './20261125100000-label-r
 import { Migration20261125200000WebhookEventRetention } from './20261125200000-webhook-event-retention';
 import { Migration20261126000000InsertionOrder } from './20261126000000-insertion-order';
 import { Migration20261127000000StorePlatformSessions } from './20261127000000-store-platform-sessions';
+import { Migration20261127090000OperationalGauges } from './20261127090000-operational-gauges';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -55,4 +56,5 @@ export const migrationsList = [
   { name: 'Migration20261125200000WebhookEventRetention', class: Migration20261125200000WebhookEventRetention },
   { name: 'Migration20261126000000InsertionOrder', class: Migration20261126000000InsertionOrder },
   { name: 'Migration20261127000000StorePlatformSessions', class: Migration20261127000000StorePlatformSessions },
+  { name: 'Migration20261127090000OperationalGauges', class: Migration20261127090000OperationalGauges },
 ];

@@ -1,0 +1,56 @@
+import type { MetricMeter } from '@temporalio/common';
+import { Histogram, type Registry } from 'prom-client';
+
+/**
+ * Where the timings of outbound port calls go: the API's prom-client registry or, in the worker, the Temporal SDK's
+ * meter (its Prometheus endpoint). One interface, so the port decorators (`port-metrics.ts`) need not know which.
+ */
+export interface CallMeter {
+  carrierCall(call: { carrier: string; operation: string; outcome: string }, seconds: number): void;
+  platformCall(call: { operation: string; outcome: string }, seconds: number): void;
+}
+
+export const CARRIER_CALL_METRIC = 'shipping_label_carrier_call_duration_seconds';
+export const PLATFORM_CALL_METRIC = 'shipping_label_platform_call_duration_seconds';
+
+/** Seconds; a carrier call is given up on after CARRIER_TIMEOUT (30 s by default), the platform after 10 s. */
+export const CALL_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** The worker's Runtime option: the SDK's default buckets are in milliseconds, ours in seconds. */
+export const CALL_BUCKET_OVERRIDES: Record<string, number[]> = {
+  [CARRIER_CALL_METRIC]: CALL_BUCKETS,
+  [PLATFORM_CALL_METRIC]: CALL_BUCKETS,
+};
+
+const CARRIER_HELP = 'Carrier calls by carrier, port operation and outcome, timed';
+const PLATFORM_HELP = 'Store platform calls by port operation and outcome, timed';
+
+export function promCallMeter(registry: Registry): CallMeter {
+  const carrier = new Histogram({
+    name: CARRIER_CALL_METRIC,
+    help: CARRIER_HELP,
+    labelNames: ['carrier', 'operation', 'outcome'] as const,
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
+  const platform = new Histogram({
+    name: PLATFORM_CALL_METRIC,
+    help: PLATFORM_HELP,
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
+  return {
+    carrierCall: (labels, seconds) => carrier.observe(labels, seconds),
+    platformCall: (labels, seconds) => platform.observe(labels, seconds),
+  };
+}
+
+export function temporalCallMeter(meter: MetricMeter): CallMeter {
+  const carrier = meter.createHistogram(CARRIER_CALL_METRIC, 'float', '', CARRIER_HELP);
+  const platform = meter.createHistogram(PLATFORM_CALL_METRIC, 'float', '', PLATFORM_HELP);
+  return {
+    carrierCall: (labels, seconds) => carrier.record(seconds, labels),
+    platformCall: (labels, seconds) => platform.record(seconds, labels),
+  };
+}

@@ -1,0 +1,146 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { Orm } from '../db/orm';
+import { circuitOpenUntil, type CarrierProtectionSettings } from '../domain/carrier-protection';
+
+/**
+ * Gauges of what waits in PostgreSQL, read when Prometheus scrapes the API (docs/decisions/0900-port-and-state-metrics.md):
+ * creations in `needs_attention`, pending webhook deliveries, the e-mail outbox and each carrier account's circuit.
+ * Every API process reports the same values: aggregate with `max`, never `sum`.
+ */
+export interface OperationalState {
+  needsAttention: { count: number; oldestSeconds: number };
+  webhooksPending: { count: number; oldestSeconds: number };
+  outbox: { count: number; oldestSeconds: number };
+  circuits: Array<{ carrierAccountId: string; carrier: string; open: boolean; unclearInARow: number }>;
+}
+
+interface Totals {
+  attention_count: number;
+  attention_oldest: Date | null;
+  webhooks_count: number;
+  webhooks_oldest: Date | null;
+  outbox_count: number;
+  outbox_oldest: Date | null;
+}
+
+// The age of a creation in `needs_attention` runs from the unclear carrier call (its attention's `sentAt`).
+const TOTALS = `select
+  (select count(*)::int from label_creations where status = 'needs_attention') as attention_count,
+  (select min((attention->>'sentAt')::timestamptz) from label_creations where status = 'needs_attention')
+    as attention_oldest,
+  (select count(*)::int from webhook_deliveries where status = 'pending') as webhooks_count,
+  (select min(created_at) from webhook_deliveries where status = 'pending') as webhooks_oldest,
+  (select count(*)::int from notifications where sent_at is null) as outbox_count,
+  (select min(created_at) from notifications where sent_at is null) as outbox_oldest`;
+
+/** Each account with recent outcomes: its unclear results since its last clear one (as carrier protection counts). */
+const STREAKS = `select o.carrier_account_id as id, coalesce(a.carrier_code, 'unknown') as carrier,
+    (count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq))::int as unclear,
+    max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at
+  from carrier_outcomes o
+  join (select carrier_account_id, coalesce(max(seq) filter (where outcome <> 'unclear'), 0) as clear_seq
+          from carrier_outcomes group by carrier_account_id) c on c.carrier_account_id = o.carrier_account_id
+  left join carrier_accounts a on a.id = o.carrier_account_id
+  group by o.carrier_account_id, a.carrier_code`;
+
+const ageSeconds = (oldest: Date | null, now: Date) =>
+  oldest ? Math.max(0, (now.getTime() - new Date(oldest).getTime()) / 1000) : 0;
+
+export async function readOperationalState(deps: {
+  orm: Orm;
+  now: () => Date;
+  settings: CarrierProtectionSettings;
+}): Promise<OperationalState> {
+  const em = deps.orm.em.fork();
+  const [[totals], streaks] = await Promise.all([
+    em.execute<Totals[]>(TOTALS),
+    em.execute<Array<{ id: string; carrier: string; unclear: number; last_at: Date | null }>>(STREAKS),
+  ]);
+  const now = deps.now();
+  const t = totals!;
+  return {
+    needsAttention: { count: t.attention_count, oldestSeconds: ageSeconds(t.attention_oldest, now) },
+    webhooksPending: { count: t.webhooks_count, oldestSeconds: ageSeconds(t.webhooks_oldest, now) },
+    outbox: { count: t.outbox_count, oldestSeconds: ageSeconds(t.outbox_oldest, now) },
+    circuits: streaks.map((s) => ({
+      carrierAccountId: s.id,
+      carrier: s.carrier,
+      unclearInARow: s.unclear,
+      open:
+        circuitOpenUntil({ count: s.unclear, lastAt: s.last_at ? new Date(s.last_at) : null }, deps.settings, now) !==
+        null,
+    })),
+  };
+}
+
+/** Registers the gauges; one read of the state serves every gauge of one scrape. */
+export function registerStateMetrics(registry: Registry, read: () => Promise<OperationalState>): void {
+  let pending: Promise<OperationalState | null> | null = null;
+  // The gauges' collect() calls of one scrape start together: the first starts the read, the others share it. A
+  // database that does not answer leaves these gauges NaN (or without series) instead of failing the whole scrape.
+  const state = () => {
+    pending ??= read()
+      .catch(() => null)
+      .finally(() => setImmediate(() => (pending = null)));
+    return pending;
+  };
+  const gauge = (name: string, help: string, value: (s: OperationalState) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      async collect() {
+        const now = await state();
+        this.set(now ? value(now) : NaN);
+      },
+    });
+  gauge(
+    'shipping_label_creations_needing_attention',
+    'Creations in needs_attention now',
+    (s) => s.needsAttention.count,
+  );
+  gauge(
+    'shipping_label_creations_needing_attention_oldest_seconds',
+    'Age of the oldest creation in needs_attention, from its unclear carrier call; 0 when none',
+    (s) => s.needsAttention.oldestSeconds,
+  );
+  gauge(
+    'shipping_label_webhook_deliveries_pending',
+    'Webhook deliveries not yet delivered or given up',
+    (s) => s.webhooksPending.count,
+  );
+  gauge(
+    'shipping_label_webhook_delivery_oldest_pending_seconds',
+    'Age of the oldest pending webhook delivery; 0 when none',
+    (s) => s.webhooksPending.oldestSeconds,
+  );
+  gauge('shipping_label_notification_outbox_depth', 'E-mail notifications not yet sent', (s) => s.outbox.count);
+  gauge(
+    'shipping_label_notification_outbox_oldest_seconds',
+    'Age of the oldest unsent e-mail notification; 0 when none',
+    (s) => s.outbox.oldestSeconds,
+  );
+  const circuitLabels = ['carrier_account', 'carrier'] as const;
+  new Gauge({
+    name: 'shipping_label_carrier_circuit_open',
+    help: '1 while the carrier account circuit is open (new creations fail circuit_open), else 0',
+    labelNames: circuitLabels,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of (await state())?.circuits ?? [])
+        this.set({ carrier_account: c.carrierAccountId, carrier: c.carrier }, c.open ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'shipping_label_carrier_unclear_in_a_row',
+    help: 'Unclear carrier results in a row per carrier account (the circuit opens at CARRIER_CIRCUIT_THRESHOLD)',
+    labelNames: circuitLabels,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of (await state())?.circuits ?? [])
+        this.set({ carrier_account: c.carrierAccountId, carrier: c.carrier }, c.unclearInARow);
+    },
+  });
+}
