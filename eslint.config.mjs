@@ -51,8 +51,11 @@ const UPS = ['../', '../../', '../../../'];
 const srcFolders = (names) => names.flatMap((name) => UPS.flatMap((up) => [`${up}${name}`, `${up}${name}/**`]));
 const rootFolders = (names) =>
   names.flatMap((name) => UPS.slice(1).flatMap((up) => [`${up}${name}`, `${up}${name}/**`]));
-/** Workflows are started and asked through their contracts only, never imported themselves. */
-const WORKFLOWS_BUT_CONTRACTS = String.raw`^(\.\./)+workflows(/(?!([\w-]+/contract|[\w-]+-contract|search-attributes)$).*)?$`;
+/**
+ * Workflows are started and asked through their contracts only, never imported themselves; a workflow's `details`
+ * (the pure text of its Web UI metadata) goes with its contract, since the starter gives the static part.
+ */
+const WORKFLOWS_BUT_CONTRACTS = String.raw`^(\.\./)+workflows(/(?!([\w-]+/contract|[\w-]+/details|[\w-]+-contract|search-attributes)$).*)?$`;
 const floorRule = (files, forbidden, message, typeOnly = [], regex = null) => ({
   files,
   rules: {

@@ -20,6 +20,7 @@ import {
   type LabelCreationWorkflow,
 } from '../../workflows/label-creation/contract';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
+import { requestedOrder, startMetadata } from '../../workflows/label-creation/details';
 import { takeWaitHold } from './prefer-wait';
 import { claimCreation, dropClaim, isKeyBound, readCreationById, type CreationRow } from './records';
 
@@ -134,6 +135,14 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           { key: CREATION_STATUS, value: 'processing' },
           { key: IDEMPOTENCY_KEY, value: input.idempotencyKey },
         ],
+        // What the Web UI shows at the top of the creation's page (its phases are the workflow's current details).
+        ...startMetadata({
+          creationId: row.id,
+          storeId: input.storeId,
+          idempotencyKey: input.idempotencyKey,
+          order: requestedOrder(input.request.order),
+          carrierAccountId: input.request.carrierAccountId,
+        }),
       });
       try {
         await deps.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, {

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
@@ -506,6 +506,91 @@ describe('the label-creation workflow, its branches with mocked activities', () 
       .executeUpdate(awaitOutcomeUpdate, { args: [{ creationId: 'lcr_other', waitMs: 0 }] })
       .catch((e: unknown) => e);
     expect(other).toBeInstanceOf(WorkflowUpdateFailedError);
+    await c.handle.terminate('test over');
+  });
+});
+
+/** The current details the Web UI shows (the SDK's built-in metadata query). */
+async function detailsOf(handle: { query: (name: string) => Promise<unknown> }): Promise<string> {
+  return ((await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string }).currentDetails ?? '';
+}
+
+/** The summary the Web UI shows on each scheduled activity of the run, by activity type. */
+async function activitySummaries(handle: { fetchHistory: () => Promise<any> }): Promise<Record<string, string[]>> {
+  const history = await handle.fetchHistory();
+  const out: Record<string, string[]> = {};
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    const summary = event.userMetadata?.summary;
+    if (!scheduled || !summary) continue;
+    (out[scheduled.activityType.name as string] ??= []).push(defaultPayloadConverter.fromPayload(summary));
+  }
+  return out;
+}
+
+describe('the creation explains itself in the Temporal Web UI (user metadata)', () => {
+  it('keeps current details true while it waits for a lock, and once it failed', async () => {
+    const context = aContext({
+      holders: [{ fulfillmentOrderGid: foGid(1), heldBy: 'export', labelCreationId: null, workflowId: null }],
+    });
+    const c = await start(
+      { prepare: [prepared(decide(context, { on_existing: 'return' }))] },
+      { on_existing: 'return' },
+    );
+    let waiting = '';
+    await eventually(async () => (waiting = await detailsOf(c.handle)).includes('Waiting for the lock'));
+    expect(waiting).toContain(`Creation \`${c.creationId}\``);
+    expect(waiting).toContain('#1001');
+    expect(waiting).toContain(`fulfillment order(s) \`${foGid(1)}\`, held by the platform (export)`);
+    expect(waiting).toMatch(/at the latest \(then `not_started`\)/);
+    expect((await result(c.handle)).status).toBe('failed');
+    expect(await detailsOf(c.handle)).toContain('**Failed**: `not_started`');
+  });
+
+  it('in needs_attention: reason, shipment_at_carrier, sent at, resolve_allowed_at, next look, the resolve calls', async () => {
+    const sent = unclearAnswer();
+    const c = await start(
+      { prepare: [prepared(decide(aContext()))], send: sent },
+      {},
+      { attentionRetryInitialMs: 2_000 },
+    );
+    let details = '';
+    await eventually(async () => (details = await detailsOf(c.handle)).includes('Next automatic look'));
+    const attention = (await c.handle.query(creationStateQuery)).attention!;
+    expect(details).toContain('**Needs attention**: `carrier_timeout`; shipment_at_carrier `unknown`.');
+    expect(details).toContain(`- Sent at: ${(sent as { sentAt: string }).sentAt}`);
+    expect(details).toContain(`- resolve_allowed_at: ${attention.resolveAllowedAt}`);
+    const nextLook = Date.parse(/Next automatic look at the carrier: (\S+)/.exec(details)![1]!);
+    expect(nextLook).toBeGreaterThan(Date.now() - 1_000);
+    expect(nextLook).toBeLessThanOrEqual(Date.now() + 2_500);
+    expect(details).toContain(`/v1/label-creations/${c.creationId}/resolve`);
+    expect(details).toContain(`-d '{"outcome":"not_created"}'`);
+    expect(details).toContain(`-d '{"outcome":"shipment_exists"}'`);
+    // Each activity says what it does, for this order and carrier.
+    const summaries = await activitySummaries(c.handle);
+    expect(summaries.sendToCarrier).toEqual(['create shipment at Carrier A for #1001']);
+    expect(summaries.holdUnresolvedFulfillmentOrders).toEqual(['hold the fulfillment orders of #1001 on the platform']);
+    await c.handle.executeUpdate(resolveUpdate, {
+      args: [{ outcome: 'not_created', trackingNumber: null, note: null, resolvedBy: 'ak_1' }],
+    });
+    expect((await result(c.handle)).status).toBe('failed');
+    expect(await detailsOf(c.handle)).toContain('**Failed**: `resolved_not_created`');
+  });
+
+  it('once the shipment is found to exist, offers only shipment_exists and names the reference', async () => {
+    const c = await start({
+      prepare: [prepared(decide(aContext()))],
+      send: unclearAnswer(),
+      recover: [{ kind: 'exists', labelId: 'lbl_late', shipmentId: 's', carrierReference: 'Z9' }],
+    });
+    let details = '';
+    await eventually(async () => (details = await detailsOf(c.handle)).includes('shipment_at_carrier `exists`'));
+    expect(details).toContain('look for reference `Z9`');
+    expect(details).not.toContain('"outcome":"not_created"');
+    expect(details).toContain('"outcome":"shipment_exists"');
+    expect((await activitySummaries(c.handle)).recoverShipment?.[0]).toBe(
+      'look for the shipment at Carrier A for #1001',
+    );
     await c.handle.terminate('test over');
   });
 });

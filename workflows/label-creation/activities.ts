@@ -12,13 +12,24 @@ export const local = proxyLocalActivities<Activities>({
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 
-export const bounded = proxyActivities<Activities>({
+const BOUNDED = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 6 },
-});
+} as const;
 
-export function carrierActivities(d: CreationDurations) {
+export const bounded = proxyActivities<Activities>(BOUNDED);
+
+/**
+ * The same, with the one-line summary the Web UI shows on the activity (`summary`: user metadata, not part of the
+ * command sequence a replay compares).
+ */
+export function boundedWith(summary: string) {
+  return proxyActivities<Activities>({ ...BOUNDED, summary });
+}
+
+export function carrierActivities(d: CreationDurations, summary?: string) {
   return proxyActivities<Activities>({
+    ...(summary ? { summary } : {}),
     // A create, a lookup after an unclear answer, and a print for carrier D: three carrier calls at most.
     startToCloseTimeout: 3 * d.carrierTimeoutMs + 10_000,
     // A lost worker is noticed within seconds; the retry only looks the shipment up (never creates again).
@@ -28,8 +39,9 @@ export function carrierActivities(d: CreationDurations) {
 }
 
 /** One look at the carrier while the creation needs attention: a failed look is simply retried at the next one. */
-export function recoverActivity(d: CreationDurations) {
+export function recoverActivity(d: CreationDurations, summary?: string) {
   return proxyActivities<Activities>({
+    ...(summary ? { summary } : {}),
     // A lookup, a status call and a label download at most.
     startToCloseTimeout: 3 * d.carrierTimeoutMs + 10_000,
     retry: { maximumAttempts: 1 },
@@ -41,8 +53,9 @@ export function recoverActivity(d: CreationDurations) {
  * (docs/decisions/0023-decide-and-lock-in-one-step.md), so the carrier call's scheduling follows in the same workflow
  * task (a regular activity's task round trip is the largest share of a creation's time, decision 0018).
  */
-export function prepareActivity(remainingMs: number) {
+export function prepareActivity(remainingMs: number, summary?: string) {
   return proxyLocalActivities<Activities>({
+    ...(summary ? { summary } : {}),
     startToCloseTimeout: '30 seconds',
     // Retried until the creation's deadline, then the creation did not start; a store platform that stays down fails
     // it sooner, with `shopify_unavailable` (the activity counts its reads, docs/decisions/0027).

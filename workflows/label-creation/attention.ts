@@ -5,6 +5,7 @@ import { CARRIERS } from '../../src/carriers/catalog';
 import { nextAttentionWait } from '../../src/domain/resolve';
 import { workflowNow } from '../workflow-time';
 import { local, recoverActivity } from './activities';
+import { activitySummary } from './details';
 import { complete, importRejected } from './finalize';
 import { platformHold } from './platform-hold';
 import { abandon, applyResolution } from './resolution';
@@ -44,31 +45,40 @@ export async function needsAttention(run: CreationRun, u: Unresolved): Promise<v
  */
 async function untilResolved(run: CreationRun, u: Unresolved): Promise<void> {
   const abandonAt = workflowNow() + run.durations.abandonAfterMs;
-  const recover = recoverActivity(run.durations);
+  run.abandonAtMs = abandonAt;
   for (let attempt = 0; ; attempt += 1) {
-    await condition(
-      () => run.state.resolution !== null,
-      Math.max(
-        1,
-        nextAttentionWait(attempt, {
-          initialMs: run.durations.attentionRetryInitialMs,
-          maxMs: run.durations.attentionRetryMaxMs,
-          nowMs: workflowNow(),
-          abandonAtMs: abandonAt,
-        }),
-      ),
+    const wait = Math.max(
+      1,
+      nextAttentionWait(attempt, {
+        initialMs: run.durations.attentionRetryInitialMs,
+        maxMs: run.durations.attentionRetryMaxMs,
+        nowMs: workflowNow(),
+        abandonAtMs: abandonAt,
+      }),
     );
+    run.nextLookAtMs = workflowNow() + wait;
+    run.describe();
+    await condition(() => run.state.resolution !== null, wait);
+    run.nextLookAtMs = null;
     if (run.state.resolution) return applyResolution(run, u, run.state.resolution);
     if (workflowNow() >= abandonAt) return abandon(run, u, null);
     run.busy = true;
+    run.describe();
     try {
-      const done = await lookOnce(run, u, recover);
+      const done = await lookOnce(run, u, recoverActivity(run.durations, lookSummary(run, u)));
       if (done) return;
     } finally {
       run.busy = false;
     }
   }
 }
+
+const lookSummary = (run: CreationRun, u: Unresolved) =>
+  activitySummary.look(
+    run.state.attention?.carrier.name ?? u.sendInput.carrierCall.carrierCode,
+    run.order,
+    u.reference,
+  );
 
 /** One look at the carrier; true when it settled the creation. */
 async function lookOnce(run: CreationRun, u: Unresolved, recover: ReturnType<typeof recoverActivity>) {
@@ -120,5 +130,6 @@ async function learned(run: CreationRun, u: Unresolved, found: Extract<Recovered
   };
   if (JSON.stringify(attention) === JSON.stringify(before)) return;
   run.state.attention = attention;
+  run.describe();
   await local.updateCreationAttention({ creationId: run.creationId, attention });
 }

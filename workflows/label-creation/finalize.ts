@@ -1,5 +1,6 @@
 import type { SideEffects } from '../../src/domain/creation-record';
-import { bounded, local } from './activities';
+import { boundedWith, local } from './activities';
+import { activitySummary } from './details';
 import type { Created } from './prepare';
 import type { CreationRun } from './run';
 
@@ -74,7 +75,7 @@ async function applySideEffects(
   const [fulfillment, tags] = await Promise.all([
     mode === 'none'
       ? ({ mode, status: 'skipped' } as const)
-      : bounded
+      : boundedWith(activitySummary.fulfil(mode, run.order))
           .fulfillOrder({
             storeId: run.storeId,
             fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
@@ -86,7 +87,7 @@ async function applySideEffects(
           .then((status) => ({ mode, status })),
     labelTag === null
       ? ('skipped' as const)
-      : bounded
+      : boundedWith(activitySummary.tag(run.order))
           .tagOrder({
             storeId: run.storeId,
             orderGid: decision.order.id,

@@ -1,5 +1,6 @@
 import { log } from '@temporalio/workflow';
-import { bounded } from './activities';
+import { boundedWith } from './activities';
+import { activitySummary } from './details';
 import type { CreationRun } from './run';
 
 /**
@@ -16,9 +17,10 @@ export async function platformHold(
     creationId: run.creationId,
     fulfillmentOrderGids,
   };
+  const platform = boundedWith(activitySummary.platformHold(action, run.order));
   try {
-    if (action === 'hold') await bounded.holdUnresolvedFulfillmentOrders(target);
-    else await bounded.releaseUnresolvedFulfillmentOrders(target);
+    if (action === 'hold') await platform.holdUnresolvedFulfillmentOrders(target);
+    else await platform.releaseUnresolvedFulfillmentOrders(target);
   } catch (error) {
     log.warn(`platform ${action} of the fulfillment orders failed`, { error: String(error) });
   }

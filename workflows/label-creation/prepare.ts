@@ -2,10 +2,12 @@ import { ActivityFailure, condition, upsertSearchAttributes, workflowInfo } from
 import type { PreparedAndLocked } from '../../activities/label-creation';
 import { decisionRecord, type CreationDecision } from '../../src/domain/creation-decision';
 import type { LabelCreationStatus } from '../../src/domain/labels';
+import { CARRIERS } from '../../src/carriers/catalog';
 import { CARRIER_ACCOUNT_ID, ORDER_ID } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
 import { local, prepareActivity } from './activities';
 import { fromFailure } from './contract';
+import { activitySummary } from './details';
 import type { CreationRun } from './run';
 
 export type Created = Extract<CreationDecision, { kind: 'create' }>;
@@ -24,7 +26,10 @@ export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> 
     if (workflowNow() >= run.deadline) return ended(run.notStarted());
     let outcome: PreparedAndLocked;
     try {
-      outcome = await prepareActivity(run.deadline - workflowNow())({
+      outcome = await prepareActivity(
+        run.deadline - workflowNow(),
+        activitySummary.prepare(run.order),
+      )({
         creationId,
         storeId,
         workflowId: workflowInfo().workflowId,
@@ -41,11 +46,13 @@ export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> 
       // A duplicate run of an attempt that already moved on: nothing to do.
       run.state.status = (outcome.status as LabelCreationStatus | null) ?? 'failed';
       run.state.phase = null;
+      run.describe();
       return { kind: 'done' };
     }
     // Decided by the activity with the same pure function the dry run uses; the workflow does not decide again.
     const decision = outcome.decision;
     const record = decisionRecord(decision);
+    noteDecision(run, decision, outcome.context.carrierAccounts);
     if (decision.order) {
       upsertSearchAttributes([
         { key: ORDER_ID, value: decision.order.id },
@@ -80,6 +87,21 @@ export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> 
       await run.waitForHolder([...new Set(locked.holders.map((h) => h.workflowId))]);
     }
   }
+}
+
+/** What the Web UI names from now on: the order's name and the carrier account the creation calls. */
+function noteDecision(
+  run: CreationRun,
+  decision: CreationDecision,
+  accounts: Prepared['context']['carrierAccounts'],
+): void {
+  if (decision.order) run.order = decision.order.name;
+  if (decision.kind === 'create') {
+    const { carrierAccountId, carrierCode } = decision.carrierCall;
+    const account = accounts.find((a) => a.id === carrierAccountId);
+    run.carrier = { name: CARRIERS[carrierCode]?.name ?? carrierCode, accountId: account?.id ?? carrierAccountId };
+  }
+  run.describe();
 }
 
 async function ended(done: Promise<void>): Promise<PrepareOutcome> {

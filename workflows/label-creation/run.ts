@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -13,6 +14,7 @@ import { decideResolve, type ResolveOutcome } from '../../src/domain/resolve';
 import { CREATION_STATUS } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
 import { local } from './activities';
+import { currentDetails, requestedOrder } from './details';
 import {
   awaitOutcomeUpdate,
   creationStateQuery,
@@ -40,6 +42,11 @@ export class CreationRun {
   private locksReleased = false;
   private released = false;
   private readonly waiters = new Set<string>();
+  /** For the Web UI's current details: the order and carrier account once decided, the next look while unclear. */
+  order: string;
+  carrier: { name: string; accountId: string } | null = null;
+  nextLookAtMs: number | null = null;
+  abandonAtMs: number | null = null;
 
   constructor(readonly input: LabelCreationInput) {
     this.deadline = input.createdAtMs + input.durations.notStartedMs;
@@ -53,6 +60,7 @@ export class CreationRun {
       attention: null,
       resolution: null,
     };
+    this.order = requestedOrder(input.request.order);
   }
 
   get creationId(): string {
@@ -95,6 +103,7 @@ export class CreationRun {
         // Decided again: the look that was under way may have found the shipment.
         if (this.refuseResolve(input.outcome).kind === 'repeat') return this.snapshot();
         this.state.resolution = { ...input, resolvedAt: new Date(workflowNow()).toISOString() };
+        this.describe();
         await condition(() => this.state.status !== 'needs_attention');
         return this.snapshot();
       },
@@ -107,6 +116,23 @@ export class CreationRun {
     setHandler(locksReleasedSignal, () => {
       this.locksReleased = true;
     });
+    this.describe();
+  }
+
+  /** Keeps the Web UI's current details true: called at every change of status, phase, attention or next look. */
+  describe(): void {
+    setCurrentDetails(
+      currentDetails({
+        state: this.state,
+        storeId: this.storeId,
+        order: this.order,
+        carrier: this.carrier,
+        deadlineMs: this.deadline,
+        nextLookAtMs: this.nextLookAtMs,
+        abandonAtMs: this.abandonAtMs,
+        looking: this.busy,
+      }),
+    );
   }
 
   /** The resolve decided over the workflow's own state; a refusal is thrown with the spec's code (the validator's). */
@@ -128,11 +154,13 @@ export class CreationRun {
     this.state.status = status;
     if (status !== 'processing') this.state.phase = null;
     upsertSearchAttributes([{ key: CREATION_STATUS, value: status }]);
+    this.describe();
   }
 
   async phase(next: LabelCreationPhase, waitingFor: WaitFor | null = null): Promise<void> {
     this.state.phase = next;
     this.state.waitingFor = waitingFor;
+    this.describe();
     await local.setCreationPhase({ creationId: this.creationId, phase: next, waitingFor });
   }
 

@@ -2,7 +2,8 @@ import { condition } from '@temporalio/workflow';
 import { refusal } from '../../src/domain/refusal';
 import type { SendToCarrierInput, SentToCarrier } from '../../activities/label-creation';
 import { workflowNow } from '../workflow-time';
-import { bounded, carrierActivities } from './activities';
+import { boundedWith, carrierActivities } from './activities';
+import { activitySummary } from './details';
 import { needsAttention } from './attention';
 import type { Unresolved } from './unresolved';
 import { complete, importRejected, type Tracking } from './finalize';
@@ -15,8 +16,9 @@ import type { CreationRun } from './run';
  */
 export async function sendToCarrier(run: CreationRun, decision: Created, prepared: Prepared): Promise<void> {
   const { creationId, storeId, durations } = run;
-  const carrier = carrierActivities(durations);
   const call = decision.carrierCall;
+  const carrierName = run.carrier?.name ?? call.carrierCode;
+  const carrier = carrierActivities(durations, activitySummary.send(carrierName, run.order));
   const service = prepared.context.carrierAccounts
     .find((a) => a.id === call.carrierAccountId)
     ?.services.find((s) => s.code === call.serviceCode);
@@ -97,7 +99,7 @@ export async function sendToCarrier(run: CreationRun, decision: Created, prepare
   }
   if (!sent.hasDocument) {
     try {
-      await bounded.fetchLabelDocument({
+      await boundedWith(activitySummary.fetchLabel(carrierName, run.order)).fetchLabelDocument({
         storeId,
         carrierAccountId: call.carrierAccountId,
         shipmentId: sent.shipmentId,
@@ -115,7 +117,8 @@ async function awaitBatch(run: CreationRun, carrierAccountId: string, shipmentId
   const until = workflowNow() + run.durations.carrierPendingMaxMs;
   let wait = run.durations.carrierPollMs;
   for (;;) {
-    const status = await bounded.checkShipment({ storeId: run.storeId, carrierAccountId, shipmentId });
+    const summary = activitySummary.checkBatch(run.carrier?.name ?? carrierAccountId, shipmentId, run.order);
+    const status = await boundedWith(summary).checkShipment({ storeId: run.storeId, carrierAccountId, shipmentId });
     if (status.status !== 'pending' || workflowNow() >= until) return status;
     await condition(() => false, Math.min(wait, Math.max(1, until - workflowNow())));
     wait = Math.min(wait * 2, 30_000);

@@ -22,6 +22,7 @@ export const labelCreationWorkflow: LabelCreationWorkflow = async function label
   if (prepared.kind === 'send') {
     run.state.phase = 'sending_to_carrier';
     run.state.waitingFor = null;
+    run.describe();
     await sendToCarrier(run, prepared.decision, prepared.prepared);
   }
   return run.finish();

@@ -1,0 +1,53 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * End to end: a creation made over HTTP, run by the test run's worker, reads in the Temporal Web UI as what it is: the
+ * static summary and details the API started it with, a summary on its carrier call, and current details that say how
+ * it ended (docs/decisions/0901-web-ui-metadata.md). The phases in between: test/integration/label-creation-workflow.test.ts.
+ */
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => app.close());
+
+it('a creation shows its static summary and details, its activities’ summaries and its current details', async () => {
+  const shop = await aStoreWithKey(app.orm);
+  const account = await aCarrierAAccount(app.orm, shop.storeId);
+  await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+  const order = await anOrderOnPlatform(shop.domain);
+  const key = `ui-${order.orderId}`;
+  const res = await app.request('POST', '/v1/labels', {
+    headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
+    body: { order_id: order.orderId },
+  });
+  expect(res.body.status).toBe('succeeded');
+  const [row] = await app.orm.em
+    .fork()
+    .execute<Array<{ workflow_id: string }>>('select workflow_id from label_creations where id = ?', [res.body.id]);
+  const handle = app.temporal.workflow.getHandle(row!.workflow_id);
+  await handle.result();
+
+  const description = await handle.describe();
+  expect(await description.staticSummary()).toBe(
+    `Label for order ${order.orderId} of store ${shop.storeId} via the store's carrier rules`,
+  );
+  const details = await description.staticDetails();
+  expect(details).toContain(`Creation \`${res.body.id}\``);
+  expect(details).toContain(`Idempotency-Key \`${key}\``);
+
+  const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+  expect(metadata.currentDetails).toContain(`**Succeeded**: label(s) \`${res.body.labels[0].id}\``);
+  expect(metadata.currentDetails).toContain(order.name);
+
+  const history = await handle.fetchHistory();
+  const summaries = (history.events ?? []).flatMap((event) =>
+    event.activityTaskScheduledEventAttributes && event.userMetadata?.summary
+      ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)]
+      : [],
+  );
+  expect(summaries).toContain(`create shipment at Carrier A for ${order.name}`);
+});
