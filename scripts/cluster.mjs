@@ -224,6 +224,7 @@ try {
 
   API base URLs    ${summary.api.map((base) => `${base}/v1`).join('  ')}
   OpenAPI          ${apiBase}/v1/openapi.json
+  API reference    ${apiBase}/v1/docs
   Temporal         ${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})
   Temporal Web UI  ${summary.ui ?? 'not available (the UI server could not be built; see above)'}
   Workers          2 (worker-1, worker-2), from ${buildDir}

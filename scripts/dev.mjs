@@ -138,6 +138,7 @@ process.stdout.write(`
 
   API base URL     ${base}/v1
   OpenAPI          ${base}/v1/openapi.json
+  API reference    ${base}/v1/docs
   Temporal Web UI  http://127.0.0.1:${uiPort}
   Database         ${shownDatabaseUrl} (in .data/database-url: npx labelctl uses it)
   Demo store       ${demo.domain} (${demo.store_id})

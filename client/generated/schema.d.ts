@@ -36,6 +36,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/docs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** API reference: this document rendered for people (Swagger UI, served by the API itself) */
+    get: operations['getApiReference'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/docs/assets/{asset}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A script, style sheet or icon of the API reference page (the renderer's files) */
+    get: operations['getApiReferenceAsset'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/shop': {
     parameters: {
       query?: never;
@@ -514,6 +548,174 @@ export interface operations {
         };
         content: {
           'text/html': string;
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getApiReference: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description HTML page rendering `/v1/openapi.json` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description Error: `validation_error` (API key in the query string) */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `not_found` */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `method_not_allowed` */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          /** @description Methods the path accepts */
+          Allow: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `validation_error`, `unsupported_version` */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: `internal_error` */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getApiReferenceAsset: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
+        'Service-Version'?: components['parameters']['ServiceVersion'];
+      };
+      path: {
+        asset: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Service-Version': components['headers']['Service-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/css': string;
+          'text/javascript': string;
+          'image/png': string;
         };
       };
       /** @description Error: `validation_error` (API key in the query string) */

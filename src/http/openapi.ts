@@ -168,6 +168,10 @@ function errorResponse(
   };
 }
 
+/** Bodies without a schema: a string of each media type. */
+const textContent = (types: readonly string[]) =>
+  Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]));
+
 function operation(route: RouteDefinition, docBase: string): JsonSchema {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
@@ -180,8 +184,8 @@ function operation(route: RouteDefinition, docBase: string): JsonSchema {
       headers,
       ...(spec.schema
         ? { content: { [spec.contentType ?? 'application/json']: { schema: jsonSchema(spec.schema, 'output') } } }
-        : spec.contentType
-          ? { content: { [spec.contentType]: { schema: { type: 'string', contentMediaType: spec.contentType } } } }
+        : spec.contentType || spec.contentTypes
+          ? { content: textContent([...(spec.contentType ? [spec.contentType] : []), ...(spec.contentTypes ?? [])]) }
           : {}),
     };
   }

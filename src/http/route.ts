@@ -21,6 +21,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Defaults to application/json when `schema` is set. */
   contentType?: string;
+  /** A body without a schema in one of several types (the API reference page's assets: scripts, styles, images). */
+  contentTypes?: readonly string[];
   headers?: Record<string, string | ResponseHeaderSpec>;
 }
 

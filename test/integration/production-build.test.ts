@@ -142,6 +142,24 @@ describe('the compiled service (npm run build, npm start)', () => {
     expect((await fetch(`${apiUrl}/metrics`)).status).toBe(404);
   });
 
+  it('serves the API reference page and its assets from the installed renderer', async () => {
+    const check = servedContract(apiUrl);
+    const fetched = async (path: string) => {
+      const response = await fetch(`${apiUrl}${path}`);
+      const text = await response.text();
+      await check({ method: 'GET', url: `${apiUrl}${path}`, status: response.status, headers: response.headers, text });
+      return { status: response.status, type: response.headers.get('content-type'), text };
+    };
+    const page = await fetched('/v1/docs');
+    expect(page).toMatchObject({ status: 200, type: 'text/html; charset=utf-8' });
+    expect(page.text).toContain('data-openapi-url="/v1/openapi.json"');
+    const assets = [...page.text.matchAll(/(?:src|href)="(\/v1\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets).toContain('/v1/docs/assets/swagger-ui-bundle.js');
+    for (const asset of assets) expect(await fetched(asset)).toMatchObject({ status: 200 });
+    expect((await fetched('/v1/docs/assets/swagger-ui.css')).type).toBe('text/css; charset=utf-8');
+    expect((await fetched('/v1/docs/assets/swagger-ui-bundle.js')).text).toContain('SwaggerUIBundle');
+  });
+
   it('runs a workflow on the worker, which loaded the prebuilt bundle', async () => {
     expect(worker.output()).toContain('"msg":"loading the prebuilt workflow bundle"');
     expect(worker.output()).toContain(`"workflow_bundle":${JSON.stringify(join(dist, 'workflow-bundle.js'))}`);

@@ -155,7 +155,10 @@ describe('error reference (docs/errors.md)', () => {
     expect(markdown).toMatch(new RegExp(`^## ${code}$`, 'm'));
   });
   it('renders one anchor per code, with HTML escaped', () => {
-    const html = renderErrorReference('## not_found\n404 <b>x</b> `code`\n- item');
+    const html = renderErrorReference('## not_found\n404 <b>x</b> `code`\n- item', {
+      apiReferenceUrl: 'https://labels.example.com/v1/docs',
+    });
+    expect(html).toContain('<a href="https://labels.example.com/v1/docs">API reference</a>');
     expect(html).toContain('<h2 id="not_found">not_found</h2>');
     expect(html).toContain('&lt;b&gt;x&lt;/b&gt; <code>code</code>');
     expect(html).toContain('<ul>\n<li>item</li>\n</ul>');

@@ -11,8 +11,11 @@ const inline = (text: string) =>
  * Renders docs/errors.md as HTML with one anchor per error code, so `doc_url` (`/v1/docs/errors#<code>`) lands on
  * the code's section. The markdown stays the single source, readable on its own in the repository.
  */
-export function renderErrorReference(markdown: string): string {
-  const html: string[] = [];
+export function renderErrorReference(markdown: string, links: { apiReferenceUrl: string }): string {
+  // Every doc_url lands on this page: it leads on to the whole API's reference.
+  const html: string[] = [
+    `<p><a href="${escape(links.apiReferenceUrl).replace(/"/g, '&quot;')}">API reference</a> (every endpoint, rendered from the OpenAPI document)</p>`,
+  ];
   let list = false;
   for (const line of markdown.split('\n')) {
     const heading = /^(#{1,3})\s+(.*)$/.exec(line);
@@ -38,7 +41,10 @@ export function renderErrorReference(markdown: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shipping Label API errors</title></head><body>${html.join('\n')}</body></html>`;
 }
 
-export function loadErrorReference(projectRoot: string): { markdown: string; html: string } {
+export function loadErrorReference(
+  projectRoot: string,
+  links: { apiReferenceUrl: string },
+): { markdown: string; html: string } {
   const markdown = readFileSync(join(projectRoot, 'docs', 'errors.md'), 'utf8');
-  return { markdown, html: renderErrorReference(markdown) };
+  return { markdown, html: renderErrorReference(markdown, links) };
 }
