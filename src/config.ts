@@ -45,6 +45,11 @@ const envSchema = z.object({
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   /** Temporal Cloud API key (sent as `Authorization: Bearer`); turns TLS on unless TEMPORAL_TLS=false. */
   TEMPORAL_API_KEY: z.string().min(1).optional(),
+  /**
+   * The Temporal Web UI, for the links `labelctl creations` prints; unset: `npm run dev`'s UI outside production, no
+   * links in production.
+   */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   // Worker tuning; unset: the Temporal SDK's defaults.
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().optional(),
@@ -183,6 +188,8 @@ const envSchema = z.object({
 });
 
 const DEV_CURSOR_SECRET = 'development-only-cursor-secret';
+/** The Web UI `npm run dev` serves (TEMPORAL_UI_PORT's default). */
+const DEV_TEMPORAL_UI_URL = 'http://127.0.0.1:8233';
 /** Values shipped in examples: anyone can read them, so production refuses them. */
 const PLACEHOLDER_SECRETS = new Set([DEV_CURSOR_SECRET, 'change-me-to-a-long-random-value']);
 const DEV_SETTINGS_KEY = createHash('sha256').update('development-only-settings-encryption-key').digest();
@@ -202,6 +209,8 @@ export interface TemporalSettings {
   /** Undefined: plain gRPC (a local server). */
   tls: Readonly<TemporalTls> | undefined;
   apiKey: string | undefined;
+  /** Base URL of the Temporal Web UI, without a trailing slash; undefined: none known. */
+  webUiUrl: string | undefined;
 }
 
 /** Options of `Worker.create`; undefined ones keep the SDK's defaults. */
@@ -343,6 +352,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       namespaceRetentionMs: e.TEMPORAL_NAMESPACE_RETENTION,
       tls,
       apiKey: e.TEMPORAL_API_KEY,
+      webUiUrl: (e.TEMPORAL_UI_URL ?? (e.NODE_ENV === 'production' ? undefined : DEV_TEMPORAL_UI_URL))?.replace(
+        /\/+$/,
+        '',
+      ),
     }),
     worker: Object.freeze({
       maxConcurrentWorkflowTaskExecutions: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,

@@ -30,6 +30,7 @@ import { registerPickupPointCommands } from './pickup-points';
 import { createCarrierProtection } from '../creation/carrier-protection';
 import { registerWebhookCommands } from './webhooks';
 import { registerStorePlatformCommands, StorePlatformError } from './store-platform';
+import { CreationNotFound, registerCreationCommands } from './creations';
 import { WebhookConfigError } from '../webhooks/endpoints';
 import { LimitOverrideError, resetLimitOverride, setLimitOverride, storeLimits } from '../limits/overrides';
 
@@ -132,7 +133,7 @@ export function buildProgram(
 ): Command {
   const program = new Command('labelctl')
     .description(
-      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, carrier protection, outbox, request log, pickup point providers and webhooks',
+      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, carrier protection, outbox, request log, pickup point providers, webhooks and label creations',
     )
     .option('--json', 'machine-readable output (one JSON document per line)')
     .exitOverride()
@@ -505,6 +506,15 @@ export function buildProgram(
     findStore,
   });
 
+  registerCreationCommands(program, {
+    withOrm,
+    orm: ormHandle,
+    config,
+    print: (value, text) => print(out(), value, text),
+    table,
+    findStore,
+  });
+
   return program;
 }
 
@@ -534,7 +544,8 @@ async function main(argv: string[]): Promise<number> {
       error instanceof SealedHeadersError ||
       error instanceof LimitOverrideError ||
       error instanceof WebhookConfigError ||
-      error instanceof StorePlatformError;
+      error instanceof StorePlatformError ||
+      error instanceof CreationNotFound;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     // A dev run killed without its Ctrl-C leaves the file naming a server that is gone.
     const hint =

@@ -151,7 +151,8 @@ export async function readCreationById(em: EntityManager, id: string): Promise<C
 }
 
 export interface CreationListFilters {
-  storeId: string;
+  /** null: every store's (the operator's `labelctl creations list`); the API always names the caller's store. */
+  storeId: string | null;
   orderGid?: string;
   orderNameKey?: string;
   status?: LabelCreationStatus;
@@ -159,6 +160,7 @@ export interface CreationListFilters {
   clientReference?: string;
   createdAfter?: Date;
   updatedAfter?: Date;
+  createdBefore?: Date;
 }
 
 /**
@@ -171,9 +173,10 @@ export async function readCreationPage(
   after: { createdAt: Date; seq: number } | null,
   limit: number,
 ): Promise<{ rows: CreationRow[]; hasMore: boolean }> {
-  const clauses = ['store_id = ?'];
-  const params: unknown[] = [f.storeId];
+  const clauses: string[] = [];
+  const params: unknown[] = [];
   const equal: Array<[string, unknown]> = [
+    ['store_id', f.storeId ?? undefined],
     ['order_gid', f.orderGid],
     ['status', f.status],
     ['idempotency_key', f.idempotencyKey],
@@ -196,12 +199,17 @@ export async function readCreationPage(
     clauses.push('updated_at >= ?');
     params.push(f.updatedAfter);
   }
+  if (f.createdBefore) {
+    clauses.push('created_at < ?');
+    params.push(f.createdBefore);
+  }
   if (after) {
     clauses.push('(created_at, seq) < (?, ?)');
     params.push(after.createdAt, after.seq);
   }
   const rows = await em.execute<CreationRow[]>(
-    `select ${COLUMNS} from label_creations where ${clauses.join(' and ')} order by created_at desc, seq desc limit ?`,
+    `select ${COLUMNS} from label_creations ${clauses.length ? `where ${clauses.join(' and ')}` : ''}
+      order by created_at desc, seq desc limit ?`,
     [...params, limit + 1],
   );
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { KIND, STORE_ID, type WorkflowKind } from '../../workflows/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryWorkflow } from '../../workflows/webhook-delivery-contract';
 import { readCreationById, type CreationRow } from '../creation/records';
 import type { Orm } from '../db/orm';
@@ -89,6 +90,14 @@ async function startDelivery(
       // A closed delivery is never run again under its ID: redelivery is a new ID of its own.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ deliveryId: delivery!.id, retry: deps.retry }],
+      // Found in the Web UI and by `temporal workflow list --query "StoreId = '...' AND Kind = 'webhook_redelivery'"`.
+      typedSearchAttributes: [
+        { key: STORE_ID, value: input.storeId },
+        {
+          key: KIND,
+          value: (input.kind === 'redelivery' ? 'webhook_redelivery' : 'webhook_delivery') satisfies WorkflowKind,
+        },
+      ],
     });
     return { deliveryId: delivery!.id, started: true };
   } catch (error) {

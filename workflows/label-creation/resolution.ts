@@ -1,11 +1,14 @@
-import { ParentClosePolicy, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
 import type { Resolution } from '../../src/domain/resolve';
 import { local } from './activities';
 import type { Unresolved } from './unresolved';
 import { platformHold } from './platform-hold';
 import { retentionWorkflowId } from './contract';
 import { abandonedCreationRetentionWorkflow } from './retention';
+import { KIND, LABEL_CREATION_ID, STORE_ID, type WorkflowKind } from '../search-attributes';
 import type { CreationRun } from './run';
+
+const RETENTION_SEARCH_ATTRIBUTES_PATCH = 'retention-search-attributes';
 
 /** The merchant's resolve: `not_created` fails the creation; `shipment_exists` abandons it. */
 export async function applyResolution(run: CreationRun, u: Unresolved, resolution: Resolution): Promise<void> {
@@ -37,5 +40,15 @@ export async function abandon(run: CreationRun, u: Unresolved, resolution: Resol
     workflowId: retentionWorkflowId(creationId),
     args: [{ creationId, deleteAtMs: run.input.createdAtMs + run.durations.abandonedDeleteAfterMs }],
     parentClosePolicy: ParentClosePolicy.ABANDON,
+    // Histories recorded before the retention workflow had search attributes replay without them (decision 0801).
+    ...(patched(RETENTION_SEARCH_ATTRIBUTES_PATCH)
+      ? {
+          typedSearchAttributes: [
+            { key: STORE_ID, value: storeId },
+            { key: LABEL_CREATION_ID, value: creationId },
+            { key: KIND, value: 'abandoned_creation_retention' satisfies WorkflowKind },
+          ],
+        }
+      : {}),
   });
 }

@@ -1,0 +1,242 @@
+import { randomToken } from '../../src/ids';
+import { KIND, LABEL_CREATION_ID, STORE_ID } from '../../workflows/search-attributes';
+import { retentionWorkflowId } from '../../workflows/label-creation/contract';
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import { labelctlJsonWith, labelctlWith } from '../helpers/labelctl';
+import { eventually, scriptFaults } from '../helpers/sandbox';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+import { receiverUrl, untilReceived } from '../helpers/webhooks';
+
+/**
+ * `labelctl creations list|show` over real creations (the API, the worker and the sandbox carrier), and the search
+ * attributes of the webhook delivery and retention workflows read back through the Temporal client's describe().
+ */
+
+const UI = 'http://temporal-ui.example.test:8080';
+// Each labelctl is a process of its own (a few seconds on a loaded machine), and these tests run a dozen.
+jest.setTimeout(180_000);
+let app: TestApp;
+/** labelctl's environment: the API's URLs (as the app answers them) and a Web UI of its own. */
+let cliEnv: Record<string, string>;
+beforeAll(async () => {
+  app = await startTestApp({ env: { RESOLVE_ALLOWED_AFTER: '1s' } });
+  cliEnv = { PUBLIC_BASE_URL: app.baseUrl, TEMPORAL_UI_URL: `${UI}/` };
+});
+afterAll(async () => app.close());
+
+const json = (...args: string[]) => labelctlJsonWith(cliEnv, ...args);
+
+async function aShop() {
+  const shop = await aStoreWithKey(app.orm);
+  const account = await aCarrierAAccount(app.orm, shop.storeId);
+  await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+  return { shop, account };
+}
+
+type Shop = Awaited<ReturnType<typeof aShop>>['shop'];
+
+async function create(shop: Shop, prefix: string) {
+  const order = await anOrderOnPlatform(shop.domain);
+  const key = `${prefix}-${order.orderId}`;
+  const res = await app.request('POST', '/v1/labels', {
+    headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
+    body: { order_id: order.orderId },
+  });
+  return { order, key, res };
+}
+
+const uiLink = (creationId: string) =>
+  `${UI}/namespaces/default/workflows?query=${encodeURIComponent(`LabelCreationId="${creationId}"`)}`;
+
+describe('labelctl creations', () => {
+  it('lists and shows a created label: status, workflow ID, Web UI link, the creation object as the API serves it', async () => {
+    const { shop } = await aShop();
+    const { order, key, res } = await create(shop, 'cli-ok');
+    expect(res.status).toBe(201);
+
+    const listed = await json('creations', 'list', '--store', shop.domain);
+    expect(listed).toEqual([
+      {
+        id: res.body.id,
+        store_id: shop.storeId,
+        status: 'succeeded',
+        phase: null,
+        order: order.name,
+        idempotency_key: key,
+        attention: null,
+        created_at: res.body.created_at,
+        age: expect.stringMatching(/^\d+s$/),
+        workflow_id: expect.stringContaining(shop.storeId),
+        web_ui_url: uiLink(res.body.id),
+      },
+    ]);
+    // The workflow ID is the creation's workflow in Temporal.
+    const described = await app.temporal.workflow.getHandle(listed[0].workflow_id).describe();
+    expect(described.typedSearchAttributes.get(LABEL_CREATION_ID)).toBe(res.body.id);
+
+    const shown = await json('creations', 'show', res.body.id);
+    const served = await app.request('GET', `/v1/label-creations/${res.body.id}`, { headers: shop.auth });
+    expect(shown).toMatchObject({
+      id: res.body.id,
+      workflow_id: listed[0].workflow_id,
+      web_ui_url: uiLink(res.body.id),
+    });
+    expect(shown.label_creation).toEqual(served.body);
+
+    const text = await labelctlWith(cliEnv, 'creations', 'show', res.body.id);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`workflow:     ${listed[0].workflow_id}`);
+    expect(text.stdout).toContain(`web ui:       ${uiLink(res.body.id)}`);
+  });
+
+  it('shows the attention of a creation the carrier left unclear, and finds it by status, order, key and age', async () => {
+    const { shop, account } = await aShop();
+    const done = await create(shop, 'cli-done');
+    expect(done.res.status).toBe(201);
+    await scriptFaults(account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
+    const { order, key, res } = await create(shop, 'cli-unclear');
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe('needs_attention');
+
+    const [found] = await json('creations', 'list', '--store', shop.storeId, '--status', 'needs_attention');
+    expect(found).toMatchObject({
+      id: res.body.id,
+      status: 'needs_attention',
+      attention: {
+        reason: res.body.attention.reason,
+        shipment_at_carrier: 'unknown',
+        carrier: 'carrier_a',
+        sent_at: res.body.attention.sent_at,
+        resolve_allowed_at: res.body.attention.resolve_allowed_at,
+      },
+    });
+    const ids = async (...filters: string[]) =>
+      ((await json('creations', 'list', '--store', shop.domain, ...filters)) as Array<{ id: string }>).map((c) => c.id);
+    expect(await ids()).toEqual([res.body.id, done.res.body.id]);
+    expect(await ids('--order', order.orderId)).toEqual([res.body.id]);
+    expect(await ids('--order', order.name)).toEqual([res.body.id]);
+    expect(await ids('--key', key)).toEqual([res.body.id]);
+    expect(await ids('--status', 'succeeded')).toEqual([done.res.body.id]);
+    expect(await ids('--newer-than', '1h')).toEqual([res.body.id, done.res.body.id]);
+    expect(await ids('--older-than', '1h')).toEqual([]);
+    expect(await ids('--limit', '1')).toEqual([res.body.id]);
+    // Every store's, newest first: this store's newest is first among what was just created.
+    const everyStore = (await json('creations', 'list', '--limit', '1000')) as Array<{ id: string }>;
+    expect(everyStore.map((c) => c.id)).toEqual(expect.arrayContaining([res.body.id, done.res.body.id]));
+
+    const table = await labelctlWith(
+      cliEnv,
+      'creations',
+      'list',
+      '--store',
+      shop.domain,
+      '--status',
+      'needs_attention',
+    );
+    expect(table.stdout).toContain(`${res.body.attention.reason} (shipment unknown)`);
+    expect(table.stdout).toContain(uiLink(res.body.id));
+  });
+
+  it('refuses what it cannot find or read with exit code 2 and one line', async () => {
+    const missing = await labelctlWith(cliEnv, 'creations', 'show', 'lcr_doesnotexist');
+    expect(missing).toMatchObject({ code: 2, stderr: 'labelctl: no label creation lcr_doesnotexist\n' });
+    const badAge = await labelctlWith(cliEnv, 'creations', 'list', '--older-than', 'soon');
+    expect(badAge.code).toBe(2);
+    expect(badAge.stderr).toContain('not a duration');
+    const badStatus = await labelctlWith(cliEnv, 'creations', 'list', '--status', 'stuck');
+    expect(badStatus.code).toBe(2);
+    const noUi = await labelctlJsonWith(
+      {
+        PUBLIC_BASE_URL: app.baseUrl,
+        NODE_ENV: 'production',
+        LOCAL_OUTBOUND_ORIGINS: '',
+        CURSOR_SECRET: randomToken(32),
+        SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+      },
+      'creations',
+      'list',
+      '--limit',
+      '1',
+    );
+    expect(noUi[0].web_ui_url).toBeNull();
+  });
+});
+
+describe('search attributes of the webhook delivery and retention workflows', () => {
+  it('a delivery carries its store and kind', async () => {
+    const { shop } = await aShop();
+    const receiver = `r-${randomToken(10)}`;
+    await json('webhooks', 'add', shop.storeId, receiverUrl(receiver));
+    expect((await create(shop, 'sa-webhook')).res.status).toBe(201);
+    const [delivery] = await untilReceived(receiver, 1);
+    const eventId = delivery!.headers['shipping-label-event-id']!;
+    await json('webhooks', 'redeliver', eventId);
+    const rows = await eventually(
+      async () => {
+        const found = await app.orm.em
+          .fork()
+          .execute<Array<{ workflow_id: string; kind: string }>>(
+            'select workflow_id, kind from webhook_deliveries where store_id = ? order by created_at',
+            [shop.storeId],
+          );
+        return found.length === 2 ? found : null;
+      },
+      100,
+      100,
+    );
+    const kinds = await Promise.all(
+      rows.map(async (row) => {
+        const attributes = (await app.temporal.workflow.getHandle(row.workflow_id).describe()).typedSearchAttributes;
+        return { kind: row.kind, store: attributes.get(STORE_ID), workflowKind: attributes.get(KIND) };
+      }),
+    );
+    expect(kinds).toEqual([
+      { kind: 'automatic', store: shop.storeId, workflowKind: 'webhook_delivery' },
+      { kind: 'redelivery', store: shop.storeId, workflowKind: 'webhook_redelivery' },
+    ]);
+    // Found by the query an operator types.
+    const query = `StoreId = '${shop.storeId}' AND Kind = 'webhook_redelivery'`;
+    const listed = await eventually(
+      async () => {
+        const ids: string[] = [];
+        for await (const execution of app.temporal.workflow.list({ query })) ids.push(execution.workflowId);
+        return ids.length > 0 ? ids : null;
+      },
+      100,
+      100,
+    );
+    expect(listed).toEqual([rows[1]!.workflow_id]);
+  });
+
+  it('the retention timer of an abandoned creation carries its store, creation and kind', async () => {
+    const { shop, account } = await aShop();
+    await scriptFaults(account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
+    const { res } = await create(shop, 'sa-retention');
+    expect(res.body.status).toBe('needs_attention');
+    const resolveAllowedAt = Date.parse(res.body.attention.resolve_allowed_at as string);
+    await new Promise((r) => setTimeout(r, Math.max(0, resolveAllowedAt - Date.now()) + 1100));
+    const resolved = await app.request('POST', `/v1/label-creations/${res.body.id}/resolve`, {
+      headers: shop.auth,
+      body: { outcome: 'shipment_exists' },
+    });
+    expect(resolved.body.status).toBe('abandoned');
+    const described = await eventually(
+      async () => {
+        try {
+          return await app.temporal.workflow.getHandle(retentionWorkflowId(res.body.id)).describe();
+        } catch {
+          return null;
+        }
+      },
+      100,
+      100,
+    );
+    expect(described.typedSearchAttributes.get(STORE_ID)).toBe(shop.storeId);
+    expect(described.typedSearchAttributes.get(LABEL_CREATION_ID)).toBe(res.body.id);
+    expect(described.typedSearchAttributes.get(KIND)).toBe('abandoned_creation_retention');
+    // `labelctl creations show` links the Web UI's list of both: the creation's workflow and its retention timer.
+    const shown = await json('creations', 'show', res.body.id);
+    expect(shown).toMatchObject({ status: 'abandoned', web_ui_url: uiLink(res.body.id) });
+  });
+});
