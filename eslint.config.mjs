@@ -73,7 +73,19 @@ const floorRule = (files, forbidden, message, typeOnly = [], regex = null) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'dist/', 'coverage/', 'jest.config.js', 'bin/', 'client/generated/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      'dist/',
+      'coverage/',
+      'jest.config.js',
+      'bin/',
+      'client/generated/',
+      'client/dist/',
+      'client/examples/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -6,18 +6,23 @@ const transform = {
   ],
 };
 
+// The client package (client/) is ESM whose relative imports name the compiled `.js` files; jest runs its TypeScript.
+const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+
 module.exports = {
   projects: [
     {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
     },
     {
       displayName: 'integration',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
@@ -48,6 +53,7 @@ module.exports = {
       displayName: 'cluster',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
       slowTestThreshold: 60,
     },

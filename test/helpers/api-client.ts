@@ -1,4 +1,4 @@
-import { createShippingLabelClient, type ShippingLabelClient } from '../../client';
+import { createShippingLabelClient, type ShippingLabelClient } from '../../client/src/index';
 import { checkedFetch } from './contract';
 import type { TestResponse } from './test-app';
 

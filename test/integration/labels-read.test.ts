@@ -1,6 +1,6 @@
 import { updateLabelState, type NewLabel } from '../../src/db/labels-repository';
 import { aCarrierAccount, aLabel, aPlatformId, aStoredDocument, someLabels } from '../helpers/labels';
-import type { operations } from '../../client';
+import type { operations } from '../../client/src/index';
 import { answer, apiClient } from '../helpers/api-client';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
