@@ -5,7 +5,7 @@ import type { Orm } from '../db/orm';
 import { LABEL_CREATION_STATUSES, type LabelCreationStatus } from '../domain/labels';
 import { orderNameKey, parseOrderId } from '../domain/platform-ids';
 import { parseDuration } from '../duration';
-import { isoSeconds } from '../http/serialize';
+import { isoSeconds } from '../domain/wire-format';
 import type { CliKit } from './pickup-points';
 
 type Row = Record<string, unknown>;
