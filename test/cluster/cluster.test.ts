@@ -66,6 +66,8 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     // Carrier calls are given up on after 2 s, as in the integration tests.
     CARRIER_TIMEOUT: '2s',
+    // Production talks to Shopify itself: not the integration run's fake (its http:// URL is refused there).
+    SHOPIFY_ADMIN_URL: undefined,
   };
   cluster = spawn(process.execPath, [join(root, 'scripts', 'cluster.mjs')], {
     cwd: root,

@@ -11,7 +11,7 @@ export function labelctl(...args: string[]): Promise<Result> {
 }
 
 /** `labelctl` with variables of its own on top of the run's environment. */
-export function labelctlWith(env: Record<string, string>, ...args: string[]): Promise<Result> {
+export function labelctlWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Result> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
@@ -27,7 +27,7 @@ export function labelctlJson(...args: string[]): Promise<any> {
   return labelctlJsonWith({}, ...args);
 }
 
-export async function labelctlJsonWith(env: Record<string, string>, ...args: string[]): Promise<any> {
+export async function labelctlJsonWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
   const result = await labelctlWith(env, '--json', ...args);
   if (result.code !== 0) throw new Error(`labelctl ${args.join(' ')} failed: ${result.stderr}`);
   return JSON.parse(result.stdout);

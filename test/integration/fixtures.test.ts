@@ -192,6 +192,8 @@ describe('fixtures', () => {
     const run = (...args: string[]) => runWith({}, ...args);
     const production = {
       NODE_ENV: 'production',
+      // Production talks to Shopify itself: not the run's fake (its http:// URL is refused there).
+      SHOPIFY_ADMIN_URL: undefined,
       CURSOR_SECRET: 'a-real-secret-of-this-deployment',
       SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     };

@@ -150,6 +150,8 @@ describe('labelctl creations', () => {
       {
         PUBLIC_BASE_URL: app.baseUrl,
         NODE_ENV: 'production',
+        // Production talks to Shopify itself: not the run's fake (its http:// URL is refused there).
+        SHOPIFY_ADMIN_URL: undefined,
         LOCAL_OUTBOUND_ORIGINS: '',
         CURSOR_SECRET: randomToken(32),
         SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
