@@ -41,4 +41,16 @@ const { code } = await bundleWorkflowCode({
   logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
 });
 writeFileSync(join(outDir, 'workflow-bundle.js'), code);
+// With tracing on (OTEL_TRACES_EXPORTER=otlp) the worker loads this one: the same workflows with the tracing
+// interceptor modules, which a prebuilt bundle must hold from the start (src/tracing/temporal.ts).
+step(`bundling workflows with the tracing interceptors to ${join(outDir, 'workflow-bundle-traced.js')}`);
+const traced = await bundleWorkflowCode({
+  workflowsPath: join(outDir, 'workflows', 'index.js'),
+  workflowInterceptorModules: [
+    require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+    join(outDir, 'workflows', 'request-id-interceptor.js'),
+  ],
+  logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
+});
+writeFileSync(join(outDir, 'workflow-bundle-traced.js'), traced.code);
 step(`built ${outDir} in ${Math.round((Date.now() - started) / 1000)}s`);

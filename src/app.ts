@@ -26,6 +26,8 @@ import { buildRouter, type Authorizer } from './http/router';
 import type { RequestLimiter } from './http/request-limiter';
 import type { Admission } from './http/admission';
 import type { AppState } from './http/state';
+import { traceRequests } from './http/tracing';
+import { activeTracer } from './tracing/spans';
 import { createApiMetrics, metricsEndpoint, type ApiMetrics } from './metrics/api-metrics';
 
 export interface AppDeps {
@@ -115,6 +117,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(metrics.middleware);
   app.use(requestLog(deps.requestLog));
   app.use(requestContext({ logger: deps.logger, publicBaseUrl: deps.config.publicBaseUrl }));
+  // Only with tracing on (src/tracing/provider.ts): off, the request pays for no middleware at all.
+  const tracer = activeTracer();
+  if (tracer) app.use(traceRequests(tracer));
   app.use(refuseKeyInQuery());
   app.use(requireHost());
   app.use(

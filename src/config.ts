@@ -98,6 +98,16 @@ const envSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Interface the metrics ports bind to. */
   METRICS_HOST: z.string().default('127.0.0.1'),
+  /** Traces (OpenTelemetry, docs/decisions/0950-tracing.md): `otlp` exports them; `none` (default) installs nothing. */
+  OTEL_TRACES_EXPORTER: z.enum(['none', 'otlp']).default('none'),
+  /** Where spans go (OTLP over HTTP, JSON encoding); the generic OTEL_EXPORTER_OTLP_ENDPOINT gains `/v1/traces`. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().default('http://localhost:4318'),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/json']).default('http/json'),
+  /** Share of new traces kept (0..1); a request that arrives with a sampled `traceparent` is always kept. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /** The `service.name` of the spans; the API and the worker append nothing, each process names itself by default. */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
   /**
@@ -305,6 +315,7 @@ export type Config = Readonly<{
   }>;
   carrierProtection: Readonly<CarrierProtectionSettings>;
   metrics: Readonly<{ host: string; apiPort: number | undefined; workerPort: number | undefined }>;
+  tracing: Readonly<TracingSettings>;
   settingsEncryptionKey: Buffer;
   shopify: Readonly<{ apiVersion: string; adminUrl: string; timeoutMs: number }>;
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
@@ -314,6 +325,14 @@ export type Config = Readonly<{
     retry: Readonly<{ initialIntervalMs: number; maximumIntervalMs: number; windowMs: number }>;
   }>;
 }>;
+
+export interface TracingSettings {
+  exporter: 'none' | 'otlp';
+  /** The OTLP/HTTP traces URL (`…/v1/traces`). */
+  endpoint: string;
+  sampleRatio: number;
+  serviceName: string | undefined;
+}
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -407,6 +426,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fulfillmentOrderWindowMs: e.FULFILLMENT_ORDER_REFUSAL_WINDOW,
     }),
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
+    tracing: Object.freeze({
+      exporter: e.OTEL_TRACES_EXPORTER,
+      endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`,
+      sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
+      serviceName: e.OTEL_SERVICE_NAME,
+    }),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
     shopify: Object.freeze({
       apiVersion: e.SHOPIFY_API_VERSION,

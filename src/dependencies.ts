@@ -17,6 +17,8 @@ import { promCallMeter } from './metrics/call-meter';
 import { ormPoolReader, pgPoolReader, registerPoolMetrics } from './metrics/pool-metrics';
 import { readOperationalState, registerStateMetrics } from './metrics/state-metrics';
 import { connectTemporal } from './temporal/connection';
+import { activeTracer } from './tracing/spans';
+import { tracingClientInterceptors } from './tracing/temporal';
 
 export interface OpenedAppDeps {
   deps: AppDeps & { metrics: ApiMetrics };
@@ -41,7 +43,9 @@ export async function openAppDeps(
   const now = options.now ?? (() => new Date());
   const logger = options.logger ?? createLogger(config.logLevel);
   const orm = await openOrm(config.databaseUrl);
-  const temporal = options.temporal ?? (await connectTemporal(config.temporal));
+  const temporal =
+    options.temporal ??
+    (await connectTemporal(config.temporal, undefined, activeTracer() ? tracingClientInterceptors() : undefined));
   // The API's registry: HTTP answers, the carrier and platform calls, the pools and the state waiting in PostgreSQL.
   const metrics = createApiMetrics();
   const adapters = composeAdapters(config, orm, logger, promCallMeter(metrics.registry));

@@ -5,10 +5,13 @@ import { openAppDeps } from './dependencies';
 import { answerMalformedRequests } from './http/client-error';
 import { createLogger } from './logger';
 import { startMetricsServer } from './metrics/server';
+import { startTracing } from './tracing/provider';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  // Before anything that traces: the app and the Temporal client install their tracing only when this is on.
+  const tracing = startTracing(config.tracing, 'shipping-label-api');
   const { deps, close } = await openAppDeps(config, { logger });
   const { metrics } = deps;
   const app = createApp(deps);
@@ -32,7 +35,9 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     // Stop accepting, let in-flight requests finish, then release connections.
     server.close(() => {
-      void close().then(() => process.exit(0));
+      void close()
+        .then(() => tracing?.shutdown())
+        .then(() => process.exit(0));
     });
     server.closeIdleConnections();
     metricsServer?.close();

@@ -11,6 +11,8 @@ import { reportWorkerLiveness } from './metrics/worker-liveness';
 import { CALL_BUCKET_OVERRIDES, temporalCallMeter } from './metrics/call-meter';
 import { ormPoolReader, reportPoolUsage } from './metrics/pool-metrics';
 import { workerActivities } from './temporal/worker-activities';
+import { startTracing } from './tracing/provider';
+import { tracingClientInterceptors, tracingWorkerOptions, tracingWorkflowModules } from './tracing/temporal';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -47,12 +49,18 @@ async function main(): Promise<void> {
           },
         }),
   });
-  const client = await connectTemporal(config.temporal);
+  // Off by default: then no interceptor, no sink and the workflow bundle without tracing modules.
+  const tracing = startTracing(config.tracing, 'shipping-label-worker');
+  const client = await connectTemporal(config.temporal, undefined, tracing ? tracingClientInterceptors() : undefined);
   // Before anything else: on a namespace without the search attributes every creation would fail at its start.
   await assertSearchAttributesRegistered(client.connection, config.temporal.namespace);
   const orm = await openOrm(config.databaseUrl);
   const connection = await NativeConnection.connect(connectionOptions(config.temporal));
-  const workflows = workflowSource({ env: config.env, workflowsPath: require.resolve('../workflows') });
+  const workflows = workflowSource({
+    env: config.env,
+    workflowsPath: require.resolve('../workflows'),
+    traced: tracing !== null,
+  });
   logger.info(
     'workflowBundle' in workflows
       ? { workflow_bundle: workflows.workflowBundle.codePath }
@@ -67,6 +75,15 @@ async function main(): Promise<void> {
     taskQueue: config.temporal.taskQueue,
     ...workerTuning(config.worker),
     ...workflows,
+    // A prebuilt bundle already holds the tracing modules (scripts/build.mjs); one bundled at start is given them.
+    ...(tracing
+      ? tracingWorkerOptions(
+          tracing,
+          'workflowsPath' in workflows
+            ? tracingWorkflowModules(require.resolve('../workflows/request-id-interceptor'))
+            : [],
+        )
+      : {}),
     activities: workerActivities(config, {
       orm,
       logger,
@@ -89,6 +106,7 @@ async function main(): Promise<void> {
   await client.connection.close();
   await connection.close();
   await orm.close();
+  await tracing?.shutdown();
   logger.info('worker stopped');
 }
 

@@ -1,6 +1,8 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../tracing/spans';
 
 /**
  * One outbound HTTP request over node:http, answered whole or failed with a kind the caller maps to its own error.
@@ -51,8 +53,21 @@ export class HttpCallError extends Error {
 
 const keepAlive = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
+/**
+ * With tracing on, a client span per call (the URL without its query, which may carry credentials). No
+ * `traceparent` goes out: carriers, platforms and receivers are not ours, and the baggage names our request.
+ */
 export function httpCall(call: HttpCall): Promise<HttpAnswer> {
   const url = typeof call.url === 'string' ? new URL(call.url) : call.url;
+  const attributes = { 'http.request.method': call.method, 'url.full': `${url.origin}${url.pathname}` };
+  return inSpan(`${call.method}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    const answer = await send(call, url);
+    span?.setAttribute('http.response.status_code', answer.status);
+    return answer;
+  });
+}
+
+function send(call: HttpCall, url: URL): Promise<HttpAnswer> {
   const secure = url.protocol === 'https:';
   return new Promise<HttpAnswer>((resolve, reject) => {
     let settled = false;

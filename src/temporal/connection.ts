@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ClientInterceptors } from '@temporalio/client';
 import type { TemporalSettings } from '../config';
 
 type Endpoint = Pick<TemporalSettings, 'address' | 'tls' | 'apiKey'>;
@@ -15,6 +15,8 @@ export function connectionOptions({ address, tls, apiKey }: Endpoint) {
 export async function connectTemporal(
   settings: Endpoint & Pick<TemporalSettings, 'namespace'>,
   timeoutMs = 30_000,
+  /** Tracing's client interceptors (src/tracing/temporal.ts), only when tracing is on. */
+  interceptors?: ClientInterceptors,
 ): Promise<Client> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -22,7 +24,11 @@ export async function connectTemporal(
     try {
       const connection = await Connection.connect({ ...connectionOptions(settings), connectTimeout: 5_000 });
       await connection.workflowService.getSystemInfo({});
-      return new Client({ connection, namespace: settings.namespace });
+      return new Client({
+        connection,
+        namespace: settings.namespace,
+        ...(interceptors ? { interceptors } : {}),
+      });
     } catch (error) {
       lastError = error;
       await new Promise((resolve) => setTimeout(resolve, 500));

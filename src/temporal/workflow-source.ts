@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 /** Where `npm run build` writes the workflow bundle: beside the compiled code (dist/workflow-bundle.js). */
 export const PREBUILT_BUNDLE_PATH = join(__dirname, '..', '..', 'workflow-bundle.js');
+/** The same workflows with the tracing interceptor modules (src/tracing/temporal.ts) bundled in. */
+export const PREBUILT_TRACED_BUNDLE_PATH = join(__dirname, '..', '..', 'workflow-bundle-traced.js');
 
 export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
 
@@ -14,8 +16,10 @@ export function workflowSource(options: {
   env: 'development' | 'test' | 'production';
   workflowsPath: string;
   bundlePath?: string;
+  /** Tracing on: the bundle with the tracing interceptors (off, the workflows run without any). */
+  traced?: boolean;
 }): WorkflowSource {
-  const bundlePath = options.bundlePath ?? PREBUILT_BUNDLE_PATH;
+  const bundlePath = options.bundlePath ?? (options.traced ? PREBUILT_TRACED_BUNDLE_PATH : PREBUILT_BUNDLE_PATH);
   if (existsSync(bundlePath)) return { workflowBundle: { codePath: bundlePath } };
   if (options.env === 'production') {
     throw new Error(

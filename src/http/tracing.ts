@@ -1,0 +1,35 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Tracer } from '@opentelemetry/api';
+import type { Middleware } from 'koa';
+import { failSpan } from '../tracing/spans';
+import { withRequestId } from '../tracing/request-id';
+import type { AppState } from './state';
+
+/**
+ * The request's server span, below `requestContext` (the request ID is known) and above everything that works: a
+ * caller's `traceparent` continues its trace; the request ID rides along as baggage to the workflow and activities.
+ * Installed only when tracing is on.
+ */
+export function traceRequests(tracer: Tracer): Middleware<AppState> {
+  return async (ctx, next) => {
+    const parent = withRequestId(propagation.extract(ROOT_CONTEXT, ctx.headers), ctx.state.requestId);
+    const span = tracer.startSpan(
+      ctx.method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } },
+      parent,
+    );
+    try {
+      await context.with(trace.setSpan(parent, span), next);
+      span.setAttribute('http.response.status_code', ctx.status);
+    } catch (error) {
+      failSpan(span, error);
+      throw error;
+    } finally {
+      const route = ctx.state.route?.path;
+      if (route) {
+        span.updateName(`${ctx.method} ${route}`);
+        span.setAttribute('http.route', route);
+      }
+      span.end();
+    }
+  };
+}

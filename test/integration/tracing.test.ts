@@ -1,0 +1,126 @@
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
+import { createLogger } from '../../src/logger';
+import { workerActivities } from '../../src/temporal/worker-activities';
+import { startTracing, type Tracing } from '../../src/tracing/provider';
+import { tracingWorkerOptions, tracingWorkflowModules } from '../../src/tracing/temporal';
+import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import { aStoreWithKey } from '../helpers/stores';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * Tracing on (docs/decisions/0950-tracing.md): a creation's spans, from the API's request through the workflow and its
+ * activities to the carrier's HTTP call, form one trace, and each names the request. The API and a worker of this
+ * file's own (its own task queue, the project's activities and workflows, tracing on) run in this process and export
+ * to one in-memory exporter: the global test worker runs without tracing.
+ */
+const queue = `tracing-${process.pid}`;
+const exporter = new InMemorySpanExporter();
+const sdkLogs: LogEntry[] = [];
+
+let tracing: Tracing;
+let app: TestApp;
+let connection: NativeConnection;
+let worker: Worker;
+let running: Promise<void>;
+beforeAll(async () => {
+  // The workflow's log lines (the SDK's own "Workflow started" among them) are read back from here.
+  Runtime.install({ logger: new DefaultLogger('DEBUG', (entry) => sdkLogs.push(entry)) });
+  const settings = { exporter: 'none', endpoint: '', sampleRatio: 1, serviceName: undefined } as const;
+  tracing = startTracing(settings, 'shipping-label-test', { processor: new SimpleSpanProcessor(exporter) })!;
+  app = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: queue } });
+  connection = await NativeConnection.connect({ address: app.config.temporal.address });
+  worker = await Worker.create({
+    connection,
+    taskQueue: queue,
+    workflowsPath: require.resolve('../../workflows'),
+    ...tracingWorkerOptions(tracing, tracingWorkflowModules(require.resolve('../../workflows/request-id-interceptor'))),
+    activities: workerActivities(app.config, {
+      orm: app.orm,
+      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      temporal: app.temporal,
+    }),
+  });
+  running = worker.run();
+}, 120_000);
+afterAll(async () => {
+  worker?.shutdown();
+  await running;
+  await connection?.close();
+  await app?.close();
+  await tracing?.shutdown();
+});
+
+/** The span's ancestors within the exported spans, nearest first. */
+function ancestors(span: ReadableSpan, spans: ReadableSpan[]): ReadableSpan[] {
+  const line: ReadableSpan[] = [];
+  for (let at = span.parentSpanId; at;) {
+    const parent = spans.find((s) => s.spanContext().spanId === at);
+    if (!parent) break;
+    line.push(parent);
+    at = parent.parentSpanId;
+  }
+  return line;
+}
+
+describe('a creation traced end to end', () => {
+  it('puts the request, the workflow, its activities and the carrier call in one trace that names the request', async () => {
+    const shop = await aStoreWithKey(app.orm);
+    const account = await aCarrierAAccount(app.orm, shop.storeId);
+    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+    const order = await anOrderOnPlatform(shop.domain);
+    const res = await app.request('POST', '/v1/labels', {
+      headers: { ...shop.auth, 'Idempotency-Key': `traced-${order.orderId}`, Prefer: 'wait=30' },
+      body: { order_id: order.orderId },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('succeeded');
+    const requestId = res.headers.get('x-request-id');
+    expect(requestId).toMatch(/^req_/);
+    await tracing.processor.forceFlush();
+
+    const spans = exporter.getFinishedSpans();
+
+    const request = spans.find((s) => s.kind === SpanKind.SERVER && s.name === 'POST /labels');
+    expect(request).toBeDefined();
+    expect(request!.attributes).toMatchObject({ request_id: requestId, 'http.response.status_code': 201 });
+    const trace = spans.filter((s) => s.spanContext().traceId === request!.spanContext().traceId);
+    const names = trace.map((s) => s.name);
+
+    // The API's update-with-start, the workflow run, and activities (regular and local) in the worker.
+    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/^UpdateWithStartWorkflow:/)]));
+    expect(names).toEqual(expect.arrayContaining([expect.stringMatching(/^RunWorkflow:/)]));
+    const sendToCarrier = trace.find((s) => s.name === 'RunActivity:sendToCarrier');
+    expect(sendToCarrier).toBeDefined();
+    expect(ancestors(sendToCarrier!, trace)).toContain(request);
+
+    // The carrier's HTTP call, below the activity that made it, names the request too.
+    const carrierCalls = trace.filter(
+      (s) => s.kind === SpanKind.CLIENT && ancestors(s, trace).includes(sendToCarrier!),
+    );
+    expect(carrierCalls.length).toBeGreaterThan(0);
+    expect(carrierCalls[0]!.attributes).toMatchObject({
+      request_id: requestId,
+      'http.request.method': 'POST',
+      'url.full': expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//),
+    });
+    expect(sendToCarrier!.attributes.request_id).toBe(requestId);
+
+    // Nothing of this creation went into another trace.
+    const workflowId = `label-creation/${shop.storeId}/traced-${order.orderId}`;
+    const ofThisWorkflow = spans.filter((s) => s.attributes.temporalWorkflowId === workflowId);
+    expect(ofThisWorkflow.length).toBeGreaterThan(0);
+    expect(new Set(ofThisWorkflow.map((s) => s.spanContext().traceId))).toEqual(
+      new Set([request!.spanContext().traceId]),
+    );
+
+    // The workflow's log lines carry the request ID: those after its start (the SDK logs "Workflow started" before any
+    // interceptor sees the start's headers), its completion among them.
+    const workflowLines = sdkLogs.filter((entry) => entry.meta?.workflowId === workflowId && !entry.meta.activityId);
+    const completed = workflowLines.find((entry) => entry.message === 'Workflow completed');
+    expect(completed?.meta).toMatchObject({ request_id: requestId });
+    const afterStart = workflowLines.filter((entry) => entry.message !== 'Workflow started');
+    expect(afterStart.every((entry) => entry.meta?.request_id === requestId)).toBe(true);
+  });
+});
