@@ -6,6 +6,10 @@ export const PREBUILT_BUNDLE_PATH = join(__dirname, '..', '..', 'workflow-bundle
 /** The same workflows with the tracing interceptor modules (src/tracing/temporal.ts) bundled in. */
 export const PREBUILT_TRACED_BUNDLE_PATH = join(__dirname, '..', '..', 'workflow-bundle-traced.js');
 
+export function prebuiltBundlePath(traced: boolean): string {
+  return traced ? PREBUILT_TRACED_BUNDLE_PATH : PREBUILT_BUNDLE_PATH;
+}
+
 export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
 
 /**
@@ -19,7 +23,7 @@ export function workflowSource(options: {
   /** Tracing on: the bundle with the tracing interceptors (off, the workflows run without any). */
   traced?: boolean;
 }): WorkflowSource {
-  const bundlePath = options.bundlePath ?? (options.traced ? PREBUILT_TRACED_BUNDLE_PATH : PREBUILT_BUNDLE_PATH);
+  const bundlePath = options.bundlePath ?? prebuiltBundlePath(options.traced ?? false);
   if (existsSync(bundlePath)) return { workflowBundle: { codePath: bundlePath } };
   if (options.env === 'production') {
     throw new Error(

@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { openOrm, type Orm } from '../../src/db/orm';
@@ -46,7 +48,7 @@ function requiredPackages(dir: string): Map<string, string> {
   const found = new Map<string, string>();
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     const path = join(entry.parentPath, entry.name);
-    if (!entry.isFile() || !entry.name.endsWith('.js') || entry.name === 'workflow-bundle.js') continue;
+    if (!entry.isFile() || !entry.name.endsWith('.js') || entry.name.startsWith('workflow-bundle')) continue;
     for (const [, spec] of readFileSync(path, 'utf8').matchAll(/require\("([^"./][^"]*)"\)/g)) {
       const name = spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!;
       if (!name.startsWith('node:') && !builtinModules.includes(name)) found.set(name, relative(root, path));
@@ -55,6 +57,39 @@ function requiredPackages(dir: string): Map<string, string> {
   return found;
 }
 
+/** What an OTLP/HTTP (JSON) collector receives: each span with its process's `service.name`. */
+interface CollectedSpan {
+  service: string;
+  traceId: string;
+  name: string;
+}
+type OtlpValue = { stringValue?: string };
+type OtlpExport = {
+  resourceSpans?: Array<{
+    resource?: { attributes?: Array<{ key: string; value: OtlpValue }> };
+    scopeSpans?: Array<{ spans?: Array<{ traceId: string; name: string }> }>;
+  }>;
+};
+const collected: CollectedSpan[] = [];
+function startCollector(): Promise<Server> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport;
+      for (const resourceSpans of body.resourceSpans ?? []) {
+        const service = resourceSpans.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue;
+        for (const scope of resourceSpans.scopeSpans ?? [])
+          for (const span of scope.spans ?? [])
+            collected.push({ service: service ?? '', traceId: span.traceId, name: span.name });
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+let collector: Server;
 let temporalServer: ChildProcess;
 let api: Started;
 let worker: Started;
@@ -83,6 +118,7 @@ beforeAll(async () => {
   temporalServer = spawn(process.env.TEMPORAL_CLI_PATH || 'temporal', args, { stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(temporalPort, 'Temporal dev server', temporalServer);
 
+  collector = await startCollector();
   const apiPort = await freePort();
   apiMetricsPort = await freePort();
   workerMetricsPort = await freePort();
@@ -100,6 +136,10 @@ beforeAll(async () => {
     PORT: String(apiPort),
     METRICS_PORT: String(apiMetricsPort),
     WORKER_METRICS_PORT: String(workerMetricsPort),
+    // Tracing on (off is the default every other suite runs): the worker loads the bundle with the tracing modules.
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+    OTEL_BSP_SCHEDULE_DELAY: '100',
   };
   worker = startCompiled('src/worker.js', env);
   api = startCompiled('src/server.js', env);
@@ -113,6 +153,7 @@ afterAll(async () => {
   await client?.connection.close();
   await orm?.close();
   await stop(temporalServer);
+  collector?.close();
 });
 
 describe('the compiled service (npm run build, npm start)', () => {
@@ -162,7 +203,7 @@ describe('the compiled service (npm run build, npm start)', () => {
 
   it('runs a workflow on the worker, which loaded the prebuilt bundle', async () => {
     expect(worker.output()).toContain('"msg":"loading the prebuilt workflow bundle"');
-    expect(worker.output()).toContain(`"workflow_bundle":${JSON.stringify(join(dist, 'workflow-bundle.js'))}`);
+    expect(worker.output()).toContain(`"workflow_bundle":${JSON.stringify(join(dist, 'workflow-bundle-traced.js'))}`);
     // A retention of a century deletes nothing the other suites wrote.
     const result = await client.workflow.execute('purgeRequestLogWorkflow', {
       taskQueue,
@@ -198,5 +239,17 @@ describe('the compiled service (npm run build, npm start)', () => {
     expect(await response.json()).toMatchObject({ status: 'succeeded', created: true });
     const metrics = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
     expect(sampleValue(metrics, 'shipping_label_creations', { status: 'succeeded' })).toBe(1);
+
+    // OTLP export: the API's request span and the worker's carrier activity reach the collector in one trace.
+    const traceOf = (service: string, name: string) =>
+      collected.find((span) => span.service === service && span.name === name)?.traceId;
+    const deadline = Date.now() + 15_000;
+    const arrived = () =>
+      traceOf('shipping-label-api', 'POST /labels') && traceOf('shipping-label-worker', 'RunActivity:sendToCarrier');
+    while (!arrived() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const requestTrace = traceOf('shipping-label-api', 'POST /labels');
+    expect(requestTrace).toMatch(/^[0-9a-f]{32}$/);
+    expect(traceOf('shipping-label-worker', 'RunActivity:sendToCarrier')).toBe(requestTrace);
+    expect(traceOf('shipping-label-worker', 'RunWorkflow:labelCreationWorkflow')).toBe(requestTrace);
   });
 });

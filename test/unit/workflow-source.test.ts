@@ -1,7 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { workflowSource } from '../../src/temporal/workflow-source';
+import {
+  PREBUILT_BUNDLE_PATH,
+  PREBUILT_TRACED_BUNDLE_PATH,
+  prebuiltBundlePath,
+  workflowSource,
+} from '../../src/temporal/workflow-source';
 
 const dir = mkdtempSync(join(tmpdir(), 'workflow-source-'));
 const bundle = join(dir, 'workflow-bundle.js');
@@ -19,6 +24,12 @@ describe('workflowSource', () => {
     expect(workflowSource({ env, workflowsPath: '/src/workflows', bundlePath: missing })).toEqual({
       workflowsPath: '/src/workflows',
     });
+  });
+
+  it('picks the bundle with the tracing interceptors when tracing is on', () => {
+    expect(prebuiltBundlePath(true)).toBe(PREBUILT_TRACED_BUNDLE_PATH);
+    expect(prebuiltBundlePath(false)).toBe(PREBUILT_BUNDLE_PATH);
+    expect(PREBUILT_TRACED_BUNDLE_PATH).not.toBe(PREBUILT_BUNDLE_PATH);
   });
 
   it('refuses to bundle at start in production', () => {
