@@ -3,7 +3,8 @@
  * is the real app wired as src/server.ts wires it, logging at info to stdout (which the bench discards), and
  * `api-unlimited` the same app without the rate limiter (the baseline of the limiter's cost), and `api-round-trip` the
  * app with a stand-in limiter that only makes one `select 1` round trip (what any check in SQL costs). Reports
- * `{type: 'ready', port}` over IPC once it listens.
+ * `{type: 'ready', port}` over IPC once it listens. With `OTEL_TRACES_EXPORTER=otlp` the `api` modes trace, as the
+ * service does.
  */
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
@@ -15,6 +16,7 @@ import { loadConfig } from '../../src/config';
 import { openAppDeps } from '../../src/dependencies';
 import type { RequestLimiter } from '../../src/http/request-limiter';
 import { createLogger } from '../../src/logger';
+import { startTracing } from '../../src/tracing/provider';
 
 async function bare(label: unknown): Promise<Koa> {
   const app = new Koa();
@@ -55,6 +57,8 @@ function roundTripOnly(databaseUrl: string): RequestLimiter {
 
 async function api(mode: string): Promise<Koa> {
   const config = loadConfig();
+  // OTEL_TRACES_EXPORTER=otlp in the environment: the read path with tracing on, as src/server.ts starts it.
+  startTracing(config.tracing, 'shipping-label-api');
   // Reads need no Temporal server; a lazy connection is never opened.
   const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   const limiter =

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +143,21 @@ async function seedReadLabels(orm: Orm, storeId: string): Promise<string> {
 
 /** Rounds of the read path: every server's loads once per round, so machine noise hits ceiling and API alike. */
 const READ_ROUNDS = Number(process.env.BENCH_READ_ROUNDS ?? 3);
+/** `BENCH_READ_TRACING=0` leaves out the app with tracing on (OTLP export of every request's span). */
+const READ_TRACING = process.env.BENCH_READ_TRACING !== '0';
+
+/** An OTLP/HTTP receiver that reads and drops what it gets: the traced app exports somewhere, as in production. */
+function startSpanSink(): Promise<{ url: string; stop: () => void }> {
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  return new Promise((resolve) =>
+    sink.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`, stop: () => sink.close() }),
+    ),
+  );
+}
 
 async function readPath(orm: Orm, storeId: string, secret: string): Promise<void> {
   console.log(
@@ -157,6 +172,11 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   const api = await startReadServer('api', env);
   // The same app keeping the JSON of one label only: every label of a page is read in full (decision 0020's misses).
   const uncached = await startReadServer('api', { ...env, LABEL_JSON_CACHE_ENTRIES: '1' });
+  // The same app with tracing on: every request sampled and exported over OTLP/HTTP to a receiver that drops it.
+  const sink = READ_TRACING ? await startSpanSink() : null;
+  const traced = sink
+    ? await startReadServer('api', { ...env, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url })
+    : null;
   const firstPage = await fetch(`http://127.0.0.1:${api.port}/v1/labels?limit=50`, { headers: auth });
   const { next_cursor: cursor } = (await firstPage.json()) as { next_cursor: string };
   const loads: Array<[string, string, Record<string, string>]> = [
@@ -172,6 +192,10 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
     ['GET /v1/labels?limit=50, none in memory', `http://127.0.0.1:${uncached.port}/v1/labels?limit=50`, auth],
     ['GET /v1/shop', `http://127.0.0.1:${api.port}/v1/shop`, auth],
   ];
+  if (traced) {
+    loads.push(['GET /v1/labels/{id}, tracing on', `http://127.0.0.1:${traced.port}/v1/labels/${labelId}`, auth]);
+    loads.push(['GET /v1/labels?limit=50, tracing on', `http://127.0.0.1:${traced.port}/v1/labels?limit=50`, auth]);
+  }
   const runs = new Map<string, LoadResult[]>();
   for (let round = 0; round < READ_ROUNDS; round += 1) {
     for (const [name, url, headers] of loads) runs.set(name, [...(runs.get(name) ?? []), await load(url, headers)]);
@@ -179,6 +203,8 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   bare.stop();
   api.stop();
   uncached.stop();
+  traced?.stop();
+  sink?.stop();
   const result = (name: string) => medianLoad(runs.get(name)!);
   for (const [name] of loads) {
     const r = result(name);
@@ -198,6 +224,13 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   console.log(
     `  p99 GET /labels/{id} ${single.p99.toFixed(1)} ms, GET /labels?limit=50 ${list.p99.toFixed(1)} ms (target under 30 ms)`,
   );
+  if (traced) {
+    const tracedSingle = result('GET /v1/labels/{id}, tracing on');
+    const tracedList = result('GET /v1/labels?limit=50, tracing on');
+    console.log(
+      `  ratio tracing on / off: GET /labels/{id} ${(tracedSingle.rps / single.rps).toFixed(3)}, GET /labels?limit=50 ${(tracedList.rps / list.rps).toFixed(3)} (target at least 0.90)`,
+    );
+  }
 }
 
 /** Load profiles of the limiter section: below capacity (what a request costs) and at saturation (throughput). */
