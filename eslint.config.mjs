@@ -218,7 +218,7 @@ export default tseslint.config(
     'Persistence imports only the domain and the carrier catalogue',
   ),
   floorRule(
-    ['src/carriers/**/*.ts', 'src/platform/**/*.ts', 'src/pdf/**/*.ts', 'src/net/**/*.ts'],
+    ['src/carriers/**/*.ts', 'src/platform/**/*.ts', 'src/pdf/**/*.ts', 'src/net/**/*.ts', 'src/tracing/**/*.ts'],
     [...srcFolders([...SERVICES, ...EDGE, ...ENTRY]), ...rootFolders(['activities', 'workflows'])],
     'Ports and adapters talk to the outside and know no service above them',
     srcFolders(['db']),

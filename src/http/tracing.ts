@@ -1,7 +1,9 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import type { Middleware } from 'koa';
+import { DomainError } from '../domain/errors';
 import { failSpan } from '../tracing/spans';
 import { withRequestId } from '../tracing/request-id';
+import { ApiError, apiErrorFromDomain } from './api-error';
 import type { AppState } from './state';
 
 /**
@@ -21,7 +23,11 @@ export function traceRequests(tracer: Tracer): Middleware<AppState> {
       await context.with(trace.setSpan(parent, span), next);
       span.setAttribute('http.response.status_code', ctx.status);
     } catch (error) {
-      failSpan(span, error);
+      // A refusal is an answer (4xx), not a failure of the service; requestContext renders both.
+      const refusal = error instanceof DomainError ? apiErrorFromDomain(error) : error;
+      const status = refusal instanceof ApiError ? refusal.status : 500;
+      span.setAttribute('http.response.status_code', status);
+      if (status >= 500) failSpan(span, error);
       throw error;
     } finally {
       const route = ctx.state.route?.path;

@@ -1,4 +1,4 @@
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
 import { createLogger } from '../../src/logger';
@@ -122,5 +122,17 @@ describe('a creation traced end to end', () => {
     expect(completed?.meta).toMatchObject({ request_id: requestId });
     const afterStart = workflowLines.filter((entry) => entry.message !== 'Workflow started');
     expect(afterStart.every((entry) => entry.meta?.request_id === requestId)).toBe(true);
+  });
+
+  it("records a refusal's status on the request span without marking the span failed", async () => {
+    const shop = await aStoreWithKey(app.orm);
+    const res = await app.request('GET', '/v1/labels/lbl_doesnotexist000000000', { headers: shop.auth });
+    expect(res.status).toBe(404);
+    await tracing.processor.forceFlush();
+    const requestId = res.headers.get('x-request-id');
+    const span = exporter.getFinishedSpans().find((s) => s.attributes.request_id === requestId);
+    expect(span).toMatchObject({ name: 'GET /labels/{label_id}', kind: SpanKind.SERVER });
+    expect(span!.attributes['http.response.status_code']).toBe(404);
+    expect(span!.status.code).toBe(SpanStatusCode.UNSET);
   });
 });
