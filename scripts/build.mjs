@@ -36,8 +36,11 @@ cpSync(join(projectRoot, 'src', 'sandbox', 'fixtures'), join(outDir, 'src', 'san
 step(`bundling workflows (bundleWorkflowCode) to ${join(outDir, 'workflow-bundle.js')}`);
 const require = createRequire(join(projectRoot, 'package.json'));
 const { bundleWorkflowCode } = require('@temporalio/worker');
+// The same interceptor modules a worker that bundles at start is given (src/temporal/workflow-source.ts).
+const requestIdLogs = join(outDir, 'workflows', 'request-id-interceptor.js');
 const { code } = await bundleWorkflowCode({
   workflowsPath: join(outDir, 'workflows', 'index.js'),
+  workflowInterceptorModules: [requestIdLogs],
   logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
 });
 writeFileSync(join(outDir, 'workflow-bundle.js'), code);
@@ -48,7 +51,8 @@ const traced = await bundleWorkflowCode({
   workflowsPath: join(outDir, 'workflows', 'index.js'),
   workflowInterceptorModules: [
     require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
-    join(outDir, 'workflows', 'request-id-interceptor.js'),
+    requestIdLogs,
+    join(outDir, 'workflows', 'request-id-span-interceptor.js'),
   ],
   logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
 });

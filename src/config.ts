@@ -18,6 +18,10 @@ const duration = (fallback: string) =>
       }
     });
 
+/** OTLP's transports and encodings (the OpenTelemetry specification's names). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -100,10 +104,15 @@ const envSchema = z.object({
   METRICS_HOST: z.string().default('127.0.0.1'),
   /** Traces (OpenTelemetry, docs/decisions/0950-tracing.md): `otlp` exports them; `none` (default) installs nothing. */
   OTEL_TRACES_EXPORTER: z.enum(['none', 'otlp']).default('none'),
-  /** Where spans go (OTLP over HTTP, JSON encoding); the generic OTEL_EXPORTER_OTLP_ENDPOINT gains `/v1/traces`. */
+  /**
+   * Where spans go. Over HTTP the generic OTEL_EXPORTER_OTLP_ENDPOINT gains `/v1/traces` (default
+   * http://localhost:4318); over gRPC it is the collector's address (default http://localhost:4317).
+   */
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().default('http://localhost:4318'),
-  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/json']).default('http/json'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** OTLP's encodings, as the OpenTelemetry specification names them; its default is `http/protobuf`. */
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(OTLP_PROTOCOLS).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(OTLP_PROTOCOLS).default('http/protobuf'),
   /** Share of new traces kept (0..1); a request that arrives with a sampled `traceparent` is always kept. */
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   /** The `service.name` of the spans; the API and the worker append nothing, each process names itself by default. */
@@ -328,10 +337,27 @@ export type Config = Readonly<{
 
 export interface TracingSettings {
   exporter: 'none' | 'otlp';
-  /** The OTLP/HTTP traces URL (`…/v1/traces`). */
+  protocol: OtlpProtocol;
+  /** Over HTTP the traces URL (`…/v1/traces`); over gRPC the collector's address. */
   endpoint: string;
   sampleRatio: number;
   serviceName: string | undefined;
+}
+
+/** The traces' own variables first, then the generic ones, as the OpenTelemetry specification orders them. */
+function tracingSettings(e: z.infer<typeof envSchema>): TracingSettings {
+  const protocol = e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL;
+  const generic = e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, '');
+  const endpoint =
+    e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (protocol === 'grpc' ? (generic ?? 'http://localhost:4317') : `${generic ?? 'http://localhost:4318'}/v1/traces`);
+  return {
+    exporter: e.OTEL_TRACES_EXPORTER,
+    protocol,
+    endpoint,
+    sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
+    serviceName: e.OTEL_SERVICE_NAME,
+  };
 }
 
 /** Parses the environment once; throws one readable message listing every bad variable. */
@@ -426,12 +452,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fulfillmentOrderWindowMs: e.FULFILLMENT_ORDER_REFUSAL_WINDOW,
     }),
     metrics: Object.freeze({ host: e.METRICS_HOST, apiPort: e.METRICS_PORT, workerPort: e.WORKER_METRICS_PORT }),
-    tracing: Object.freeze({
-      exporter: e.OTEL_TRACES_EXPORTER,
-      endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/$/, '')}/v1/traces`,
-      sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
-      serviceName: e.OTEL_SERVICE_NAME,
-    }),
+    tracing: Object.freeze(tracingSettings(e)),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
     shopify: Object.freeze({
       apiVersion: e.SHOPIFY_API_VERSION,

@@ -5,14 +5,14 @@ import { createLogger } from './logger';
 import { connectionOptions, connectTemporal } from './temporal/connection';
 import { assertSearchAttributesRegistered } from './temporal/namespace-setup';
 import { ensureSchedules } from './temporal/schedules';
-import { workflowSource } from './temporal/workflow-source';
+import { workflowInterceptorModules, workflowSource } from './temporal/workflow-source';
 import { workerTuning } from './temporal/worker-tuning';
 import { reportWorkerLiveness } from './metrics/worker-liveness';
 import { CALL_BUCKET_OVERRIDES, temporalCallMeter } from './metrics/call-meter';
 import { ormPoolReader, reportPoolUsage } from './metrics/pool-metrics';
 import { workerActivities } from './temporal/worker-activities';
 import { startTracing } from './tracing/provider';
-import { tracingClientInterceptors, tracingWorkerOptions, tracingWorkflowModules } from './tracing/temporal';
+import { tracingClientInterceptors, tracingWorkerOptions } from './tracing/temporal';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -69,21 +69,17 @@ async function main(): Promise<void> {
       ? 'loading the prebuilt workflow bundle'
       : 'bundling workflows at start (development)',
   );
+  const interceptorModules = 'workflowsPath' in workflows ? workflowInterceptorModules(tracing !== null) : [];
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...workerTuning(config.worker),
     ...workflows,
-    // A prebuilt bundle already holds the tracing modules (scripts/build.mjs); one bundled at start is given them.
+    // A prebuilt bundle already holds its interceptor modules (scripts/build.mjs); one bundled at start is given them.
     ...(tracing
-      ? tracingWorkerOptions(
-          tracing,
-          'workflowsPath' in workflows
-            ? tracingWorkflowModules(require.resolve('../workflows/request-id-interceptor'))
-            : [],
-        )
-      : {}),
+      ? tracingWorkerOptions(tracing, interceptorModules)
+      : { interceptors: { workflowModules: interceptorModules } }),
     activities: workerActivities(config, {
       orm,
       logger,

@@ -1,21 +1,29 @@
-import { defaultPayloadConverter, type Headers, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import {
+  defaultPayloadConverter,
+  workflowInfo,
+  type Headers,
+  type WorkflowInterceptorsFactory,
+} from '@temporalio/workflow';
+import { REQUEST_ID_MEMO } from './request-id-contract';
 
 /**
- * Not a workflow: bundled as a workflow interceptor module only when tracing is on (src/tracing/temporal.ts). It adds
- * the request ID that started a workflow to every log line of it. The ID comes from the trace header Temporal's
- * OpenTelemetry interceptor writes (`_tracer-data`: `traceparent` and W3C `baggage`), kept in the start event of the
- * history, so replays log the same.
+ * Not a workflow: a workflow interceptor module, in every worker's bundle (src/temporal/worker-interceptors.ts). It
+ * adds the request ID that started a workflow to every log line of it, the SDK's "Workflow started" among them. The ID
+ * is the start's memo (`request_id`, set by the API), known from the workflow's first activation; a start without it
+ * (one recorded before the memo, a start made elsewhere) falls back to the trace header Temporal's OpenTelemetry
+ * interceptor writes (`_tracer-data`: `traceparent` and W3C `baggage`). Both are kept in the history's start event,
+ * so replays log the same.
  */
 export const TRACE_HEADER = '_tracer-data';
 
 export const interceptors: WorkflowInterceptorsFactory = () => {
   // Per workflow: the factory runs once for each workflow instance.
-  let requestId: string | undefined;
+  let fromHeaders: string | undefined;
   return {
     inbound: [
       {
         execute(input, next) {
-          requestId = requestIdOf(input.headers);
+          fromHeaders = requestIdOf(input.headers);
           return next(input);
         },
       },
@@ -23,12 +31,19 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     outbound: [
       {
         getLogAttributes(input, next) {
+          const requestId = memoRequestId() ?? fromHeaders;
           return next(requestId === undefined ? input : { ...input, request_id: requestId });
         },
       },
     ],
   };
 };
+
+/** The request ID of the workflow's start memo, when it has one. */
+export function memoRequestId(): string | undefined {
+  const value = workflowInfo().memo?.[REQUEST_ID_MEMO];
+  return typeof value === 'string' ? value : undefined;
+}
 
 export function requestIdOf(headers: Headers): string | undefined {
   const payload = headers[TRACE_HEADER];

@@ -19,6 +19,7 @@ import {
   type LabelCreationInput,
   type LabelCreationWorkflow,
 } from '../../workflows/label-creation/contract';
+import { REQUEST_ID_MEMO } from '../../workflows/request-id-contract';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
 import { requestedOrder, startMetadata } from '../../workflows/label-creation/details';
 import { takeWaitHold } from './prefer-wait';
@@ -36,6 +37,8 @@ export interface LiveCreationInput {
   request: CreationRequest;
   /** Whether the key was bound when the request's limit class was decided (`isBound`); looked up when absent. */
   keyBound?: boolean | undefined;
+  /** The request's `X-Request-Id`: the workflow's start memo, which its log lines and spans name. */
+  requestId?: string | undefined;
   /** Told the state of every limit the creation takes (the daily units, the write queue), for the answer's headers. */
   noteLimits?: (states: readonly BucketState[]) => void;
 }
@@ -135,6 +138,8 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           { key: CREATION_STATUS, value: 'processing' },
           { key: IDEMPOTENCY_KEY, value: input.idempotencyKey },
         ],
+        // The request that started the creation (workflows/request-id-interceptor.ts); a join keeps the first one's.
+        ...(input.requestId ? { memo: { [REQUEST_ID_MEMO]: input.requestId } } : {}),
         // What the Web UI shows at the top of the creation's page (its phases are the workflow's current details).
         ...startMetadata({
           creationId: row.id,

@@ -10,6 +10,21 @@ export function prebuiltBundlePath(traced: boolean): string {
   return traced ? PREBUILT_TRACED_BUNDLE_PATH : PREBUILT_BUNDLE_PATH;
 }
 
+/**
+ * The workflow interceptor modules a worker's bundle holds (scripts/build.mjs bundles the same lists): the request ID
+ * on the workflows' log lines in every bundle; with tracing, Temporal's OpenTelemetry module and then ours that names
+ * the request on its spans. Interceptors add no commands: a worker with or without them replays the same histories.
+ */
+export function workflowInterceptorModules(traced: boolean): string[] {
+  const logs = require.resolve('../../workflows/request-id-interceptor');
+  if (!traced) return [logs];
+  return [
+    require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+    logs,
+    require.resolve('../../workflows/request-id-span-interceptor'),
+  ];
+}
+
 export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
 
 /**

@@ -1,15 +1,19 @@
-import { trace as otelTrace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
+import { context, propagation, trace as otelTrace } from '@opentelemetry/api';
+import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
+  type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { TracingSettings } from '../config';
+import { tracePostgres } from './postgres';
 import { RequestIdSpanProcessor } from './request-id';
 import { TRACER_NAME, useTracer } from './spans';
 
@@ -21,9 +25,9 @@ export interface Tracing {
 }
 
 /**
- * Installs the process-wide tracer provider (AsyncLocalStorage context, W3C trace context and baggage propagation)
- * when the configuration exports traces; null, and nothing installed, when it does not. Tests pass a processor of
- * their own (an in-memory exporter).
+ * Starts OpenTelemetry's Node SDK for traces (AsyncLocalStorage context, W3C trace context and baggage propagation)
+ * when the configuration exports them; null, and nothing installed, when it does not. Tests pass a processor of their
+ * own (an in-memory exporter).
  */
 export function startTracing(
   settings: TracingSettings,
@@ -31,22 +35,48 @@ export function startTracing(
   options: { processor?: SpanProcessor } = {},
 ): Tracing | null {
   if (settings.exporter === 'none' && !options.processor) return null;
-  const resource = new Resource({ [ATTR_SERVICE_NAME]: settings.serviceName ?? defaultServiceName });
-  const processor = options.processor ?? new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.endpoint }));
-  const provider = new NodeTracerProvider({
+  // OTEL_RESOURCE_ATTRIBUTES (deployment.environment, service.version...) under the process's own name.
+  const resource = detectResourcesSync({ detectors: [envDetectorSync] }).merge(
+    new Resource({ [ATTR_SERVICE_NAME]: settings.serviceName ?? defaultServiceName }),
+  );
+  const processor = options.processor ?? new BatchSpanProcessor(otlpExporter(settings));
+  const sdk = new NodeSDK({
     resource,
+    autoDetectResources: false,
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
     spanProcessors: [new RequestIdSpanProcessor(), processor],
+    // Traces only: without this the SDK starts an OTLP log exporter of its own; metrics are Prometheus (src/metrics).
+    logRecordProcessors: [],
+    // No require hooks: the service makes its spans itself (requests, outbound HTTP, PostgreSQL statements) and
+    // Temporal's interceptors make the workflow's and activities'.
+    instrumentations: [],
   });
-  provider.register();
-  useTracer(provider.getTracer(TRACER_NAME));
+  sdk.start();
+  useTracer(otelTrace.getTracer(TRACER_NAME));
+  const untracePostgres = tracePostgres();
   return {
     resource,
     processor,
     async shutdown() {
+      untracePostgres();
       useTracer(null);
-      await provider.shutdown();
+      await sdk.shutdown();
       otelTrace.disable();
+      context.disable();
+      propagation.disable();
     },
   };
+}
+
+/** OTLP in the configured encoding; each exporter reads OTEL_EXPORTER_OTLP_HEADERS and timeouts itself. */
+function otlpExporter(settings: TracingSettings): SpanExporter {
+  const options = { url: settings.endpoint };
+  switch (settings.protocol) {
+    case 'grpc':
+      return new GrpcTraceExporter(options);
+    case 'http/json':
+      return new JsonTraceExporter(options);
+    case 'http/protobuf':
+      return new ProtobufTraceExporter(options);
+  }
 }

@@ -18,11 +18,7 @@ export function tracingClientInterceptors(): ClientInterceptors {
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
 }
 
-/** The workflow interceptor modules a traced bundle holds (scripts/build.mjs builds one with them). */
-export function tracingWorkflowModules(requestIdInterceptor: string): string[] {
-  return [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'), requestIdInterceptor];
-}
-
+/** The activity interceptors and the workflow span sink of a traced worker (its bundle's modules are given). */
 export function tracingWorkerOptions(tracing: Tracing, workflowModules: string[]) {
   const interceptors: WorkerInterceptors = {
     workflowModules,

@@ -139,6 +139,8 @@ beforeAll(async () => {
     // Tracing on (off is the default every other suite runs): the worker loads the bundle with the tracing modules.
     OTEL_TRACES_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+    // The collector here reads JSON (the default encoding is protobuf; tracing-export.test.ts sends each one).
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '100',
   };
   worker = startCompiled('src/worker.js', env);
@@ -251,5 +253,15 @@ describe('the compiled service (npm run build, npm start)', () => {
     expect(requestTrace).toMatch(/^[0-9a-f]{32}$/);
     expect(traceOf('shipping-label-worker', 'RunActivity:sendToCarrier')).toBe(requestTrace);
     expect(traceOf('shipping-label-worker', 'RunWorkflow:labelCreationWorkflow')).toBe(requestTrace);
+    // PostgreSQL statements of both compiled processes in it too.
+    for (const service of ['shipping-label-api', 'shipping-label-worker'])
+      expect(
+        collected.some(
+          (span) =>
+            span.service === service &&
+            span.traceId === requestTrace &&
+            /^(SELECT|INSERT|UPDATE|WITH) /.test(span.name),
+        ),
+      ).toBe(true);
   });
 });

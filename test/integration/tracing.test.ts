@@ -4,7 +4,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from 
 import { createLogger } from '../../src/logger';
 import { workerActivities } from '../../src/temporal/worker-activities';
 import { startTracing, type Tracing } from '../../src/tracing/provider';
-import { tracingWorkerOptions, tracingWorkflowModules } from '../../src/tracing/temporal';
+import { workflowInterceptorModules } from '../../src/temporal/workflow-source';
+import { tracingWorkerOptions } from '../../src/tracing/temporal';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -27,7 +28,13 @@ let running: Promise<void>;
 beforeAll(async () => {
   // The workflow's log lines (the SDK's own "Workflow started" among them) are read back from here.
   Runtime.install({ logger: new DefaultLogger('DEBUG', (entry) => sdkLogs.push(entry)) });
-  const settings = { exporter: 'none', endpoint: '', sampleRatio: 1, serviceName: undefined } as const;
+  const settings = {
+    exporter: 'none',
+    protocol: 'http/json',
+    endpoint: '',
+    sampleRatio: 1,
+    serviceName: undefined,
+  } as const;
   tracing = startTracing(settings, 'shipping-label-test', { processor: new SimpleSpanProcessor(exporter) })!;
   app = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: queue } });
   connection = await NativeConnection.connect({ address: app.config.temporal.address });
@@ -35,7 +42,7 @@ beforeAll(async () => {
     connection,
     taskQueue: queue,
     workflowsPath: require.resolve('../../workflows'),
-    ...tracingWorkerOptions(tracing, tracingWorkflowModules(require.resolve('../../workflows/request-id-interceptor'))),
+    ...tracingWorkerOptions(tracing, workflowInterceptorModules(true)),
     activities: workerActivities(app.config, {
       orm: app.orm,
       logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
@@ -97,7 +104,7 @@ describe('a creation traced end to end', () => {
 
     // The carrier's HTTP call, below the activity that made it, names the request too.
     const carrierCalls = trace.filter(
-      (s) => s.kind === SpanKind.CLIENT && ancestors(s, trace).includes(sendToCarrier!),
+      (s) => s.kind === SpanKind.CLIENT && 'url.full' in s.attributes && ancestors(s, trace).includes(sendToCarrier!),
     );
     expect(carrierCalls.length).toBeGreaterThan(0);
     expect(carrierCalls[0]!.attributes).toMatchObject({
@@ -115,13 +122,33 @@ describe('a creation traced end to end', () => {
       new Set([request!.spanContext().traceId]),
     );
 
-    // The workflow's log lines carry the request ID: those after its start (the SDK logs "Workflow started" before any
-    // interceptor sees the start's headers), its completion among them.
+    // The workflow's own spans, made in the worker's sandbox, name the request too.
+    const inWorkflow = trace.filter((s) => /^(RunWorkflow|StartActivity|HandleUpdate):/.test(s.name));
+    expect(inWorkflow.length).toBeGreaterThan(2);
+    expect(inWorkflow.filter((s) => s.attributes.request_id !== requestId).map((s) => s.name)).toEqual([]);
+
+    // PostgreSQL statements: below the request (the API's) and below activities (the worker's), each naming the
+    // request, with the parameterized statement and never a value.
+    const statements = trace.filter((s) => s.attributes['db.system'] === 'postgresql');
+    expect(statements.some((s) => ancestors(s, trace)[0] === request)).toBe(true);
+    expect(statements.some((s) => ancestors(s, trace).some((a) => a.name.startsWith('RunActivity:')))).toBe(true);
+    for (const statement of statements) {
+      expect(statement.kind).toBe(SpanKind.CLIENT);
+      expect(statement.attributes).toMatchObject({ request_id: requestId, 'db.operation.name': expect.any(String) });
+      expect(statement.attributes['db.query.text']).not.toContain(order.orderId);
+    }
+    expect(statements.map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/ label_creations$/)]));
+    // Statements outside any operation (pollers, housekeeping) start no trace of their own.
+    const allStatements = spans.filter((s) => s.attributes['db.system'] === 'postgresql');
+    expect(allStatements.every((s) => s.parentSpanId !== undefined)).toBe(true);
+
+    // Every log line of the workflow carries the request ID, the SDK's "Workflow started" and "Workflow completed"
+    // among them (the start's memo names it from the first activation).
     const workflowLines = sdkLogs.filter((entry) => entry.meta?.workflowId === workflowId && !entry.meta.activityId);
-    const completed = workflowLines.find((entry) => entry.message === 'Workflow completed');
-    expect(completed?.meta).toMatchObject({ request_id: requestId });
-    const afterStart = workflowLines.filter((entry) => entry.message !== 'Workflow started');
-    expect(afterStart.every((entry) => entry.meta?.request_id === requestId)).toBe(true);
+    expect(workflowLines.map((entry) => entry.message)).toEqual(
+      expect.arrayContaining(['Workflow started', 'Workflow completed']),
+    );
+    expect(workflowLines.filter((entry) => entry.meta?.request_id !== requestId)).toEqual([]);
   });
 
   it("records a refusal's status on the request span without marking the span failed", async () => {
@@ -130,7 +157,9 @@ describe('a creation traced end to end', () => {
     expect(res.status).toBe(404);
     await tracing.processor.forceFlush();
     const requestId = res.headers.get('x-request-id');
-    const span = exporter.getFinishedSpans().find((s) => s.attributes.request_id === requestId);
+    const span = exporter
+      .getFinishedSpans()
+      .find((s) => s.attributes.request_id === requestId && s.kind === SpanKind.SERVER);
     expect(span).toMatchObject({ name: 'GET /labels/{label_id}', kind: SpanKind.SERVER });
     expect(span!.attributes['http.response.status_code']).toBe(404);
     expect(span!.status.code).toBe(SpanStatusCode.UNSET);

@@ -1,13 +1,15 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import { loadConfig } from '../../src/config';
+import { redactedStatement, statementName, statementText } from '../../src/tracing/postgres';
 import { baggageEntry, requestIdOf, TRACE_HEADER } from '../../workflows/request-id-interceptor';
 
 const base = { DATABASE_URL: 'postgres://localhost/x' };
 
 describe('tracing configuration', () => {
-  it('is off by default', () => {
+  it("is off by default, and would speak OTLP over HTTP with protobuf, the specification's default", () => {
     expect(loadConfig(base).tracing).toEqual({
       exporter: 'none',
+      protocol: 'http/protobuf',
       endpoint: 'http://localhost:4318/v1/traces',
       sampleRatio: 1,
       serviceName: undefined,
@@ -19,11 +21,13 @@ describe('tracing configuration', () => {
       ...base,
       OTEL_TRACES_EXPORTER: 'otlp',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
       OTEL_SERVICE_NAME: 'labels-eu',
     }).tracing;
     expect(generic).toEqual({
       exporter: 'otlp',
+      protocol: 'http/json',
       endpoint: 'http://collector:4318/v1/traces',
       sampleRatio: 0.25,
       serviceName: 'labels-eu',
@@ -32,12 +36,60 @@ describe('tracing configuration', () => {
     expect(own.endpoint).toBe('http://c:1/traces');
   });
 
+  it("speaks gRPC to the collector's address as given, 4317 by default; the traces' protocol wins", () => {
+    expect(loadConfig({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).tracing).toMatchObject({
+      protocol: 'grpc',
+      endpoint: 'http://localhost:4317',
+    });
+    const grpc = loadConfig({
+      ...base,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.internal:4317/',
+    }).tracing;
+    expect(grpc).toMatchObject({ protocol: 'grpc', endpoint: 'https://collector.internal:4317' });
+  });
+
   it.each([
     ['OTEL_TRACES_EXPORTER', 'jaeger'],
     ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
-    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc'],
+    ['OTEL_EXPORTER_OTLP_PROTOCOL', 'thrift'],
+    ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
+  });
+});
+
+describe('PostgreSQL statement spans', () => {
+  it('take the statement of a text or a config, not of a submittable (a cursor)', () => {
+    expect(statementText('SELECT 1')).toBe('SELECT 1');
+    expect(statementText({ text: 'SELECT $1', values: [1] })).toBe('SELECT $1');
+    expect(statementText({ text: 'SELECT 1', submit() {} })).toBeUndefined();
+    expect(statementText(null)).toBeUndefined();
+    expect(statementText(42)).toBeUndefined();
+  });
+
+  it('record the statement without its values: literals become ?, placeholders and identifiers stay', () => {
+    expect(
+      redactedStatement(
+        `select "l0".* from label_creations as "l0" where store_id = 'st_1' and key = 'it''s' and n >= 20.5 and m = $2 limit 50`,
+      ),
+    ).toBe(
+      `select "l0".* from label_creations as "l0" where store_id = '?' and key = '?' and n >= ? and m = $2 limit ?`,
+    );
+    expect(redactedStatement(`insert into t values ('${'x'.repeat(3000)}')`)).toBe(`insert into t values ('?')`);
+    expect(redactedStatement(`select '${'y'.repeat(10)}', ${'1,'.repeat(1500)}1`).length).toBe(2001);
+  });
+
+  it.each([
+    ['select "l0".* from "labels" as "l0" where "l0"."id" = $1', 'SELECT labels'],
+    ['insert into "label_creations" ("id") values ($1)', 'INSERT label_creations'],
+    ['UPDATE api_keys SET used = used + 1 WHERE key_hash = $1', 'UPDATE api_keys'],
+    ['  with x as (select 1) select * from x join stores s on true', 'WITH x'],
+    ['begin', 'BEGIN shipping'],
+    ['$1', 'QUERY shipping'],
+  ])('name %s as %s', (text, name) => {
+    expect(statementName(text, 'shipping')).toBe(name);
   });
 });
 

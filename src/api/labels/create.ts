@@ -167,6 +167,7 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
             waitSeconds,
             request,
             keyBound: keyBoundOf.get(ctx),
+            requestId: ctx.state.requestId,
             noteLimits: (states) => ctx.state.limits?.note(states),
           });
           await renderCreation(ctx, deps.orm, outcome, {

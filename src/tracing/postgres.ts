@@ -1,0 +1,110 @@
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { Client } from 'pg';
+import { activeTracer } from './spans';
+
+type QueryMethod = (this: Client, ...args: unknown[]) => unknown;
+type Callback = (this: unknown, error: unknown, result: unknown) => unknown;
+
+/** Long statements (batched inserts) are cut: a span records what ran, not a copy of the data. */
+const MAX_STATEMENT = 2_000;
+
+/**
+ * A client span for every PostgreSQL statement made inside a traced operation (a request, an activity): MikroORM's
+ * (through knex) and the hot paths' own pool both go through `pg`'s `Client#query`, which this wraps while tracing is
+ * on. Statements with no span around them (pollers, housekeeping) are not traced: they would each start a trace of
+ * their own. Values are never recorded: parameters are not, and literals that MikroORM inlines into a statement are
+ * replaced by `?`. Returns the unwrapping.
+ */
+export function tracePostgres(): () => void {
+  const prototype = Client.prototype as unknown as { query: QueryMethod };
+  const original = prototype.query;
+  prototype.query = function tracedQuery(this: Client, ...args: unknown[]) {
+    const tracer = activeTracer();
+    const text = statementText(args[0]);
+    if (!tracer || text === undefined || !trace.getSpan(context.active())) return original.apply(this, args);
+    const span = tracer.startSpan(statementName(text, this.database), {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'db.system': 'postgresql',
+        'db.namespace': this.database ?? '',
+        'db.operation.name': operationOf(text),
+        'db.query.text': redactedStatement(text),
+        'server.address': this.host,
+        'server.port': this.port,
+      },
+    });
+    return callWithSpan(original, this, args, span);
+  };
+  return () => {
+    prototype.query = original;
+  };
+}
+
+/** Calls `query` with the span ended by its outcome, however the caller takes it: a callback or a promise. */
+function callWithSpan(query: QueryMethod, client: Client, args: unknown[], span: Span): unknown {
+  const end = (error: unknown) => {
+    if (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === 'string') span.setAttribute('db.response.status_code', code);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : 'query failed' });
+    }
+    span.end();
+  };
+  const callbackAt = args.length > 1 && typeof args[args.length - 1] === 'function' ? args.length - 1 : -1;
+  if (callbackAt >= 0) {
+    const callback = args[callbackAt] as Callback;
+    args[callbackAt] = function ended(this: unknown, error: unknown, result: unknown) {
+      end(error);
+      return callback.call(this, error, result);
+    };
+    return query.apply(client, args);
+  }
+  const config = args[0] as { callback?: Callback };
+  if (typeof config === 'object' && typeof config.callback === 'function') {
+    const callback = config.callback;
+    args[0] = { ...config, callback: (error: unknown, result: unknown) => (end(error), callback(error, result)) };
+    return query.apply(client, args);
+  }
+  try {
+    const result = query.apply(client, args);
+    if (result instanceof Promise) {
+      return result.then(
+        (value: unknown) => (end(undefined), value),
+        (error: unknown) => {
+          end(error);
+          throw error;
+        },
+      );
+    }
+    end(undefined);
+    return result;
+  } catch (error) {
+    end(error);
+    throw error;
+  }
+}
+
+/** The statement of a `query(text)` or `query({ text })` call; undefined for a submittable (a cursor, a stream). */
+export function statementText(config: unknown): string | undefined {
+  if (typeof config === 'string') return config;
+  if (typeof config !== 'object' || config === null) return undefined;
+  const { text, submit } = config as { text?: unknown; submit?: unknown };
+  return typeof submit !== 'function' && typeof text === 'string' ? text : undefined;
+}
+
+/** The statement without its literals (strings and numbers become `?`), cut to a readable length. */
+export function redactedStatement(text: string): string {
+  const redacted = text.replace(/'(?:[^']|'')*'/g, "'?'").replace(/(?<![\w$".])\d+(?:\.\d+)?(?![\w"])/g, '?');
+  return redacted.length > MAX_STATEMENT ? `${redacted.slice(0, MAX_STATEMENT)}…` : redacted;
+}
+
+/** The statement's first keyword (`SELECT`, `INSERT`, `WITH`, `BEGIN`...). */
+export function operationOf(text: string): string {
+  return /^\s*([a-z]+)/i.exec(text)?.[1]?.toUpperCase() ?? 'QUERY';
+}
+
+/** `{operation} {table}` as OpenTelemetry names database spans; the database when no table shows. */
+export function statementName(text: string, database: string | undefined): string {
+  const table = /\b(?:from|into|update|join)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(text)?.[1];
+  return [operationOf(text), table ?? database].filter(Boolean).join(' ');
+}
