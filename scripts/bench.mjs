@@ -27,10 +27,19 @@ let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'
   env,
   stdio: 'inherit',
 }).status;
+// The read and creation sections run the service from the compiled build, as production does.
+const sections = process.argv.slice(2);
+if (status === 0 && (sections.length === 0 || sections.some((s) => ['read', 'limiter', 'creation'].includes(s)))) {
+  step('building the service (npm run build): the read and creation sections run it compiled');
+  status = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: projectRoot, env, stdio: 'inherit' }).status;
+}
 if (status === 0) {
   step('running benchmarks');
   // BENCH_CPU_PROF=<dir>: a V8 profile of this run's process too (the in-process API and the load generator).
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const profile =
+    process.env.BENCH_CPU_PROF && !process.env.BENCH_CPU_PROF_ONLY
+      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF]
+      : [];
   const args = [...profile, '--import', 'tsx', 'scripts/bench/run.ts', ...process.argv.slice(2)];
   status = spawnSync(process.execPath, args, {
     cwd: projectRoot,

@@ -21,14 +21,17 @@ export function tracePostgres(): () => void {
   prototype.query = function tracedQuery(this: Client, ...args: unknown[]) {
     const tracer = activeTracer();
     const text = statementText(args[0]);
-    if (!tracer || text === undefined || !trace.getSpan(context.active())) return original.apply(this, args);
+    // Only below a span that records: an unsampled request's statements cost nothing more.
+    if (!tracer || text === undefined || !trace.getSpan(context.active())?.isRecording())
+      return original.apply(this, args);
+    const { operation, redacted } = described(text);
     const span = tracer.startSpan(statementName(text, this.database), {
       kind: SpanKind.CLIENT,
       attributes: {
         'db.system': 'postgresql',
         'db.namespace': this.database ?? '',
-        'db.operation.name': operationOf(text),
-        'db.query.text': redactedStatement(text),
+        'db.operation.name': operation,
+        'db.query.text': redacted,
         'server.address': this.host,
         'server.port': this.port,
       },
@@ -84,6 +87,26 @@ function callWithSpan(query: QueryMethod, client: Client, args: unknown[], span:
   }
 }
 
+interface Described {
+  operation: string;
+  table: string | undefined;
+  redacted: string;
+}
+
+/** Prepared statements repeat their text on every request: each is worked out once (bounded, for inlined values). */
+const describedTexts = new Map<string, Described>();
+const DESCRIBED_TEXTS = 500;
+
+function described(text: string): Described {
+  let description = describedTexts.get(text);
+  if (!description) {
+    description = { operation: operationOf(text), table: tableOf(text), redacted: redactedStatement(text) };
+    if (describedTexts.size >= DESCRIBED_TEXTS) describedTexts.clear();
+    describedTexts.set(text, description);
+  }
+  return description;
+}
+
 /** The statement of a `query(text)` or `query({ text })` call; undefined for a submittable (a cursor, a stream). */
 export function statementText(config: unknown): string | undefined {
   if (typeof config === 'string') return config;
@@ -105,6 +128,11 @@ export function operationOf(text: string): string {
 
 /** `{operation} {table}` as OpenTelemetry names database spans; the database when no table shows. */
 export function statementName(text: string, database: string | undefined): string {
-  const table = /\b(?:from|into|update|join)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(text)?.[1];
-  return [operationOf(text), table ?? database].filter(Boolean).join(' ');
+  const { operation, table } = described(text);
+  return [operation, table ?? database].filter(Boolean).join(' ');
+}
+
+/** The first table the statement names after FROM, INTO, UPDATE or JOIN. */
+function tableOf(text: string): string | undefined {
+  return /\b(?:from|into|update|join)\s+"?([a-z_][a-z0-9_]*)"?/i.exec(text)?.[1];
 }
