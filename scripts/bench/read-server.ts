@@ -19,6 +19,7 @@ import type { RequestLimiter } from '../../src/http/request-limiter';
 
 /** The service's modules from the compiled build, as `npm start` runs them (not the sources through tsx). */
 const dist = join(__dirname, '..', '..', 'dist', 'src');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the compiled modules, by path, at run time
 const compiled = <T>(module: string): T => require(join(dist, module)) as T;
 const { createApp } = compiled<typeof import('../../src/app')>('app');
 const { loadConfig } = compiled<typeof import('../../src/config')>('config');
