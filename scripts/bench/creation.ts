@@ -101,7 +101,8 @@ async function printTimeline(
 
 interface Ratios {
   server: ServerKind;
-  latency: number;
+  /** Milliseconds of a creation's p50 beyond the floor's p50 and the carrier's. */
+  overMs: number;
   throughput: number;
 }
 
@@ -115,7 +116,7 @@ export async function creationBench(): Promise<void> {
   console.log('\nLabel creation against the floor, by Temporal server:');
   for (const r of ratios) {
     console.log(
-      `  ${r.server.padEnd(7)} p50 ratio ${r.latency.toFixed(2)} (target at most 1.0), throughput ratio ${r.throughput.toFixed(2)} (target at least 0.5)`,
+      `  ${r.server.padEnd(7)} p50 over floor + carrier ${r.overMs.toFixed(0)} ms (target at most 15), throughput ratio ${r.throughput.toFixed(2)} (target at least 0.7)`,
     );
   }
 }
@@ -132,6 +133,8 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     ...(dir ? { temporalDbFile: join(dir, 'temporal.db') } : {}),
     ...(real ? { temporalAddress: real.address } : {}),
     workers: server === 'cluster2' ? 2 : 1,
+    // The workers from the compiled build with the prebuilt bundle, as production runs them (bench.mjs builds it).
+    workerEntry: join(__dirname, '..', '..', 'dist', 'src', 'worker.js'),
   });
   const app = await startTestApp();
   const floorQueue = `bench-floor-${process.pid}`;
@@ -267,11 +270,11 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     console.log(
       `  throughput at ${CONCURRENCY}, best of ${ROUNDS} rounds of ${CONCURRENT}: creations ${creationRate.toFixed(1)}/s, floor ${floorRate.toFixed(1)}/s`,
     );
-    const budget = 2 * percentile(floors, 50) + percentile(carrierCalls, 50);
-    const latency = percentile(creations, 50) / budget;
-    console.log(`  creation p50 / (2 x floor p50 + carrier p50): ${latency.toFixed(2)} (target at most 1.0)`);
-    console.log(`  throughput creations / floor: ${(creationRate / floorRate).toFixed(2)} (target at least 0.5)`);
-    return { server, latency, throughput: creationRate / floorRate };
+    // What a creation costs beyond the unavoidable: one workflow with an activity, and the carrier's own time.
+    const over = percentile(creations, 50) - (percentile(floors, 50) + percentile(carrierCalls, 50));
+    console.log(`  creation p50 - (floor p50 + carrier p50): ${over.toFixed(0)} ms (target at most 15 ms)`);
+    console.log(`  throughput creations / floor: ${(creationRate / floorRate).toFixed(2)} (target at least 0.7)`);
+    return { server, overMs: over, throughput: creationRate / floorRate };
   } finally {
     floorWorker.shutdown();
     await floorRun;

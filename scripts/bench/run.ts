@@ -21,6 +21,7 @@ import { readLabelView } from '../../src/db/labels-query';
 import { setLimitOverride } from '../../src/limits/overrides';
 import { measureLatency } from './latency';
 import { creationBench } from './creation';
+import { memoryBench } from './memory';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
 const RUNS = 30;
@@ -385,6 +386,7 @@ async function main(): Promise<void> {
   if (wanted('auth')) await authentication(get, revoked.secret);
   if (wanted('merge')) await merge();
   if (wanted('creation')) await creationBench();
+  if (wanted('memory')) await memoryBench();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await opened.close();
   await orm.close();

@@ -19,7 +19,7 @@ export type Admission = (
   ctx: AppContext,
   route: RouteDefinition,
   limitClass: LimitClass,
-  read?: (storeId: string) => ReadStatement | null,
+  read?: (storeId: string, keyHash: string) => ReadStatement | null,
 ) => Promise<unknown[] | null>;
 
 /** The row of `api_admit`, as JSON (`row_to_json`): once per answer, however many rows a carried read has. */
@@ -136,11 +136,11 @@ export function createAdmission(deps: {
   const stores = new Map<string, string>();
 
   /** The route's read for the key's store, when the store is known and the read can be built (else none). */
-  function readFor(hash: string, read: ((storeId: string) => ReadStatement | null) | undefined) {
+  function readFor(hash: string, read: ((storeId: string, keyHash: string) => ReadStatement | null) | undefined) {
     const storeId = read && stores.get(hash);
     if (!storeId) return null;
     try {
-      const statement = read(storeId);
+      const statement = read(storeId, hash);
       return statement && { storeId, statement };
     } catch {
       // A read that cannot be built (a refused cursor): the handler reads on its own and refuses it.

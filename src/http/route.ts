@@ -95,7 +95,12 @@ export interface RouteDefinition<
    * `ctx.state.admittedRows`; without them (a key's first request, a statement that cannot be built, such as one with a
    * refused cursor, which the handler then refuses itself) it reads on its own. Reads only: nothing it builds may act.
    */
-  admittedRead?: (input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, storeId: string) => ReadStatement | null;
+  admittedRead?: (
+    input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>,
+    storeId: string,
+    /** The calling key's hash, by which the statement finds the key (its ID is not known before it runs). */
+    keyHash: string,
+  ) => ReadStatement | null;
   handler: (ctx: AppContext, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<void>;
 }
 

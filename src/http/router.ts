@@ -53,7 +53,7 @@ function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middle
       }
       const input = { params, query, body: undefined };
       const read = route.admittedRead;
-      const rows = await admission(ctx, route, limitClass, read && ((storeId) => read(input, storeId)));
+      const rows = await admission(ctx, route, limitClass, read && ((storeId, hash) => read(input, storeId, hash)));
       if (rows) ctx.state.admittedRows = rows;
       await route.handler(ctx, input);
       if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);

@@ -35,6 +35,8 @@ export interface TestRunOptions {
   temporalAddress?: string;
   /** Workers on the run's task queue (default 1); the first one manages the Schedules. */
   workers?: number;
+  /** The workers' entry point: the source by default; the benchmarks run the compiled build (`dist/src/worker.js`). */
+  workerEntry?: string;
 }
 
 /**
@@ -144,7 +146,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   const workerMetricsPort = await freePort();
   for (let i = 0; i < (options.workers ?? 1); i += 1)
     await spawnTs(
-      join(root, 'src', 'worker.ts'),
+      options.workerEntry ?? join(root, 'src', 'worker.ts'),
       {
         ...env,
         WORKER_MANAGES_SCHEDULES: i === 0 ? 'true' : 'false',

@@ -271,6 +271,21 @@ describe('GET /v1/shop', () => {
     expect(resA.body.access).toEqual({ api_enabled: true, paused: false, plan: 'subscription', write_access: true });
   });
 
+  it('answers the same whether it reads on its own (a key\'s first request) or in the admission statement', async () => {
+    const shop = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
+    // A rotation in overlap: the old key's `expires_at` is set, at millisecond precision in the database.
+    const now = new Date('2026-11-26T10:20:30.987Z');
+    await rotateApiKey(app.orm.em.fork(), { storeId: shop.storeId, keyId: shop.keyId, overlap: '24h', now });
+    const first = await app.request('GET', '/v1/shop', { headers: shop.auth });
+    const again = await app.request('GET', '/v1/shop', { headers: shop.auth });
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(first.body.api_key).toMatchObject({ id: shop.keyId, expires_at: '2026-11-27T10:20:30Z' });
+    expect(first.body.api_key.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(first.body).toMatchObject({ id: shop.storeId, domain: shop.domain });
+  });
+
   it('takes no store parameter', async () => {
     const { auth } = await aStoreWithKey(app.orm);
     const res = await app.request('GET', '/v1/shop?store_id=st_other', { headers: auth });

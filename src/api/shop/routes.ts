@@ -1,11 +1,9 @@
 import type { z } from 'zod';
 import { MAX_ACTIVE_KEYS } from '../../access/api-keys';
 import { effectiveScopes } from '../../access/scopes';
-import { ApiKey } from '../../db/entities/api-key';
-import { Store } from '../../db/entities/store';
 import type { Orm } from '../../db/orm';
+import { readShop, shopByKeyHashStatement, type ShopRow } from '../../db/shop-query';
 import { defineRoute } from '../../http/route';
-import { isoSeconds } from '../../domain/wire-format';
 import { shopSchema } from './schemas';
 
 export function createShopRoutes(deps: { orm: Orm; requestLogRetentionMs: number }) {
@@ -19,31 +17,32 @@ export function createShopRoutes(deps: { orm: Orm; requestLogRetentionMs: number
       access: { kind: 'key', scope: 'shop:read' },
       limits: 'read',
       responses: { 200: { description: 'The store', schema: shopSchema } },
+      // One statement with the admission (the key by its hash); a key's first request reads on its own.
+      admittedRead: (_input, storeId, keyHash) => shopByKeyHashStatement(storeId, keyHash),
       handler: async (ctx) => {
         const auth = ctx.state.auth!;
-        const em = deps.orm.em.fork();
-        const [store, key] = await Promise.all([
-          em.findOneOrFail(Store, { id: auth.storeId }),
-          em.findOneOrFail(ApiKey, { id: auth.apiKeyId }),
-        ]);
+        const admitted = ctx.state.admittedRows as ShopRow[] | undefined;
+        const row = admitted?.[0] ?? (await readShop(deps.orm.em.fork(), auth.storeId, auth.apiKeyId));
+        // Keys are revoked, never deleted: the key that was just admitted has its row.
+        if (!row) throw new Error(`no store row for the admitted key ${auth.apiKeyId}`);
         const body: z.input<typeof shopSchema> = {
-          id: store.id,
-          name: store.name,
-          domain: store.domain,
+          id: row.id,
+          name: row.name,
+          domain: row.domain,
           api_key: {
-            id: key.id,
-            name: key.name,
-            scopes: effectiveScopes(key.scopes),
-            pinned_version: key.pinnedVersion,
-            created_at: isoSeconds(key.createdAt),
-            expires_at: key.expiresAt ? isoSeconds(key.expiresAt) : null,
+            id: row.key_id,
+            name: row.key_name,
+            scopes: effectiveScopes(row.key_scopes),
+            pinned_version: row.key_pinned_version,
+            created_at: row.key_created_at,
+            expires_at: row.key_expires_at,
           },
           api_version: ctx.state.apiVersion,
           access: {
-            api_enabled: store.apiEnabled,
-            paused: store.pausedBySupport,
-            plan: store.subscriptionActive ? 'subscription' : 'free_access',
-            write_access: store.writeAccess,
+            api_enabled: row.api_enabled,
+            paused: row.paused_by_support,
+            plan: row.subscription_active ? 'subscription' : 'free_access',
+            write_access: row.write_access,
           },
           limits: {
             max_active_api_keys: MAX_ACTIVE_KEYS,
