@@ -29,7 +29,10 @@ let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'
 }).status;
 // The read and creation sections run the service from the compiled build, as production does.
 const sections = process.argv.slice(2);
-if (status === 0 && (sections.length === 0 || sections.some((s) => ['read', 'limiter', 'creation', 'memory'].includes(s)))) {
+if (
+  status === 0 &&
+  (sections.length === 0 || sections.some((s) => ['read', 'limiter', 'creation', 'memory'].includes(s)))
+) {
   step('building the service (npm run build): the read and creation sections run it compiled');
   status = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: projectRoot, env, stdio: 'inherit' }).status;
 }

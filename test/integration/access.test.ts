@@ -271,7 +271,7 @@ describe('GET /v1/shop', () => {
     expect(resA.body.access).toEqual({ api_enabled: true, paused: false, plan: 'subscription', write_access: true });
   });
 
-  it('answers the same whether it reads on its own (a key\'s first request) or in the admission statement', async () => {
+  it("answers the same whether it reads on its own (a key's first request) or in the admission statement", async () => {
     const shop = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
     // A rotation in overlap: the old key's `expires_at` is set, at millisecond precision in the database.
     const now = new Date('2026-11-26T10:20:30.987Z');
