@@ -58,8 +58,12 @@ const envSchema = z.object({
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).optional(),
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().optional(),
   WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: z.coerce.number().int().positive().optional(),
-  /** Workflows kept in the worker's sticky cache (each costs memory; a miss replays its history). */
-  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).optional(),
+  /**
+   * Workflows kept in the worker's sticky cache; a miss replays its history. Measured (docs/benchmarks.md, "Memory"):
+   * about 0.4 MiB of RSS per open creation, so 1,000 hold a worker near 650 MiB. The SDK's own default follows the
+   * heap limit (about 2,300 workflows for Node's 4 GiB), which would let a worker grow past 1 GiB.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
   /**
    * On SIGTERM the worker stops polling and gives running activities this long to finish before cancelling them: longer
    * than a carrier call (CARRIER_TIMEOUT), so a deploy does not leave creations with an unclear outcome.
@@ -237,7 +241,7 @@ export interface WorkerSettings {
   maxConcurrentWorkflowTaskExecutions: number | undefined;
   maxConcurrentActivityTaskExecutions: number | undefined;
   maxConcurrentLocalActivityExecutions: number | undefined;
-  maxCachedWorkflows: number | undefined;
+  maxCachedWorkflows: number;
   shutdownGraceTimeMs: number;
 }
 

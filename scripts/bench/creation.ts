@@ -15,7 +15,6 @@ import { Worker, NativeConnection } from '@temporalio/worker';
 import { createApiKey } from '../../src/access/api-keys';
 import { accountSettings } from '../../src/carriers/account-settings';
 import { sandboxCarrierAdapter } from '../../src/carriers/sandbox-adapter';
-import { setLimitOverride } from '../../src/limits/overrides';
 import { httpCall } from '../../src/net/http-call';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../../test/helpers/creation';
 import { startTestRun } from '../../test/helpers/global-setup';
@@ -25,6 +24,7 @@ import { aStoreWithKey } from '../../test/helpers/stores';
 import { startTestApp } from '../../test/helpers/test-app';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
 import { startBenchTemporalServer } from './temporal-server';
+import { raiseWriteLimits } from './write-limits';
 
 const SEQUENTIAL = Number(process.env.BENCH_CREATIONS_SEQUENTIAL ?? 30);
 const CONCURRENT = Number(process.env.BENCH_CREATIONS_CONCURRENT ?? 100);
@@ -162,15 +162,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     }
     const account = await aCarrierAAccount(app.orm, shop.storeId);
     await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
-    for (const [bucket, limit] of [
-      ['write_key_per_second', 100_000],
-      ['write_shop_per_minute', 100_000],
-      ['write_shop_per_day', 100_000],
-      // The queue shrinks when creations are slow (decision 0404); the bench measures throughput, not the queue.
-      ['write_queue_depth', 10_000],
-    ] as const) {
-      await setLimitOverride(app.orm.em.fork(), { storeId: shop.storeId, bucket, limit, now: new Date() });
-    }
+    await raiseWriteLimits(app.orm, shop.storeId, 10_000);
     const orders: Awaited<ReturnType<typeof anOrderOnPlatform>>[] = [];
     for (let i = 0; i < SEQUENTIAL + CONCURRENT * ROUNDS + 2; i += 1) orders.push(await anOrderOnPlatform(shop.domain));
     let used = 0;

@@ -1,11 +1,9 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { SentToCarrier } from '../../activities/label-creation';
-import { createLogger } from '../../src/logger';
-import { workerActivities } from '../../src/temporal/worker-activities';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { ledger } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startAppWithOwnWorker, type AppWithOwnWorker } from '../helpers/own-worker';
+import type { TestApp } from '../helpers/test-app';
 
 /**
  * The carrier call that also finished the creation (docs/decisions/0024-succeed-in-the-carrier-call.md) loses its
@@ -26,23 +24,11 @@ async function rowVersion(labelId: string): Promise<string> {
 }
 
 let app: TestApp;
-let connection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
+let own: AppWithOwnWorker;
 beforeAll(async () => {
-  app = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: queue } });
-  connection = await NativeConnection.connect({ address: app.config.temporal.address });
-  const activities = workerActivities(app.config, {
-    orm: app.orm,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    temporal: app.temporal,
-  });
-  worker = await Worker.create({
-    connection,
+  own = await startAppWithOwnWorker({
     taskQueue: queue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: {
-      ...activities,
+    activities: (activities) => ({
       async sendToCarrier(input: Parameters<typeof activities.sendToCarrier>[0]) {
         const result = await activities.sendToCarrier(input);
         if (lostResults.length === 0) {
@@ -52,16 +38,11 @@ beforeAll(async () => {
         }
         return result;
       },
-    },
+    }),
   });
-  running = worker.run();
+  app = own.app;
 }, 120_000);
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await connection?.close();
-  await app.close();
-});
+afterAll(() => own?.stop());
 
 describe('a carrier call whose completion is lost after it finished the creation', () => {
   it('is retried without a second shipment and without changing the finished creation', async () => {

@@ -1,14 +1,13 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
-import { createLogger } from '../../src/logger';
-import { workerActivities } from '../../src/temporal/worker-activities';
+import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import { startTracing, type Tracing } from '../../src/tracing/provider';
 import { workflowInterceptorModules } from '../../src/temporal/workflow-source';
 import { tracingWorkerOptions } from '../../src/tracing/temporal';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { aStoreWithKey } from '../helpers/stores';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startAppWithOwnWorker, type AppWithOwnWorker } from '../helpers/own-worker';
+import type { TestApp } from '../helpers/test-app';
 
 /**
  * Tracing on (docs/decisions/0950-tracing.md): a creation's spans, from the API's request through the workflow and its
@@ -22,9 +21,7 @@ const sdkLogs: LogEntry[] = [];
 
 let tracing: Tracing;
 let app: TestApp;
-let connection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
+let own: AppWithOwnWorker;
 beforeAll(async () => {
   // The workflow's log lines (the SDK's own "Workflow started" among them) are read back from here.
   Runtime.install({ logger: new DefaultLogger('DEBUG', (entry) => sdkLogs.push(entry)) });
@@ -36,26 +33,14 @@ beforeAll(async () => {
     serviceName: undefined,
   } as const;
   tracing = startTracing(settings, 'shipping-label-test', { processor: new SimpleSpanProcessor(exporter) })!;
-  app = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: queue } });
-  connection = await NativeConnection.connect({ address: app.config.temporal.address });
-  worker = await Worker.create({
-    connection,
+  own = await startAppWithOwnWorker({
     taskQueue: queue,
-    workflowsPath: require.resolve('../../workflows'),
-    ...tracingWorkerOptions(tracing, workflowInterceptorModules(true)),
-    activities: workerActivities(app.config, {
-      orm: app.orm,
-      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-      temporal: app.temporal,
-    }),
+    worker: tracingWorkerOptions(tracing, workflowInterceptorModules(true)),
   });
-  running = worker.run();
+  app = own.app;
 }, 120_000);
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await connection?.close();
-  await app?.close();
+  await own?.stop();
   await tracing?.shutdown();
 });
 

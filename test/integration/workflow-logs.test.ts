@@ -1,10 +1,9 @@
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogEntry } from '@temporalio/worker';
-import { createLogger } from '../../src/logger';
-import { workerActivities } from '../../src/temporal/worker-activities';
+import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import { workflowInterceptorModules } from '../../src/temporal/workflow-source';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { aStoreWithKey } from '../helpers/stores';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startAppWithOwnWorker, type AppWithOwnWorker } from '../helpers/own-worker';
+import type { TestApp } from '../helpers/test-app';
 
 /**
  * Tracing off (the default): a creation's workflow still names the request that started it on every log line, from
@@ -16,32 +15,16 @@ const queue = `workflow-logs-${process.pid}`;
 const sdkLogs: LogEntry[] = [];
 
 let app: TestApp;
-let connection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
+let own: AppWithOwnWorker;
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('DEBUG', (entry) => sdkLogs.push(entry)) });
-  app = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: queue } });
-  connection = await NativeConnection.connect({ address: app.config.temporal.address });
-  worker = await Worker.create({
-    connection,
+  own = await startAppWithOwnWorker({
     taskQueue: queue,
-    workflowsPath: require.resolve('../../workflows'),
-    interceptors: { workflowModules: workflowInterceptorModules(false) },
-    activities: workerActivities(app.config, {
-      orm: app.orm,
-      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-      temporal: app.temporal,
-    }),
+    worker: { interceptors: { workflowModules: workflowInterceptorModules(false) } },
   });
-  running = worker.run();
+  app = own.app;
 }, 120_000);
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await connection?.close();
-  await app?.close();
-});
+afterAll(() => own?.stop());
 
 it("names the starting request on every log line of a creation's workflow, tracing off", async () => {
   const shop = await aStoreWithKey(app.orm);

@@ -122,9 +122,9 @@ describe('Temporal connection settings', () => {
 });
 
 describe('worker tuning', () => {
-  it("keeps the SDK's defaults when nothing is configured, with a shutdown grace longer than a carrier call", () => {
+  it("keeps the SDK's defaults when nothing is configured but the measured sticky cache, with a shutdown grace longer than a carrier call", () => {
     const config = loadConfig({});
-    expect(workerTuning(config.worker)).toEqual({ shutdownGraceTime: 15_000 });
+    expect(workerTuning(config.worker)).toEqual({ maxCachedWorkflows: 1000, shutdownGraceTime: 15_000 });
     expect(config.worker.shutdownGraceTimeMs).toBeGreaterThan(config.carrierTimeoutMs);
   });
 
