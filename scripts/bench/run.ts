@@ -194,6 +194,8 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   const traced = sink ? await startReadServer('api', tracedEnv) : null;
   // And keeping one trace in ten, as a busy production would.
   const sampled = sink ? await startReadServer('api', { ...tracedEnv, OTEL_TRACES_SAMPLER_ARG: '0.1' }) : null;
+  // And keeping none: what tracing costs before any span is recorded (the context manager, unsampled spans).
+  const unsampled = sink ? await startReadServer('api', { ...tracedEnv, OTEL_TRACES_SAMPLER_ARG: '0' }) : null;
   const firstPage = await fetch(`http://127.0.0.1:${api.port}/v1/labels?limit=50`, { headers: auth });
   const { next_cursor: cursor } = (await firstPage.json()) as { next_cursor: string };
   const loads: Array<[string, string, Record<string, string>]> = [
@@ -218,6 +220,10 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
     const url = `http://127.0.0.1:${sampled.port}/v1/labels/${labelId}`;
     loads.push(['GET /v1/labels/{id}, tracing on, 1 in 10 kept', url, auth]);
   }
+  if (unsampled) {
+    const url = `http://127.0.0.1:${unsampled.port}/v1/labels/${labelId}`;
+    loads.push(['GET /v1/labels/{id}, tracing on, none kept', url, auth]);
+  }
   // BENCH_READ_ONLY=<regex>: only the loads whose names match (a profile of one load, a quick look).
   const only = process.env.BENCH_READ_ONLY ? new RegExp(process.env.BENCH_READ_ONLY) : null;
   if (only) loads.splice(0, loads.length, ...loads.filter(([name]) => only.test(name)));
@@ -232,6 +238,7 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   uncached.stop();
   traced?.stop();
   sampled?.stop();
+  unsampled?.stop();
   sink?.stop();
   const result = (name: string) => medianLoad(runs.get(name)!);
   for (const [name] of loads) {
@@ -278,12 +285,13 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   console.log(
     `  API process memory: idle RSS ${apiIdle.rssMiB} MiB; after every read load RSS ${apiLoaded.rssMiB} MiB, peak ${apiLoaded.peakMiB} MiB`,
   );
-  if (traced && sampled) {
+  if (traced && sampled && unsampled) {
     const tracedSingle = result('GET /v1/labels/{id}, tracing on');
     const tracedList = result('GET /v1/labels?limit=50, tracing on');
     const sampledSingle = result('GET /v1/labels/{id}, tracing on, 1 in 10 kept');
+    const unsampledSingle = result('GET /v1/labels/{id}, tracing on, none kept');
     console.log(
-      `  ratio tracing on / off: GET /labels/{id} ${(tracedSingle.rps / single.rps).toFixed(3)}, GET /labels?limit=50 ${(tracedList.rps / list.rps).toFixed(3)}, GET /labels/{id} with 1 in 10 kept ${(sampledSingle.rps / single.rps).toFixed(3)} (target at least 0.90)`,
+      `  ratio tracing on / off: GET /labels/{id} ${(tracedSingle.rps / single.rps).toFixed(3)}, GET /labels?limit=50 ${(tracedList.rps / list.rps).toFixed(3)}, GET /labels/{id} with 1 in 10 kept ${(sampledSingle.rps / single.rps).toFixed(3)}, none kept ${(unsampledSingle.rps / single.rps).toFixed(3)} (target at least 0.90)`,
     );
   }
 }
