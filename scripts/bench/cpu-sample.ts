@@ -19,7 +19,8 @@ function roleOf(pid: number): string | null {
   if (/temporal(-\S+)? server start-dev/.test(cmdline)) return 'Temporal server';
   if (cmdline.includes('src/worker.ts') || cmdline.includes('dist/src/worker.js')) return 'worker';
   if (cmdline.includes('sandbox/server.ts')) return 'sandbox';
-  if (cmdline.includes('scripts/bench/run.ts')) return 'bench process (API, load, floor worker)';
+  if (cmdline.includes('dist/src/server.js')) return 'API';
+  if (cmdline.includes('scripts/bench/run.ts')) return 'bench process (load, floor worker)';
   return 'other';
 }
 

@@ -5,7 +5,8 @@
  * database, the sandbox and the project's workers) once per kind of Temporal server (`BENCH_CREATION_SERVERS`): by
  * default the production one, a Temporal server on PostgreSQL (`npm run cluster`'s), with one worker (`cluster`) and
  * with two (`cluster2`); the dev servers stay as options, file-backed as `npm run dev` runs it (`file`) and in memory as
- * the tests run it (`memory`).
+ * the tests run it (`memory`). The API and the workers run from the compiled build (`dist/`, which bench.mjs builds),
+ * each in its own process, as production runs them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ import globalTeardown from '../../test/helpers/global-teardown';
 import { aShipmentRequest } from '../../test/helpers/sandbox';
 import { aStoreWithKey } from '../../test/helpers/stores';
 import { startTestApp } from '../../test/helpers/test-app';
+import { startCompiledApi } from './compiled-api';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
 import { startBenchTemporalServer } from './temporal-server';
 import { raiseWriteLimits } from './write-limits';
@@ -73,14 +75,13 @@ async function throughput(
  */
 async function printTimeline(
   app: Awaited<ReturnType<typeof startTestApp>>,
-  storeId: string,
   requests: Map<string, { startMs: number; endMs: number }>,
   what: string,
 ): Promise<void> {
   const gaps = new Map<string, number[]>();
   const add = (step: string, ms: number) => gaps.set(step, [...(gaps.get(step) ?? []), ms]);
-  for (const [key, request] of requests) {
-    const history = await app.temporal.workflow.getHandle(`label-creation/${storeId}/${key}`).fetchHistory();
+  for (const [workflowId, request] of requests) {
+    const history = await app.temporal.workflow.getHandle(workflowId).fetchHistory();
     let previous = request.startMs;
     history.events!.forEach((event, i) => {
       const at = Number(event.eventTime!.seconds) * 1000 + Math.floor((event.eventTime!.nanos ?? 0) / 1e6);
@@ -91,7 +92,7 @@ async function printTimeline(
     });
     add('answer received by the client', request.endMs - previous);
   }
-  console.log(`  timeline of ${requests.size} creations ${what} (mean ms before each step):`);
+  console.log(`  timeline of ${requests.size} ${what} (mean ms before each step):`);
   for (const [step, values] of gaps) {
     console.log(
       `    ${step.padEnd(60)} ${(values.reduce((a, b) => a + b, 0) / values.length).toFixed(1).padStart(7)} (n=${values.length})`,
@@ -136,7 +137,9 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     // The workers from the compiled build with the prebuilt bundle, as production runs them (bench.mjs builds it).
     workerEntry: join(__dirname, '..', '..', 'dist', 'src', 'worker.js'),
   });
+  // The in-process app only sets the bench up (stores, keys, histories); the requests go to the compiled API.
   const app = await startTestApp();
+  const api = await startCompiledApi();
   const floorQueue = `bench-floor-${process.pid}`;
   const connection = await NativeConnection.connect({ address: app.config.temporal.address });
   const floorWorker = await Worker.create({
@@ -169,6 +172,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     /** BENCH_CREATION_TRACE=1: when each traced creation's request started and ended, for the timelines below. */
     const trace = process.env.BENCH_CREATION_TRACE === '1';
     let requests = new Map<string, { startMs: number; endMs: number }>();
+    const floorRequests = new Map<string, { startMs: number; endMs: number }>();
     let tracing = false;
     const createOne = async (lane = 0) => {
       const n = used++;
@@ -177,7 +181,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
       // A plain request, as a merchant's server sends it: the test suite's contract check is not the service's time.
       // node:http with kept-alive connections, as a merchant's server would: fetch's own CPU is not the service's.
       const res = await httpCall({
-        url: `${app.baseUrl}/v1/labels`,
+        url: `${api.baseUrl}/v1/labels`,
         method: 'POST',
         headers: {
           ...keys[lane % keys.length],
@@ -189,13 +193,15 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
         timeoutMs: 120_000,
       });
       if (res.status !== 201) throw new Error(`creation answered ${res.status}: ${res.bytes.toString().slice(0, 300)}`);
-      if (tracing) requests.set(`bench-${order.orderId}`, { startMs, endMs: Date.now() });
+      if (tracing)
+        requests.set(`label-creation/${shop.storeId}/bench-${order.orderId}`, { startMs, endMs: Date.now() });
     };
-    const floorOne = (i: number) =>
-      app.temporal.workflow.execute('floorWorkflow', {
-        taskQueue: floorQueue,
-        workflowId: `floor-${process.pid}-${i}-${Date.now()}`,
-      });
+    const floorOne = async (i: number) => {
+      const startMs = Date.now();
+      const workflowId = `floor-${process.pid}-${i}-${startMs}`;
+      await app.temporal.workflow.execute('floorWorkflow', { taskQueue: floorQueue, workflowId });
+      if (tracing) floorRequests.set(workflowId, { startMs, endMs: Date.now() });
+    };
     const settings = accountSettings(account);
     const carrier = sandboxCarrierAdapter('carrier_a', { baseUrl: app.config.sandboxUrl, timeoutMs: 10_000 });
 
@@ -217,7 +223,10 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
         }),
       );
     }
-    if (tracing) await printTimeline(app, shop.storeId, requests, 'one at a time');
+    if (tracing) {
+      await printTimeline(app, requests, 'creations one at a time');
+      await printTimeline(app, floorRequests, 'floor workflows one at a time');
+    }
     requests = new Map();
     tracing = false;
     // The floor goes first in each round, on a server that is not still finishing the previous round's creations.
@@ -251,7 +260,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
       console.log(`  CPU at ${CONCURRENCY} at once, all rounds, creations:`);
       for (const row of formatCpu(creationCpu, CONCURRENT * ROUNDS, 'creation')) console.log(row);
     }
-    if (tracing) await printTimeline(app, shop.storeId, requests, `at ${CONCURRENCY}`);
+    if (tracing) await printTimeline(app, requests, `creations at ${CONCURRENCY}`);
     const line = (name: string, values: number[]) =>
       console.log(
         `  ${name.padEnd(44)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`,
@@ -271,6 +280,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
     floorWorker.shutdown();
     await floorRun;
     await connection.close();
+    await api.stop();
     await app.close();
     await globalTeardown();
     await real?.stop();
