@@ -3,9 +3,10 @@ import { attentionActivities } from './attention';
 import { finalizeActivities } from './finalize';
 import { creationKit } from './kit';
 import { outcomeActivities } from './outcome';
-import { prepareActivities } from './prepare';
+import { prepareActivities, prepareStep } from './prepare';
 import { resolutionActivities } from './resolution';
-import { sendActivities } from './send';
+import { prepareAndSendActivities } from './prepare-and-send';
+import { carrierSend, sendActivities } from './send';
 
 export { endAtScheduleToClose } from './prepare';
 export type * from './types';
@@ -16,6 +17,7 @@ export function createLabelCreationActivities(deps: ActivityDeps) {
   return {
     ...prepareActivities(kit),
     ...sendActivities(kit),
+    ...prepareAndSendActivities(kit, prepareStep(kit), carrierSend(kit)),
     ...finalizeActivities(kit),
     ...outcomeActivities(kit),
     ...attentionActivities(kit),

@@ -1,7 +1,13 @@
 import { Context, type Info } from '@temporalio/activity';
 import { loadCreationSnapshot } from '../../src/creation/load-context';
 import { beginPreparing, recordDecision, setPhase, takeLocks } from '../../src/creation/transitions';
-import { decideCreation, decisionRecord, type OrderRef, type ResolvedBlock } from '../../src/domain/creation-decision';
+import {
+  decideCreation,
+  decisionRecord,
+  type CreationDecision,
+  type OrderRef,
+  type ResolvedBlock,
+} from '../../src/domain/creation-decision';
 import { DomainError } from '../../src/domain/errors';
 import type { WaitFor } from '../../src/domain/existing-labels';
 import type { LabelCreationPhase } from '../../src/domain/labels';
@@ -32,34 +38,72 @@ export function endAtScheduleToClose(
   );
 }
 
-/** `queued` and `preparing`: the phase, the snapshot and decision with the locks, and the decision's record. */
-export function prepareActivities({ deps, em }: CreationKit) {
+/** The prepare step: the phase, the snapshot and the decision on it, and for a decision to create its locks. */
+export function prepareStep({ deps, em }: CreationKit) {
   async function prepare(input: PrepareInput): Promise<PreparedCreation> {
-    const manager = em();
-    const status = await beginPreparing(manager, { id: input.creationId, now: deps.now() });
-    if (status !== 'processing') return { kind: 'stopped', status };
-    try {
+    // The phase and the snapshot side by side (two connections): the snapshot is dropped when the record has moved on.
+    const [begun, snapshot] = await Promise.allSettled([
+      beginPreparing(em(), { id: input.creationId, now: deps.now() }),
       // The order's label state comes from the same statement (snapshot) as the labels and creations decided on.
-      const { context, orderState } = await loadCreationSnapshot(
-        { em: manager, platform: deps.platform },
+      loadCreationSnapshot(
+        { em: em(), platform: deps.platform },
         {
           storeId: input.storeId,
           request: input.request,
           selfCreationId: input.creationId,
           lockStaleAfterMs: input.lockStaleAfterMs,
         },
-      );
-      return { kind: 'prepared', context, orderState };
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      // The platform throttled or failed: read again, a few times within the request's wait, then the creation fails
-      // `shopify_unavailable` (docs/decisions/0027-platform-unavailable-live.md).
-      const platformDown = error.code === 'shopify_unavailable';
-      if (!platformDown || Context.current().info.attempt >= PLATFORM_READ_ATTEMPTS) throw nonRetryable(error);
-      throw error;
-    }
+      ),
+    ]);
+    if (begun.status === 'rejected') throw begun.reason;
+    if (begun.value !== 'processing') return { kind: 'stopped', status: begun.value };
+    if (snapshot.status === 'fulfilled') return { kind: 'prepared', ...snapshot.value };
+    const error: unknown = snapshot.reason;
+    if (!(error instanceof DomainError)) throw error;
+    // The platform throttled or failed: read again, a few times within the request's wait, then the creation fails
+    // `shopify_unavailable` (docs/decisions/0027-platform-unavailable-live.md).
+    const platformDown = error.code === 'shopify_unavailable';
+    if (!platformDown || Context.current().info.attempt >= PLATFORM_READ_ATTEMPTS) throw nonRetryable(error);
+    throw error;
   }
 
+  /**
+   * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot; the
+   * decision on it (the same pure function the dry run uses); and for a decision to create, its locks (all or none)
+   * with the decision recorded, in one transaction. A platform that cannot answer is retried (transient); the
+   * creation's 5-minute deadline bounds the retries. Only a record still `processing` is prepared (`stopped`
+   * otherwise: this run has nothing to do). `decided` sees a decision to create before its locks are taken (the
+   * carrier call's first step reads the carrier account meanwhile).
+   */
+  async function prepareAndLock(
+    input: PrepareInput & { workflowId: string },
+    decided?: (decision: Extract<CreationDecision, { kind: 'create' }>) => void,
+  ): Promise<PreparedAndLocked> {
+    endAtScheduleToClose(Context.current().info, deps.now().getTime());
+    const prepared = await prepare(input);
+    if (prepared.kind !== 'prepared') return prepared;
+    const decision = decideCreation(prepared.context, input.request, deps.now().getTime());
+    if (decision.kind !== 'create') return { ...prepared, decision, locked: null };
+    decided?.(decision);
+    const locked = await takeLocks(deps.orm, {
+      id: input.creationId,
+      storeId: input.storeId,
+      workflowId: input.workflowId,
+      decision: decisionRecord(decision),
+      staleAfterMs: input.lockStaleAfterMs,
+      expectedState: prepared.orderState,
+      now: deps.now(),
+    });
+    return { ...prepared, decision, locked };
+  }
+
+  return prepareAndLock;
+}
+
+/** `queued` and `preparing`: the phase, the prepare step as a local activity, and the decision's record. */
+export function prepareActivities(kit: CreationKit) {
+  const { deps, em } = kit;
+  const prepareAndLock = prepareStep(kit);
   return {
     async setCreationPhase(input: {
       creationId: string;
@@ -69,30 +113,9 @@ export function prepareActivities({ deps, em }: CreationKit) {
       await setPhase(em(), { id: input.creationId, phase: input.phase, waitingFor: input.waitingFor, now: deps.now() });
     },
 
-    /**
-     * `preparing`: everything the decision reads, from the store platform and the database, as one JSON snapshot; the
-     * decision on it (the same pure function the dry run uses); and for a decision to create, its locks (all or none)
-     * with the decision recorded, in one transaction: one local activity (decision 0023). A platform that cannot
-     * answer is retried (transient); the creation's 5-minute deadline bounds the retries. Only a record still
-     * `processing` is prepared (`stopped` otherwise: this run has nothing to do).
-     */
-    async prepareAndLockCreation(input: PrepareInput & { workflowId: string }): Promise<PreparedAndLocked> {
-      endAtScheduleToClose(Context.current().info, deps.now().getTime());
-      const prepared = await prepare(input);
-      if (prepared.kind !== 'prepared') return prepared;
-      const decision = decideCreation(prepared.context, input.request, deps.now().getTime());
-      if (decision.kind !== 'create') return { ...prepared, decision, locked: null };
-      const locked = await takeLocks(deps.orm, {
-        id: input.creationId,
-        storeId: input.storeId,
-        workflowId: input.workflowId,
-        decision: decisionRecord(decision),
-        staleAfterMs: input.lockStaleAfterMs,
-        expectedState: prepared.orderState,
-        now: deps.now(),
-      });
-      return { ...prepared, decision, locked };
-    },
+    /** `preparing` as a local activity of its own (decision 0023): the workflow's prepare step. */
+    prepareAndLockCreation: (input: PrepareInput & { workflowId: string }): Promise<PreparedAndLocked> =>
+      prepareAndLock(input),
 
     async recordCreationDecision(input: {
       creationId: string;

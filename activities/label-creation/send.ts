@@ -8,7 +8,7 @@ import type { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { CarrierCall } from '../../src/domain/creation-decision';
 import type { CreationKit } from './kit';
 import { carrierProtectionGate } from './protection';
-import type { SendToCarrierInput, SentToCarrier } from './types';
+import type { SendPlan, SendToCarrierInput, SentToCarrier } from './types';
 
 /** The side effects of a creation that fulfils nothing and tags nothing, as the workflow reports skipped ones. */
 const NOTHING_FOLLOWED: SideEffects = {
@@ -18,6 +18,12 @@ const NOTHING_FOLLOWED: SideEffects = {
 
 type Settings = ReturnType<typeof accountSettings>;
 type Accepted = Extract<SendOutcome, { kind: 'accepted' }>;
+
+/** What the first step hands the call: the plan to mark it sent with, and the carrier account already being read. */
+interface Given {
+  plan?: SendPlan;
+  account?: ReturnType<CreationKit['accountOf']> | undefined;
+}
 
 /** Where an attempt stands before the call: an answer already (nothing to send), or the call to make. */
 type Attempt =
@@ -43,7 +49,7 @@ function shipmentRequest(creationId: string, call: CarrierCall): ShipmentRequest
 }
 
 /** `sending_to_carrier`: the one create call at the carrier, behind carrier protection. */
-export function sendActivities(kit: CreationKit) {
+export function carrierSend(kit: CreationKit) {
   const { deps, em } = kit;
   const protection = carrierProtectionGate(kit);
 
@@ -52,14 +58,16 @@ export function sendActivities(kit: CreationKit) {
    * failure counts only once the record says the call is still to be made). A first call is checked by carrier
    * protection and marked sent, which confirms the creation's daily unit (spec "Limits").
    */
-  async function startAttempt(input: SendToCarrierInput): Promise<Attempt> {
+  async function startAttempt(input: SendToCarrierInput, given: Given = {}): Promise<Attempt> {
     const [row, found] = await Promise.all([
       sendingState(em(), {
         id: input.creationId,
         storeId: input.storeId,
         fulfillmentOrderGids: input.fulfillmentOrderGids,
       }),
-      kit.accountOf(input.storeId, input.carrierCall.carrierAccountId).catch((error: unknown) => ({ error })),
+      (given.account ?? kit.accountOf(input.storeId, input.carrierCall.carrierAccountId)).catch((error: unknown) => ({
+        error,
+      })),
     ]);
     const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
     // A retry of an attempt that finished the creation here (its completion was lost with the worker): done.
@@ -75,7 +83,7 @@ export function sendActivities(kit: CreationKit) {
     const blocked = await protection.block(input, { id: account.id, updatedAt: account.updatedAt });
     if (blocked) return { kind: 'answered', answer: blocked };
     const sentAt = deps.now();
-    await markSent(em(), { id: input.creationId, sentAt });
+    await markSent(em(), { id: input.creationId, sentAt, plan: given.plan });
     return { kind: 'call', account, settings, resumed, sentAt };
   }
 
@@ -164,22 +172,30 @@ export function sendActivities(kit: CreationKit) {
     return { kind: 'rejected', reason: outcome.reason, sentAt };
   }
 
+  /**
+   * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call (with the
+   * plan it is made on, when given); a retry that finds it only looks the shipment up by the creation's reference. An
+   * accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF ever travels
+   * through the workflow's history.
+   */
+  async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
+    const attempt = await startAttempt(input, given);
+    if (attempt.kind === 'answered') return attempt.answer;
+    const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
+    try {
+      return await call(input, attempt);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  return { send };
+}
+
+/** The carrier call as its own activity, after the workflow's prepare step. */
+export function sendActivities(kit: CreationKit) {
+  const { send } = carrierSend(kit);
   return {
-    /**
-     * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call; a
-     * retry of this activity (the worker was lost) that finds it only looks the shipment up by the creation's
-     * reference. An accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF
-     * ever travels through the workflow's history.
-     */
-    async sendToCarrier(input: SendToCarrierInput): Promise<SentToCarrier> {
-      const attempt = await startAttempt(input);
-      if (attempt.kind === 'answered') return attempt.answer;
-      const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
-      try {
-        return await call(input, attempt);
-      } finally {
-        clearInterval(heartbeat);
-      }
-    },
+    sendToCarrier: (input: SendToCarrierInput): Promise<SentToCarrier> => send(input),
   };
 }

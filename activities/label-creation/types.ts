@@ -123,3 +123,30 @@ export interface SucceedInput {
   sideEffects: SideEffects;
   warnings?: CreationWarning[];
 }
+
+/**
+ * A decision to create as the carrier call was made on it: kept with `sent_at` (`send_plan`), so a retry of the call
+ * carries on from it, never from a decision taken again (docs/decisions/1010-prepare-in-the-carrier-call.md).
+ */
+export interface SendPlan {
+  decision: Extract<CreationDecision, { kind: 'create' }>;
+  sendInput: SendToCarrierInput;
+}
+
+/** `prepareAndSendToCarrier`: the prepare step's input, and what the carrier call's input is built from. */
+export interface PrepareAndSendInput extends PrepareInput {
+  workflowId: string;
+  queueTicketId: string | null;
+  /** The creation's 5-minute deadline to reach the carrier (epoch ms): a retry past it prepares nothing. */
+  deadlineMs: number;
+}
+
+/**
+ * What `prepareAndSendToCarrier` came to: the carrier's answer to a call made on the plan; or the prepare step's outcome
+ * when it is not a decision to create with every lock taken (the workflow decides on it as after its own prepare
+ * step); or nothing prepared (the step failed, or the deadline passed), for the workflow's own prepare step.
+ */
+export type PreparedAndSent =
+  | ({ kind: 'sent'; sent: SentToCarrier } & SendPlan)
+  | { kind: 'prepared'; outcome: PreparedAndLocked }
+  | { kind: 'not_prepared' };

@@ -173,13 +173,26 @@ export async function takeLocks(
  * carrier is what a daily creation unit counts (spec "Limits"), so the creation's unit (its ID) is confirmed in the
  * same statement: a retry that finds `sent_at` never needs to confirm it again.
  */
-export async function markSent(em: EntityManager, input: { id: string; sentAt: Date }): Promise<void> {
+export async function markSent(em: EntityManager, input: { id: string; sentAt: Date; plan?: unknown }): Promise<void> {
   await em.execute(
     `with confirmed as (${CONFIRM_UNIT_SQL})
-     update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?
+     update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?,
+            send_plan = coalesce(send_plan, ?::jsonb)
       where id = ? and status = 'processing'`,
-    [input.id, input.sentAt, input.sentAt, input.id],
+    [input.id, input.sentAt, input.sentAt, input.plan === undefined ? null : JSON.stringify(input.plan), input.id],
   );
+}
+
+/**
+ * The plan a creation's carrier call was made on (`markSent`'s), once it was marked sent; null before, or when the
+ * call was made without one (docs/decisions/1010-prepare-in-the-carrier-call.md).
+ */
+export async function sentPlan(em: EntityManager, id: string): Promise<unknown> {
+  const [row] = await em.execute<Array<{ send_plan: unknown }>>(
+    'select send_plan from label_creations where id = ? and sent_at is not null',
+    [id],
+  );
+  return row?.send_plan ?? null;
 }
 
 /** `resolved` with the COD marked as sent to the carrier: the label that carries it is recorded. */

@@ -1,4 +1,4 @@
-import type { SentToCarrier } from '../../activities/label-creation';
+import type { PreparedAndSent, SentToCarrier } from '../../activities/label-creation';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { ledger } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
@@ -8,13 +8,17 @@ import type { TestApp } from '../helpers/test-app';
 /**
  * The carrier call that also finished the creation (docs/decisions/0024-succeed-in-the-carrier-call.md) loses its
  * completion, as when its worker dies right after the commit: Temporal runs it again, and the retry must neither call
- * the carrier again nor touch the finished creation. A worker of this file's own, on its own task queue, runs the
- * project's activities with the first carrier call's completion thrown away.
+ * the carrier again nor touch the finished creation. The call is the creation's first step, prepared in the same
+ * activity (decision 1010): the retry carries on from the plan the creation was marked sent with, never preparing
+ * again. A worker of this file's own, on its own task queue, runs the project's activities with the first step's
+ * completion thrown away.
  */
 const queue = `completion-lost-${process.pid}`;
 const lostResults: SentToCarrier[] = [];
 /** The label's row version as the lost attempt left it (every update of a label moves it). */
 let versionAfterLostAttempt: string | null = null;
+/** What the retry answered: the plan it carried on from, and the carrier call's answer on it. */
+const retried: PreparedAndSent[] = [];
 
 async function rowVersion(labelId: string): Promise<string> {
   const [row] = await app.orm.em
@@ -29,13 +33,14 @@ beforeAll(async () => {
   own = await startAppWithOwnWorker({
     taskQueue: queue,
     activities: (activities) => ({
-      async sendToCarrier(input: Parameters<typeof activities.sendToCarrier>[0]) {
-        const result = await activities.sendToCarrier(input);
-        if (lostResults.length === 0) {
-          lostResults.push(result);
-          if (result.kind === 'succeeded') versionAfterLostAttempt = await rowVersion(result.labelId);
+      async prepareAndSendToCarrier(input: Parameters<typeof activities.prepareAndSendToCarrier>[0]) {
+        const result: PreparedAndSent = await activities.prepareAndSendToCarrier(input);
+        if (lostResults.length === 0 && result.kind === 'sent') {
+          lostResults.push(result.sent);
+          if (result.sent.kind === 'succeeded') versionAfterLostAttempt = await rowVersion(result.sent.labelId);
           throw new Error('the completion of this attempt was lost');
         }
+        if (result.kind === 'sent') retried.push(result);
         return result;
       },
     }),
@@ -75,6 +80,14 @@ describe('a carrier call whose completion is lost after it finished the creation
     expect(
       events.slice(completed).filter((e) => e.markerRecordedEventAttributes || e.activityTaskScheduledEventAttributes),
     ).toEqual([]);
+    // The retry carried on from the plan the creation was marked sent with: the same decision, not a new one.
+    expect(retried).toEqual([
+      expect.objectContaining({
+        kind: 'sent',
+        sent: lost,
+        sendInput: expect.objectContaining({ creationId: res.body.id }),
+      }),
+    ]);
     // Written once: the retry did not touch the label.
     expect(versionAfterLostAttempt).not.toBeNull();
     expect(await rowVersion(res.body.labels[0].id)).toBe(versionAfterLostAttempt);

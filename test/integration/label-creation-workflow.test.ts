@@ -6,8 +6,10 @@ import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import {
   endAtScheduleToClose,
+  type PrepareAndSendInput,
   type PreparedAndLocked,
   type Recovered,
+  type SendPlan,
   type SentToCarrier,
 } from '../../activities/label-creation';
 import { decideCreation, type CreationDecision } from '../../src/domain/creation-decision';
@@ -19,6 +21,7 @@ import {
   LABEL_CREATION_WORKFLOW,
   resolveUpdate,
   retentionWorkflowId,
+  sendInputFor,
   type CreationDurations,
   type CreationSnapshot,
   type LabelCreationInput,
@@ -57,6 +60,10 @@ interface Script {
   fetchDocument?: Error;
   recover?: Recovered[];
   labelState?: Array<{ status: string } | null>;
+  /** The plan the first step marked the creation sent with (what `send_plan` keeps). */
+  plan?: SendPlan;
+  /** The first step fails before anything was marked sent (its worker lost through every retry). */
+  firstStep?: Error;
   calls: Call[];
 }
 const scripts = new Map<string, Script>();
@@ -90,6 +97,25 @@ function mockActivities(): Partial<Record<keyof Activities, (input: Record<strin
       endAtScheduleToClose(Context.current().info, Date.now());
       return next(s.prepare);
     }),
+    // The first step as the real one composes it: the script's next prepare answer, and on a decision to create with
+    // every lock taken, the creation marked sent with its plan and the script's carrier answer.
+    prepareAndSendToCarrier: record('prepareAndSendToCarrier', (s, input) => {
+      if (s.firstStep) return s.firstStep;
+      if (s.plan) return s.send instanceof Error ? s.send : { kind: 'sent', ...s.plan, sent: s.send };
+      const outcome = next(s.prepare);
+      if (outcome instanceof Error) return { kind: 'not_prepared' };
+      if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
+        return { kind: 'prepared', outcome };
+      }
+      const ids = input as unknown as PrepareAndSendInput;
+      s.plan = {
+        decision: outcome.decision,
+        sendInput: sendInputFor(ids, outcome.decision, outcome.context.carrierAccounts),
+      };
+      const sent = s.send ?? new Error('no carrier answer scripted');
+      return sent instanceof Error ? sent : { kind: 'sent', ...s.plan, sent };
+    }),
+    sentCreationPlan: record('sentCreationPlan', (s) => s.plan ?? null),
     recordCreationDecision: record('recordCreationDecision'),
     succeedCreation: record('succeedCreation'),
     failCreation: record('failCreation'),
@@ -206,9 +232,8 @@ describe('the label-creation workflow, its branches with mocked activities', () 
     expect(await result(c.handle)).toEqual({ creationId: c.creationId, status: 'succeeded', phase: null });
     // Fulfilment and the tag run side by side, in either order.
     const names = c.names();
-    expect([...names.slice(0, 3), ...names.slice(3, 5).sort(), names[5]]).toEqual([
-      'prepareAndLockCreation',
-      'sendToCarrier',
+    expect([...names.slice(0, 2), ...names.slice(2, 4).sort(), names[4]]).toEqual([
+      'prepareAndSendToCarrier',
       'finalizeCreationLabel',
       'fulfillOrder',
       'tagOrder',
@@ -226,8 +251,10 @@ describe('the label-creation workflow, its branches with mocked activities', () 
   it('succeeds in the carrier call when nothing follows (decision 0024): no step after it', async () => {
     const c = await start({ prepare: [prepared(decide(aContext()))], send: { kind: 'succeeded', labelId: 'lbl_9' } });
     expect((await result(c.handle)).status).toBe('succeeded');
-    expect(c.names()).toEqual(['prepareAndLockCreation', 'sendToCarrier']);
-    expect(c.callsOf('sendToCarrier')[0]).toMatchObject({ finishIfNothingFollows: { queueTicketId: 'wq_1' } });
+    // One activity in all: prepared, sent and finished in it, as a workflow with nothing but the carrier call.
+    expect(c.names()).toEqual(['prepareAndSendToCarrier']);
+    expect(c.callsOf('prepareAndSendToCarrier')[0]).toMatchObject({ creationId: c.creationId, queueTicketId: 'wq_1' });
+    expect(c.script.plan?.sendInput).toMatchObject({ finishIfNothingFollows: { queueTicketId: 'wq_1' } });
   });
 
   it('fails with the decision’s refusal (nothing sent)', async () => {
@@ -235,7 +262,7 @@ describe('the label-creation workflow, its branches with mocked activities', () 
     expect(decision.kind).toBe('refuse');
     const c = await start({ prepare: [prepared(decision)] });
     expect((await result(c.handle)).status).toBe('failed');
-    expect(c.names()).toEqual(['prepareAndLockCreation', 'recordCreationDecision', 'failCreation']);
+    expect(c.names()).toEqual(['prepareAndSendToCarrier', 'recordCreationDecision', 'failCreation']);
     expect(c.callsOf('failCreation')[0]).toMatchObject({
       error: { code: 'order_not_eligible', details: { reason: 'order_not_found', label_creation_id: c.creationId } },
     });
@@ -285,7 +312,7 @@ describe('the label-creation workflow, its branches with mocked activities', () 
     expect(decision.kind).toBe('return_existing');
     const c = await start({ prepare: [prepared(decision)] }, { on_existing: 'return' });
     expect((await result(c.handle)).status).toBe('succeeded');
-    expect(c.names()).toEqual(['prepareAndLockCreation', 'recordCreationDecision', 'succeedCreation']);
+    expect(c.names()).toEqual(['prepareAndSendToCarrier', 'recordCreationDecision', 'succeedCreation']);
     expect(c.callsOf('succeedCreation')[0]).toMatchObject({ labelIds: ['lbl_old'], created: false });
   });
 
@@ -300,8 +327,9 @@ describe('the label-creation workflow, its branches with mocked activities', () 
       { on_existing: 'return' },
     );
     expect((await result(c.handle)).status).toBe('succeeded');
+    // The first step found the lock held; once woken, the workflow's own prepare step, then the carrier call.
     expect(c.names()).toEqual([
-      'prepareAndLockCreation',
+      'prepareAndSendToCarrier',
       'setCreationPhase',
       'prepareAndLockCreation',
       'sendToCarrier',
@@ -393,9 +421,8 @@ describe('the label-creation workflow, its branches with mocked activities', () 
     });
     expect((await result(c.handle)).status).toBe('succeeded');
     const names = c.names();
-    expect(names.slice(0, 4)).toEqual([
-      'prepareAndLockCreation',
-      'sendToCarrier',
+    expect(names.slice(0, 3)).toEqual([
+      'prepareAndSendToCarrier',
       'creationNeedsAttention',
       'holdUnresolvedFulfillmentOrders',
     ]);
@@ -428,7 +455,25 @@ describe('the label-creation workflow, its branches with mocked activities', () 
       ],
     });
     expect((await result(c.handle)).status).toBe('succeeded');
+    // The record says the call was marked sent: on its plan, the creation needs attention.
+    expect(c.names().slice(0, 3)).toEqual(['prepareAndSendToCarrier', 'sentCreationPlan', 'creationNeedsAttention']);
     expect(c.callsOf('creationNeedsAttention')[0]).toMatchObject({ attention: { reason: 'worker_lost' } });
+  });
+
+  it('a first step lost through every retry before anything was sent: the workflow prepares and sends on its own', async () => {
+    const c = await start({
+      firstStep: ApplicationFailure.nonRetryable('lost', 'WorkerLost'),
+      prepare: [prepared(decide(aContext()))],
+      send: { kind: 'succeeded', labelId: 'lbl_3' },
+    });
+    expect((await result(c.handle)).status).toBe('succeeded');
+    expect(c.names()).toEqual([
+      'prepareAndSendToCarrier',
+      'sentCreationPlan',
+      'prepareAndLockCreation',
+      'sendToCarrier',
+    ]);
+    expect(c.callsOf('sendToCarrier')[0]).toMatchObject({ creationId: c.creationId, storeId: c.creationId });
   });
 
   it('a late acceptance updates attention (shipment exists); not_created is then refused', async () => {
@@ -568,7 +613,9 @@ describe('the creation explains itself in the Temporal Web UI (user metadata)', 
     expect(details).toContain(`-d '{"outcome":"shipment_exists"}'`);
     // Each activity says what it does, for this order and carrier.
     const summaries = await activitySummaries(c.handle);
-    expect(summaries.sendToCarrier).toEqual(['create shipment at Carrier A for #1001']);
+    expect(summaries.prepareAndSendToCarrier).toEqual([
+      'read order 1001, decide, lock, and create its shipment at the carrier',
+    ]);
     expect(summaries.holdUnresolvedFulfillmentOrders).toEqual(['hold the fulfillment orders of #1001 on the platform']);
     await c.handle.executeUpdate(resolveUpdate, {
       args: [{ outcome: 'not_created', trackingNumber: null, note: null, resolvedBy: 'ak_1' }],

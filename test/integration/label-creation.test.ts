@@ -480,7 +480,7 @@ async function scheduledActivities(workflowId: string): Promise<string[]> {
 }
 
 describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md)', () => {
-  it('a label at carrier A with nothing to fulfil or tag is one activity task: the carrier call, PDF included', async () => {
+  it('a label at carrier A with nothing to fulfil or tag is one activity task: prepared and sent, PDF included', async () => {
     const { shop } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);
     const key = `round-trips-${order.orderId}`;
@@ -491,10 +491,10 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
       fulfillment: { mode: 'none', status: 'skipped' },
       order_tags: { status: 'skipped' },
     });
-    expect(await scheduledActivities(`label-creation/${shop.storeId}/${key}`)).toEqual(['sendToCarrier']);
+    expect(await scheduledActivities(`label-creation/${shop.storeId}/${key}`)).toEqual(['prepareAndSendToCarrier']);
   });
 
-  it('prepares, decides and takes its locks in one local activity before the carrier call (decision 0023)', async () => {
+  it('prepares, decides and takes its locks in the carrier call activity: no local activity before it (decision 1010)', async () => {
     const { shop } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);
     const key = `one-step-${order.orderId}`;
@@ -506,8 +506,11 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
       const name = e.markerRecordedEventAttributes?.markerName;
       return name ? [name] : [];
     });
-    // One local activity: `prepareAndLockCreation`.
-    expect(markers).toEqual(['core_local_activity']);
+    // No local activity before the first activity: the only marker is the version patch of decision 1010.
+    expect(markers).toEqual(['core_patch']);
+    expect(events[carrierCall]!.activityTaskScheduledEventAttributes!.activityType!.name).toBe(
+      'prepareAndSendToCarrier',
+    );
   });
 
   it('with nothing to follow the label, the carrier call also finishes the creation: no local activity after it (decision 0024)', async () => {
@@ -552,7 +555,10 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
       fulfillment: { mode: 'none', status: 'skipped' },
       order_tags: { status: 'succeeded' },
     });
-    expect(await scheduledActivities(`label-creation/${shop.storeId}/${key}`)).toEqual(['sendToCarrier', 'tagOrder']);
+    expect(await scheduledActivities(`label-creation/${shop.storeId}/${key}`)).toEqual([
+      'prepareAndSendToCarrier',
+      'tagOrder',
+    ]);
   });
 
   it('fulfilment and the label tag run side by side after the carrier call', async () => {
@@ -568,7 +574,7 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
     const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes);
     expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name).sort()).toEqual([
       'fulfillOrder',
-      'sendToCarrier',
+      'prepareAndSendToCarrier',
       'tagOrder',
     ]);
     // Both side effects were scheduled by the same workflow task.

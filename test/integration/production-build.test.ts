@@ -247,11 +247,12 @@ describe('the compiled service (npm run build, npm start)', () => {
       collected.find((span) => span.service === service && span.name === name)?.traceId;
     const deadline = Date.now() + 15_000;
     const arrived = () =>
-      traceOf('shipping-label-api', 'POST /labels') && traceOf('shipping-label-worker', 'RunActivity:sendToCarrier');
+      traceOf('shipping-label-api', 'POST /labels') &&
+      traceOf('shipping-label-worker', 'RunActivity:prepareAndSendToCarrier');
     while (!arrived() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const requestTrace = traceOf('shipping-label-api', 'POST /labels');
     expect(requestTrace).toMatch(/^[0-9a-f]{32}$/);
-    expect(traceOf('shipping-label-worker', 'RunActivity:sendToCarrier')).toBe(requestTrace);
+    expect(traceOf('shipping-label-worker', 'RunActivity:prepareAndSendToCarrier')).toBe(requestTrace);
     expect(traceOf('shipping-label-worker', 'RunWorkflow:labelCreationWorkflow')).toBe(requestTrace);
     // PostgreSQL statements of both compiled processes in it too.
     for (const service of ['shipping-label-api', 'shipping-label-worker'])

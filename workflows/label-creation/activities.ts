@@ -38,6 +38,20 @@ export function carrierActivities(d: CreationDurations, summary?: string) {
   });
 }
 
+/**
+ * The creation's first step, prepare and the carrier call in one (decision 1010): the carrier call's options, with
+ * time for the prepare step's platform reads. A retry looks the shipment up when the call was marked sent, and prepares
+ * afresh when it was not.
+ */
+export function prepareAndSendActivity(d: CreationDurations, summary?: string) {
+  return proxyActivities<Activities>({
+    ...(summary ? { summary } : {}),
+    startToCloseTimeout: 3 * d.carrierTimeoutMs + 40_000,
+    heartbeatTimeout: '5 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 10 },
+  }).prepareAndSendToCarrier;
+}
+
 /** One look at the carrier while the creation needs attention: a failed look is simply retried at the next one. */
 export function recoverActivity(d: CreationDurations, summary?: string) {
   return proxyActivities<Activities>({

@@ -1,4 +1,7 @@
 import { ApplicationFailure, defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { SendToCarrierInput } from '../../activities/label-creation';
+import type { ContextCarrierAccount } from '../../src/domain/creation-context';
+import type { CreationDecision } from '../../src/domain/creation-decision';
 import type { StoredAttention } from '../../src/domain/creation-record';
 import type { CreationRequest } from '../../src/domain/creation-request';
 import type { WaitFor } from '../../src/domain/existing-labels';
@@ -139,4 +142,34 @@ export function fromFailure(failure: unknown): Refusal | null {
     refusal.retryAfterSeconds = detail.retryAfterSeconds;
   }
   return refusal;
+}
+
+/**
+ * The carrier call's input from a decision to create: pure, so the workflow (after the prepare step) and the activity
+ * that prepares and sends in one (decision 1010) build the same input from the same decision.
+ */
+export function sendInputFor(
+  ids: { creationId: string; storeId: string; queueTicketId: string | null },
+  decision: Extract<CreationDecision, { kind: 'create' }>,
+  carrierAccounts: readonly Pick<ContextCarrierAccount, 'id' | 'services'>[],
+): SendToCarrierInput {
+  const call = decision.carrierCall;
+  const service = carrierAccounts
+    .find((a) => a.id === call.carrierAccountId)
+    ?.services.find((s) => s.code === call.serviceCode);
+  return {
+    creationId: ids.creationId,
+    storeId: ids.storeId,
+    order: decision.order,
+    fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+    carrierCall: call,
+    serviceName: service?.name ?? call.serviceCode,
+    codSource: decision.resolved.cod!.decided.source,
+    codToCarrier: {
+      amount: decision.resolved.cod!.toCarrier.amount,
+      currency: decision.resolved.cod!.toCarrier.currency,
+    },
+    // Nothing to fulfil: a label ready at once with no tag to add finishes the creation in the carrier activity.
+    ...(decision.fulfillment === 'none' ? { finishIfNothingFollows: { queueTicketId: ids.queueTicketId } } : {}),
+  };
 }

@@ -137,6 +137,7 @@ export function startMetadata(input: {
 /** One-line summaries of the creation's activities, as the Web UI lists them. */
 export const activitySummary = {
   prepare: (order: string) => `read ${order}, decide and lock its fulfillment orders`,
+  prepareAndSend: (order: string) => `read ${order}, decide, lock, and create its shipment at the carrier`,
   send: (carrier: string, order: string) => `create shipment at ${carrier} for ${order}`,
   checkBatch: (carrier: string, shipmentId: string, order: string) =>
     `check batch ${shipmentId} at ${carrier} for ${order}`,

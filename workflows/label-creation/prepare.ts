@@ -20,28 +20,15 @@ export type PrepareOutcome = { kind: 'send'; decision: Created; prepared: Prepar
  * `preparing` to `waiting_for_lock`: prepare, decide and lock, until the creation holds its fulfillment orders or has
  * its answer (refused, existing labels returned, not started by its deadline).
  */
-export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> {
-  const { creationId, storeId, input } = run;
+export async function prepareAndLock(run: CreationRun, first?: PreparedAndLocked): Promise<PrepareOutcome> {
+  const { creationId, input } = run;
+  // What the carrier call's own prepare step found (decision 1010): decided on before preparing again.
+  let given = first;
   for (;;) {
     if (workflowNow() >= run.deadline) return ended(run.notStarted());
-    let outcome: PreparedAndLocked;
-    try {
-      outcome = await prepareActivity(
-        run.deadline - workflowNow(),
-        activitySummary.prepare(run.order),
-      )({
-        creationId,
-        storeId,
-        workflowId: workflowInfo().workflowId,
-        request: input.request,
-        lockStaleAfterMs: run.durations.lockStaleMs,
-      });
-    } catch (error) {
-      if (isTimeout(error)) return ended(run.notStarted());
-      const refusal = businessFailure(error);
-      if (!refusal) throw error;
-      return ended(run.fail(refusal));
-    }
+    const outcome = given ?? (await prepareOnce(run));
+    given = undefined;
+    if (outcome.kind === 'done') return outcome;
     if (outcome.kind === 'stopped') {
       // A duplicate run of an attempt that already moved on: nothing to do.
       run.state.status = (outcome.status as LabelCreationStatus | null) ?? 'failed';
@@ -52,15 +39,7 @@ export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> 
     // Decided by the activity with the same pure function the dry run uses; the workflow does not decide again.
     const decision = outcome.decision;
     const record = decisionRecord(decision);
-    noteDecision(run, decision, outcome.context.carrierAccounts);
-    if (decision.order) {
-      upsertSearchAttributes([
-        { key: ORDER_ID, value: decision.order.id },
-        ...(decision.kind === 'create'
-          ? [{ key: CARRIER_ACCOUNT_ID, value: decision.carrierCall.carrierAccountId }]
-          : []),
-      ]);
-    }
+    noteDecision(run, decision);
     // A decision to create is recorded with its locks, in one step below.
     if (decision.kind !== 'create') await local.recordCreationDecision({ creationId, ...record });
     if (decision.kind === 'refuse') return ended(run.fail(decision.refusal));
@@ -89,22 +68,49 @@ export async function prepareAndLock(run: CreationRun): Promise<PrepareOutcome> 
   }
 }
 
-/** What the Web UI names from now on: the order's name and the carrier account the creation calls. */
-function noteDecision(
-  run: CreationRun,
-  decision: CreationDecision,
-  accounts: Prepared['context']['carrierAccounts'],
-): void {
+/** One prepare step (a local activity), or the creation's end when it fails or runs past the deadline. */
+async function prepareOnce(run: CreationRun): Promise<PreparedAndLocked | { kind: 'done' }> {
+  try {
+    return await prepareActivity(
+      run.deadline - workflowNow(),
+      activitySummary.prepare(run.order),
+    )({
+      creationId: run.creationId,
+      storeId: run.storeId,
+      workflowId: workflowInfo().workflowId,
+      request: run.input.request,
+      lockStaleAfterMs: run.durations.lockStaleMs,
+    });
+  } catch (error) {
+    if (isTimeout(error)) return ended(run.notStarted());
+    const refusal = businessFailure(error);
+    if (!refusal) throw error;
+    return ended(run.fail(refusal));
+  }
+}
+
+/**
+ * What the Web UI names from now on (the order's name and the carrier account the creation calls), and the search
+ * attributes an operator finds the creation by.
+ */
+export function noteDecision(run: CreationRun, decision: CreationDecision): void {
   if (decision.order) run.order = decision.order.name;
   if (decision.kind === 'create') {
     const { carrierAccountId, carrierCode } = decision.carrierCall;
-    const account = accounts.find((a) => a.id === carrierAccountId);
-    run.carrier = { name: CARRIERS[carrierCode]?.name ?? carrierCode, accountId: account?.id ?? carrierAccountId };
+    run.carrier = { name: CARRIERS[carrierCode]?.name ?? carrierCode, accountId: carrierAccountId };
   }
   run.describe();
+  if (decision.order) {
+    upsertSearchAttributes([
+      { key: ORDER_ID, value: decision.order.id },
+      ...(decision.kind === 'create'
+        ? [{ key: CARRIER_ACCOUNT_ID, value: decision.carrierCall.carrierAccountId }]
+        : []),
+    ]);
+  }
 }
 
-async function ended(done: Promise<void>): Promise<PrepareOutcome> {
+async function ended(done: Promise<void>): Promise<{ kind: 'done' }> {
   await done;
   return { kind: 'done' };
 }

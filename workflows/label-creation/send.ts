@@ -1,5 +1,6 @@
 import { condition } from '@temporalio/workflow';
 import { refusal } from '../../src/domain/refusal';
+import { sendInputFor } from './contract';
 import type { SendToCarrierInput, SentToCarrier } from '../../activities/label-creation';
 import { workflowNow } from '../workflow-time';
 import { boundedWith, carrierActivities } from './activities';
@@ -16,42 +17,44 @@ import type { CreationRun } from './run';
  */
 export async function sendToCarrier(run: CreationRun, decision: Created, prepared: Prepared): Promise<void> {
   const { creationId, storeId, durations } = run;
-  const call = decision.carrierCall;
-  const carrierName = run.carrier?.name ?? call.carrierCode;
+  const carrierName = run.carrier?.name ?? decision.carrierCall.carrierCode;
   const carrier = carrierActivities(durations, activitySummary.send(carrierName, run.order));
-  const service = prepared.context.carrierAccounts
-    .find((a) => a.id === call.carrierAccountId)
-    ?.services.find((s) => s.code === call.serviceCode);
-  const sendInput: SendToCarrierInput = {
-    creationId,
-    storeId,
-    order: decision.order,
-    fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
-    carrierCall: call,
-    serviceName: service?.name ?? call.serviceCode,
-    codSource: decision.resolved.cod!.decided.source,
-    codToCarrier: {
-      amount: decision.resolved.cod!.toCarrier.amount,
-      currency: decision.resolved.cod!.toCarrier.currency,
-    },
-    // Nothing to fulfil: a label ready at once with no tag to add finishes the creation in the carrier activity.
-    ...(decision.fulfillment === 'none' ? { finishIfNothingFollows: { queueTicketId: run.input.queueTicketId } } : {}),
-  };
-  const unclear = (u: Omit<Unresolved, 'decision' | 'sendInput'>) => needsAttention(run, { decision, sendInput, ...u });
+  const ids = { creationId, storeId, queueTicketId: run.input.queueTicketId };
+  const sendInput = sendInputFor(ids, decision, prepared.context.carrierAccounts);
   let sent: SentToCarrier;
   try {
     sent = await carrier.sendToCarrier(sendInput);
   } catch {
-    // Retries exhausted without an answer: the worker or the database kept failing mid-call.
-    return unclear({
-      reason: 'worker_lost',
-      exists: false,
-      reference: null,
-      sentAt: new Date(workflowNow()).toISOString(),
-      labelId: null,
-      shipmentId: null,
-    });
+    return workerLost(run, decision, sendInput);
   }
+  return afterSend(run, decision, sendInput, sent);
+}
+
+/** Retries exhausted without an answer: the worker or the database kept failing mid-call. */
+export function workerLost(run: CreationRun, decision: Created, sendInput: SendToCarrierInput): Promise<void> {
+  return needsAttention(run, {
+    decision,
+    sendInput,
+    reason: 'worker_lost',
+    exists: false,
+    reference: null,
+    sentAt: new Date(workflowNow()).toISOString(),
+    labelId: null,
+    shipmentId: null,
+  });
+}
+
+/** What the carrier call's answer asks for: the creation's end, or the batch, the PDF and the side effects to follow. */
+export async function afterSend(
+  run: CreationRun,
+  decision: Created,
+  sendInput: SendToCarrierInput,
+  sent: SentToCarrier,
+): Promise<void> {
+  const { storeId } = run;
+  const call = decision.carrierCall;
+  const carrierName = run.carrier?.name ?? call.carrierCode;
+  const unclear = (u: Omit<Unresolved, 'decision' | 'sendInput'>) => needsAttention(run, { decision, sendInput, ...u });
   if (sent.kind === 'succeeded') {
     // The activity recorded the label and the success (decision 0024): only the workflow's own state is left.
     run.state.labelIds = [sent.labelId];

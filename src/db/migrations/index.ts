@@ -23,6 +23,7 @@ import { Migration20261125200000WebhookEventRetention } from './20261125200000-w
 import { Migration20261126000000InsertionOrder } from './20261126000000-insertion-order';
 import { Migration20261127000000StorePlatformSessions } from './20261127000000-store-platform-sessions';
 import { Migration20261127090000OperationalGauges } from './20261127090000-operational-gauges';
+import { Migration20261128000000SendPlan } from './20261128000000-send-plan';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -57,4 +58,5 @@ export const migrationsList = [
   { name: 'Migration20261126000000InsertionOrder', class: Migration20261126000000InsertionOrder },
   { name: 'Migration20261127000000StorePlatformSessions', class: Migration20261127000000StorePlatformSessions },
   { name: 'Migration20261127090000OperationalGauges', class: Migration20261127090000OperationalGauges },
+  { name: 'Migration20261128000000SendPlan', class: Migration20261128000000SendPlan },
 ];

@@ -1,0 +1,69 @@
+import { Context } from '@temporalio/activity';
+import { sentPlan } from '../../src/creation/transitions';
+import { sendInputFor } from '../../workflows/label-creation/contract';
+import type { CreationKit } from './kit';
+import type { prepareStep } from './prepare';
+import type { carrierSend } from './send';
+import type { PrepareAndSendInput, PreparedAndSent, PreparedAndLocked, SendPlan } from './types';
+
+/**
+ * The creation's first step (docs/decisions/1010-prepare-in-the-carrier-call.md): prepare, decide and lock, and when
+ * that is a decision to create with every lock taken, the carrier call on it, in one activity: the workflow's first
+ * task schedules one activity, as a workflow with nothing but the carrier call would.
+ */
+export function prepareAndSendActivities(
+  kit: CreationKit,
+  prepareAndLock: ReturnType<typeof prepareStep>,
+  carrier: ReturnType<typeof carrierSend>,
+) {
+  /** The prepare step; any failure of it (a platform down, a database error) leaves preparing to the workflow. */
+  async function prepared(
+    input: PrepareAndSendInput,
+    decided: Parameters<typeof prepareAndLock>[1],
+  ): Promise<PreparedAndLocked | null> {
+    try {
+      return await prepareAndLock(input, decided);
+    } catch (error) {
+      kit.deps.logger.warn({ err: error, label_creation_id: input.creationId }, 'prepare step left to the workflow');
+      return null;
+    }
+  }
+
+  return {
+    /** The plan a creation was marked sent with (null: not sent), for a workflow whose carrier call never answered. */
+    async sentCreationPlan(input: { creationId: string }): Promise<SendPlan | null> {
+      return (await sentPlan(kit.em(), input.creationId)) as SendPlan | null;
+    },
+
+    async prepareAndSendToCarrier(input: PrepareAndSendInput): Promise<PreparedAndSent> {
+      // The platform's reads count against the heartbeat timeout too (the call beats on its own while it runs).
+      const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
+      try {
+        // A retry (the worker was lost) after the call was marked sent carries on from the plan it was made on.
+        if (Context.current().info.attempt > 1) {
+          const plan = (await sentPlan(kit.em(), input.creationId)) as SendPlan | null;
+          if (plan) return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput) };
+        }
+        // Nothing was sent: prepared afresh (the creation's own locks are taken again as they are).
+        if (kit.deps.now().getTime() >= input.deadlineMs) return { kind: 'not_prepared' };
+        // The carrier account is read while the locks are taken (a failed read fails the call, as in the call itself).
+        let account: ReturnType<CreationKit['accountOf']> | undefined;
+        const outcome = await prepared(input, (decision) => {
+          account = kit.accountOf(input.storeId, decision.carrierCall.carrierAccountId);
+          account.catch(() => undefined);
+        });
+        if (!outcome) return { kind: 'not_prepared' };
+        if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
+          return { kind: 'prepared', outcome };
+        }
+        const plan: SendPlan = {
+          decision: outcome.decision,
+          sendInput: sendInputFor(input, outcome.decision, outcome.context.carrierAccounts),
+        };
+        return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput, { plan, account }) };
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+  };
+}

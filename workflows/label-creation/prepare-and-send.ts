@@ -1,0 +1,61 @@
+import { workflowInfo } from '@temporalio/workflow';
+import type { PreparedAndSent } from '../../activities/label-creation';
+import { local, prepareAndSendActivity } from './activities';
+import { activitySummary } from './details';
+import { noteDecision, prepareAndLock } from './prepare';
+import type { CreationRun } from './run';
+import { afterSend, sendToCarrier, workerLost } from './send';
+
+/**
+ * The creation's first task schedules one activity that prepares and, on a decision to create with every lock taken,
+ * calls the carrier (docs/decisions/1010-prepare-in-the-carrier-call.md). Anything else it found (a refusal, labels to
+ * return, a lock to wait for, a platform down) is decided on as after the workflow's own prepare step, which then
+ * takes over.
+ */
+export async function prepareAndSend(run: CreationRun): Promise<void> {
+  const first = await firstStep(run);
+  if (first.kind === 'sent') {
+    noteDecision(run, first.decision);
+    sending(run);
+    return afterSend(run, first.decision, first.sendInput, first.sent);
+  }
+  if (first.kind === 'lost') return;
+  const prepared = await prepareAndLock(run, first.kind === 'prepared' ? first.outcome : undefined);
+  if (prepared.kind !== 'send') return;
+  sending(run);
+  await sendToCarrier(run, prepared.decision, prepared.prepared);
+}
+
+function sending(run: CreationRun): void {
+  run.state.phase = 'sending_to_carrier';
+  run.state.waitingFor = null;
+  run.describe();
+}
+
+/**
+ * The first step's answer. Its retries exhausted without one, the record says whether the call was made: on its plan
+ * the creation needs attention (`worker_lost`), as after the carrier call's own activity; otherwise nothing was sent.
+ */
+async function firstStep(run: CreationRun): Promise<PreparedAndSent | { kind: 'lost' }> {
+  try {
+    return await prepareAndSendActivity(
+      run.durations,
+      activitySummary.prepareAndSend(run.order),
+    )({
+      creationId: run.creationId,
+      storeId: run.storeId,
+      workflowId: workflowInfo().workflowId,
+      request: run.input.request,
+      lockStaleAfterMs: run.durations.lockStaleMs,
+      queueTicketId: run.input.queueTicketId,
+      deadlineMs: run.deadline,
+    });
+  } catch {
+    const plan = await local.sentCreationPlan({ creationId: run.creationId });
+    if (!plan) return { kind: 'not_prepared' };
+    noteDecision(run, plan.decision);
+    sending(run);
+    await workerLost(run, plan.decision, plan.sendInput);
+    return { kind: 'lost' };
+  }
+}
