@@ -1,10 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { sentPlan } from '../../src/creation/transitions';
 import { sendInputFor } from '../../workflows/label-creation/contract';
+import { DomainError } from '../../src/domain/errors';
 import type { CreationKit } from './kit';
 import type { prepareStep } from './prepare';
 import type { carrierSend } from './send';
 import type { PrepareAndSendInput, PreparedAndSent, PreparedAndLocked, SendPlan } from './types';
+
+/** The platform throttled or refused the read (a retryable `shopify_unavailable`). */
+const isPlatformDown = (error: unknown) => error instanceof DomainError && error.code === 'shopify_unavailable';
 
 /**
  * The creation's first step (docs/decisions/1010-prepare-in-the-carrier-call.md): prepare, decide and lock, and when
@@ -20,12 +24,14 @@ export function prepareAndSendActivities(
   async function prepared(
     input: PrepareAndSendInput,
     decided: Parameters<typeof prepareAndLock>[1],
-  ): Promise<PreparedAndLocked | null> {
+  ): Promise<PreparedAndLocked | Extract<PreparedAndSent, { kind: 'not_prepared' }>> {
     try {
       return await prepareAndLock(input, decided);
     } catch (error) {
       kit.deps.logger.warn({ err: error, label_creation_id: input.creationId }, 'prepare step left to the workflow');
-      return null;
+      // The platform's failed read counts toward the reads the workflow's step makes before `shopify_unavailable`.
+      const code = (error as { refusal?: { code?: string }; type?: string }).type;
+      return { kind: 'not_prepared', platformReadFailed: isPlatformDown(error) || code === 'shopify_unavailable' };
     }
   }
 
@@ -45,14 +51,14 @@ export function prepareAndSendActivities(
           if (plan) return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput) };
         }
         // Nothing was sent: prepared afresh (the creation's own locks are taken again as they are).
-        if (kit.deps.now().getTime() >= input.deadlineMs) return { kind: 'not_prepared' };
+        if (kit.deps.now().getTime() >= input.deadlineMs) return { kind: 'not_prepared', platformReadFailed: false };
         // The carrier account is read while the locks are taken (a failed read fails the call, as in the call itself).
         let account: ReturnType<CreationKit['accountOf']> | undefined;
         const outcome = await prepared(input, (decision) => {
           account = kit.accountOf(input.storeId, decision.carrierCall.carrierAccountId);
           account.catch(() => undefined);
         });
-        if (!outcome) return { kind: 'not_prepared' };
+        if (outcome.kind === 'not_prepared') return outcome;
         if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
           return { kind: 'prepared', outcome };
         }

@@ -63,7 +63,8 @@ export function prepareStep({ deps, em }: CreationKit) {
     // The platform throttled or failed: read again, a few times within the request's wait, then the creation fails
     // `shopify_unavailable` (docs/decisions/0027-platform-unavailable-live.md).
     const platformDown = error.code === 'shopify_unavailable';
-    if (!platformDown || Context.current().info.attempt >= PLATFORM_READ_ATTEMPTS) throw nonRetryable(error);
+    const reads = Context.current().info.attempt + (input.failedPlatformReads ?? 0);
+    if (!platformDown || reads >= PLATFORM_READ_ATTEMPTS) throw nonRetryable(error);
     throw error;
   }
 

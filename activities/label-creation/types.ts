@@ -23,6 +23,8 @@ export interface PrepareInput {
   storeId: string;
   request: CreationRequest;
   lockStaleAfterMs: number;
+  /** Reads of the order the platform already failed before this step (the first step's, decision 1010). */
+  failedPlatformReads?: number;
 }
 
 type Prepared = Extract<PreparedCreation, { kind: 'prepared' }>;
@@ -149,4 +151,4 @@ export interface PrepareAndSendInput extends PrepareInput {
 export type PreparedAndSent =
   | ({ kind: 'sent'; sent: SentToCarrier } & SendPlan)
   | { kind: 'prepared'; outcome: PreparedAndLocked }
-  | { kind: 'not_prepared' };
+  | { kind: 'not_prepared'; platformReadFailed: boolean };

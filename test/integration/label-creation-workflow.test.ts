@@ -103,7 +103,7 @@ function mockActivities(): Partial<Record<keyof Activities, (input: Record<strin
       if (s.firstStep) return s.firstStep;
       if (s.plan) return s.send instanceof Error ? s.send : { kind: 'sent', ...s.plan, sent: s.send };
       const outcome = next(s.prepare);
-      if (outcome instanceof Error) return { kind: 'not_prepared' };
+      if (outcome instanceof Error) return { kind: 'not_prepared', platformReadFailed: false };
       if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
         return { kind: 'prepared', outcome };
       }

@@ -108,24 +108,31 @@ describe('POST /v1/labels: the store platform stays unavailable', () => {
     expect(await ledger(account.id)).toHaveLength(1);
   });
 
-  it('answers the same when the order is named by order_name, even with Prefer: wait=0', async () => {
+  it('fails the same when the order is named by order_name; with Prefer: wait=0 the answer is 202 and a poll finds it', async () => {
     const { shop, account, order } = await aShopWithAnOrder();
     await platformFails(shop, { type: 'unavailable', times: 4 });
-    // The prepare step is the workflow's first task (docs/decisions/0023): its answer comes before any shorter wait.
+    // wait=0 answers at once (the prepare step runs in the first activity since decision 1010); the poll waits.
     const res = await create(
       shop,
       `platform-by-name-${order.orderId}`,
       { order_name: order.name },
       { Prefer: 'wait=0' },
     );
-    expectError(res, 503, 'shopify_unavailable', {
-      what: 'order',
-      throttled: false,
-      retry: 'later',
-      next_action: 'retry_later',
-      label_creation_id: expect.stringMatching(/^lcr_/),
+    expect(res.status).toBe(202);
+    expect(res.headers.get('preference-applied')).toBe('wait=0');
+    const polled = await app.request('GET', `/v1/label-creations/${res.body.id}`, {
+      headers: { ...shop.auth, Prefer: 'wait=30' },
     });
-    expect(res.headers.get('retry-after')).toBe('5');
+    expect(polled.status).toBe(200);
+    expect(polled.body).toMatchObject({
+      status: 'failed',
+      created: false,
+      next_action: 'retry_later',
+      error: {
+        code: 'shopify_unavailable',
+        details: { what: 'order', throttled: false, retry: 'later', next_action: 'retry_later' },
+      },
+    });
     expect(await ledger(account.id)).toHaveLength(0);
   });
 });

@@ -49,5 +49,6 @@ it('a creation shows its static summary and details, its activities’ summaries
       ? [defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary as never)]
       : [],
   );
-  expect(summaries).toContain(`create shipment at Carrier A for ${order.name}`);
+  // The first activity prepares and calls the carrier (decision 1010): scheduled before the carrier is decided.
+  expect(summaries).toContain(`read order ${order.orderId}, decide, lock, and create its shipment at the carrier`);
 });

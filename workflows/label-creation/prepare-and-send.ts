@@ -20,6 +20,7 @@ export async function prepareAndSend(run: CreationRun): Promise<void> {
     return afterSend(run, first.decision, first.sendInput, first.sent);
   }
   if (first.kind === 'lost') return;
+  if (first.kind === 'not_prepared' && first.platformReadFailed) run.failedPlatformReads = 1;
   const prepared = await prepareAndLock(run, first.kind === 'prepared' ? first.outcome : undefined);
   if (prepared.kind !== 'send') return;
   sending(run);
@@ -52,7 +53,7 @@ async function firstStep(run: CreationRun): Promise<PreparedAndSent | { kind: 'l
     });
   } catch {
     const plan = await local.sentCreationPlan({ creationId: run.creationId });
-    if (!plan) return { kind: 'not_prepared' };
+    if (!plan) return { kind: 'not_prepared', platformReadFailed: false };
     noteDecision(run, plan.decision);
     sending(run);
     await workerLost(run, plan.decision, plan.sendInput);

@@ -80,6 +80,7 @@ async function prepareOnce(run: CreationRun): Promise<PreparedAndLocked | { kind
       workflowId: workflowInfo().workflowId,
       request: run.input.request,
       lockStaleAfterMs: run.durations.lockStaleMs,
+      ...(run.failedPlatformReads ? { failedPlatformReads: run.failedPlatformReads } : {}),
     });
   } catch (error) {
     if (isTimeout(error)) return ended(run.notStarted());

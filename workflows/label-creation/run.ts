@@ -47,6 +47,8 @@ export class CreationRun {
   carrier: { name: string; accountId: string } | null = null;
   nextLookAtMs: number | null = null;
   abandonAtMs: number | null = null;
+  /** Reads of the order the platform failed in the first step (decision 1010), counted by the prepare step. */
+  failedPlatformReads = 0;
 
   constructor(readonly input: LabelCreationInput) {
     this.deadline = input.createdAtMs + input.durations.notStartedMs;
