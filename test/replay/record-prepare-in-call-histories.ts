@@ -3,12 +3,11 @@
 //   TEMPORAL_CLI_PATH=~/.cache/shipping-label-api/temporal-1.5.1/temporal node --import tsx test/replay/record-prepare-in-call-histories.ts
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { recordHistories } from './recording';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
-import globalSetup from '../helpers/global-setup';
-import globalTeardown from '../helpers/global-teardown';
 import { aStoreWithKey } from '../helpers/stores';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 
 /** Creates with `body` under `key`, waits for the run to close, and writes its history as `name`. */
 async function record(
@@ -32,31 +31,19 @@ async function record(
   process.stdout.write(`recorded ${name} (${res.status})\n`);
 }
 
-async function main(): Promise<void> {
-  await globalSetup();
-  const app = await startTestApp();
-  try {
-    const shop = await aStoreWithKey(app.orm);
-    const account = await aCarrierAAccount(app.orm, shop.storeId);
-    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
-    const fulfilled = await anOrderOnPlatform(shop.domain);
-    await record(app, shop, 'label-creation-prepared-in-call-fulfilled', 'prepared-in-call-1', {
-      order_id: fulfilled.orderId,
-      fulfillment: 'fulfill',
-    });
-    const plain = await anOrderOnPlatform(shop.domain);
-    await record(app, shop, 'label-creation-prepared-in-call-finished', 'prepared-in-call-2', {
-      order_id: plain.orderId,
-    });
-    // Returned by the first step as the prepare outcome (a refusal): decided on by the workflow.
-    await record(app, shop, 'label-creation-prepared-in-call-refused', 'prepared-in-call-3', { order_id: '999999999' });
-  } finally {
-    await app.close();
-    await globalTeardown();
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+recordHistories(async (app) => {
+  const shop = await aStoreWithKey(app.orm);
+  const account = await aCarrierAAccount(app.orm, shop.storeId);
+  await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+  const fulfilled = await anOrderOnPlatform(shop.domain);
+  await record(app, shop, 'label-creation-prepared-in-call-fulfilled', 'prepared-in-call-1', {
+    order_id: fulfilled.orderId,
+    fulfillment: 'fulfill',
+  });
+  const plain = await anOrderOnPlatform(shop.domain);
+  await record(app, shop, 'label-creation-prepared-in-call-finished', 'prepared-in-call-2', {
+    order_id: plain.orderId,
+  });
+  // Returned by the first step as the prepare outcome (a refusal): decided on by the workflow.
+  await record(app, shop, 'label-creation-prepared-in-call-refused', 'prepared-in-call-3', { order_id: '999999999' });
 });

@@ -1,4 +1,3 @@
-import { workflowInfo } from '@temporalio/workflow';
 import type { PreparedAndSent } from '../../activities/label-creation';
 import { local, prepareAndSendActivity } from './activities';
 import { activitySummary } from './details';
@@ -43,11 +42,7 @@ async function firstStep(run: CreationRun): Promise<PreparedAndSent | { kind: 'l
       run.durations,
       activitySummary.prepareAndSend(run.order),
     )({
-      creationId: run.creationId,
-      storeId: run.storeId,
-      workflowId: workflowInfo().workflowId,
-      request: run.input.request,
-      lockStaleAfterMs: run.durations.lockStaleMs,
+      ...run.prepareInput(),
       queueTicketId: run.input.queueTicketId,
       deadlineMs: run.deadline,
     });

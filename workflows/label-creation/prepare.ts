@@ -1,4 +1,4 @@
-import { ActivityFailure, condition, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PreparedAndLocked } from '../../activities/label-creation';
 import { decisionRecord, type CreationDecision } from '../../src/domain/creation-decision';
 import type { LabelCreationStatus } from '../../src/domain/labels';
@@ -75,11 +75,7 @@ async function prepareOnce(run: CreationRun): Promise<PreparedAndLocked | { kind
       run.deadline - workflowNow(),
       activitySummary.prepare(run.order),
     )({
-      creationId: run.creationId,
-      storeId: run.storeId,
-      workflowId: workflowInfo().workflowId,
-      request: run.input.request,
-      lockStaleAfterMs: run.durations.lockStaleMs,
+      ...run.prepareInput(),
       ...(run.failedPlatformReads ? { failedPlatformReads: run.failedPlatformReads } : {}),
     });
   } catch (error) {

@@ -77,6 +77,17 @@ export class CreationRun {
     return this.input.durations;
   }
 
+  /** What every prepare step takes: the creation, its workflow (the locks' holder) and its request. */
+  prepareInput() {
+    return {
+      creationId: this.creationId,
+      storeId: this.storeId,
+      workflowId: workflowInfo().workflowId,
+      request: this.input.request,
+      lockStaleAfterMs: this.durations.lockStaleMs,
+    };
+  }
+
   snapshot(): CreationSnapshot {
     return { creationId: this.creationId, status: this.state.status, phase: this.state.phase };
   }
