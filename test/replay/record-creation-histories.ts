@@ -7,12 +7,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
-import globalSetup from '../helpers/global-setup';
-import globalTeardown from '../helpers/global-teardown';
 import { aCarrierAccount } from '../helpers/labels';
 import { control, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
+import { recordHistories } from './recording';
 
 type Shop = Awaited<ReturnType<typeof aStoreWithKey>>;
 
@@ -31,35 +30,24 @@ async function shopWith(app: TestApp, carrierCode: 'carrier_a' | 'carrier_b') {
   return { shop, account };
 }
 
-async function main(): Promise<void> {
-  await globalSetup();
-  // Short needs_attention durations, so those runs end (abandoned, resolved or succeeded) and can be recorded.
-  const app = await startTestApp({
-    env: {
-      RESOLVE_ALLOWED_AFTER: '1s',
-      ATTENTION_RETRY_INITIAL: '200ms',
-      ATTENTION_RETRY_MAX: '500ms',
-      CREATION_ABANDON_AFTER: '3s',
-      ABANDONED_CREATION_DELETE_AFTER: '8s',
-      CARRIER_PENDING_MAX: '1s',
-    },
-  });
-  const create = (shop: Shop, key: string, body: Record<string, unknown>) =>
-    app.request('POST', '/v1/labels', {
-      headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
-      body,
-    });
-  const recordWorkflow = async (name: string, workflowId: string) => {
-    const handle = app.temporal.workflow.getHandle(workflowId);
-    await handle.result();
-    writeFileSync(join(__dirname, 'histories', `${name}.json`), historyToJSON(await handle.fetchHistory()));
-    process.stdout.write(`recorded ${name}\n`);
-  };
-  const record = (name: string, storeId: string, key: string) =>
-    recordWorkflow(`label-creation-${name}`, `label-creation/${storeId}/${key}`);
-  const resolve = (shop: Shop, id: string, outcome: string) =>
-    app.request('POST', `/v1/label-creations/${id}/resolve`, { headers: shop.auth, body: { outcome } });
-  try {
+// Short needs_attention durations, so those runs end (abandoned, resolved or succeeded) and can be recorded.
+recordHistories(
+  async (app) => {
+    const create = (shop: Shop, key: string, body: Record<string, unknown>) =>
+      app.request('POST', '/v1/labels', {
+        headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
+        body,
+      });
+    const recordWorkflow = async (name: string, workflowId: string) => {
+      const handle = app.temporal.workflow.getHandle(workflowId);
+      await handle.result();
+      writeFileSync(join(__dirname, 'histories', `${name}.json`), historyToJSON(await handle.fetchHistory()));
+      process.stdout.write(`recorded ${name}\n`);
+    };
+    const record = (name: string, storeId: string, key: string) =>
+      recordWorkflow(`label-creation-${name}`, `label-creation/${storeId}/${key}`);
+    const resolve = (shop: Shop, id: string, outcome: string) =>
+      app.request('POST', `/v1/label-creations/${id}/resolve`, { headers: shop.auth, body: { outcome } });
     const a = await shopWith(app, 'carrier_a');
     const order = await anOrderOnPlatform(a.shop.domain);
     await create(a.shop, 'record-created-1', { order_id: order.orderId, fulfillment: 'fulfill' });
@@ -119,13 +107,15 @@ async function main(): Promise<void> {
     const batches = (await ledger(b.account.id)).filter((s) => s.reference === pending.body.id);
     await control('POST', `/_control/carrier-accounts/${b.account.id}/batches/${batches[0].batch_id}/complete`);
     await record('attention-succeeded', b.shop.storeId, 'record-attention-succeeded-1');
-  } finally {
-    await app.close();
-    await globalTeardown();
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});
+  },
+  {
+    env: {
+      RESOLVE_ALLOWED_AFTER: '1s',
+      ATTENTION_RETRY_INITIAL: '200ms',
+      ATTENTION_RETRY_MAX: '500ms',
+      CREATION_ABANDON_AFTER: '3s',
+      ABANDONED_CREATION_DELETE_AFTER: '8s',
+      CARRIER_PENDING_MAX: '1s',
+    },
+  },
+);

@@ -4,12 +4,15 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * Runs a recording script's body against what the integration tests start (a Temporal dev server, a fresh database,
- * the sandbox and a worker, then the app), ends all of it, and exits 1 with the stack when the body fails.
+ * the sandbox and a worker, then the app with `options`), ends all of it, and exits 1 with the stack when the body fails.
  */
-export function recordHistories(body: (app: TestApp) => Promise<void>): void {
+export function recordHistories(
+  body: (app: TestApp) => Promise<void>,
+  options: Parameters<typeof startTestApp>[0] = {},
+): void {
   const run = async () => {
     await globalSetup();
-    const app = await startTestApp();
+    const app = await startTestApp(options);
     try {
       await body(app);
     } finally {
