@@ -1,5 +1,5 @@
 import { ApplicationFailure, defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { SendToCarrierInput } from '../../activities/label-creation';
+import type { SendToCarrierInput } from '../../activities/label-creation/types';
 import type { ContextCarrierAccount } from '../../src/domain/creation-context';
 import type { CreationDecision } from '../../src/domain/creation-decision';
 import type { StoredAttention } from '../../src/domain/creation-record';
