@@ -102,6 +102,16 @@ export function countCreation(status: LabelCreationStatus): void {
     .add(1);
 }
 
+/** Runs `work` beating the activity's heartbeat every second, so a lost worker is noticed within its timeout. */
+export async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+  const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
 /** A platform that does not answer is retried by Temporal (a plain error); its refusals are reported as they are. */
 export async function platformCall<T>(call: () => Promise<T>): Promise<T> {
   try {

@@ -2,13 +2,14 @@ import { Context } from '@temporalio/activity';
 import { sentPlan } from '../../src/creation/transitions';
 import { sendInputFor } from '../../workflows/label-creation/contract';
 import { DomainError } from '../../src/domain/errors';
-import type { CreationKit } from './kit';
+import { heartbeating, type CreationKit } from './kit';
 import type { prepareStep } from './prepare';
 import type { carrierSend } from './send';
 import type { PrepareAndSendInput, PreparedAndSent, PreparedAndLocked, SendPlan } from './types';
 
-/** The platform throttled or refused the read (a retryable `shopify_unavailable`). */
-const isPlatformDown = (error: unknown) => error instanceof DomainError && error.code === 'shopify_unavailable';
+/** The platform throttled or refused the read: `shopify_unavailable`, retryable or (its reads spent) not. */
+const isPlatformDown = (error: unknown) =>
+  (error instanceof DomainError ? error.code : (error as { type?: unknown } | null)?.type) === 'shopify_unavailable';
 
 /**
  * The creation's first step (docs/decisions/1010-prepare-in-the-carrier-call.md): prepare, decide and lock, and when
@@ -30,46 +31,44 @@ export function prepareAndSendActivities(
     } catch (error) {
       kit.deps.logger.warn({ err: error, label_creation_id: input.creationId }, 'prepare step left to the workflow');
       // The platform's failed read counts toward the reads the workflow's step makes before `shopify_unavailable`.
-      const code = (error as { refusal?: { code?: string }; type?: string }).type;
-      return { kind: 'not_prepared', platformReadFailed: isPlatformDown(error) || code === 'shopify_unavailable' };
+      return { kind: 'not_prepared', platformReadFailed: isPlatformDown(error) };
     }
   }
 
-  return {
-    /** The plan a creation was marked sent with (null: not sent), for a workflow whose carrier call never answered. */
-    async sentCreationPlan(input: { creationId: string }): Promise<SendPlan | null> {
-      return (await sentPlan(kit.em(), input.creationId)) as SendPlan | null;
-    },
+  /** The plan the creation was marked sent with (`markSent` writes it as a `SendPlan`); null: not sent. */
+  const planOf = (creationId: string) => sentPlan(kit.em(), creationId) as Promise<SendPlan | null>;
 
-    async prepareAndSendToCarrier(input: PrepareAndSendInput): Promise<PreparedAndSent> {
-      // The platform's reads count against the heartbeat timeout too (the call beats on its own while it runs).
-      const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
-      try {
-        // A retry (the worker was lost) after the call was marked sent carries on from the plan it was made on.
-        if (Context.current().info.attempt > 1) {
-          const plan = (await sentPlan(kit.em(), input.creationId)) as SendPlan | null;
-          if (plan) return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput) };
-        }
-        // Nothing was sent: prepared afresh (the creation's own locks are taken again as they are).
-        if (kit.deps.now().getTime() >= input.deadlineMs) return { kind: 'not_prepared', platformReadFailed: false };
-        // The carrier account is read while the locks are taken (a failed read fails the call, as in the call itself).
-        let account: ReturnType<CreationKit['accountOf']> | undefined;
-        const outcome = await prepared(input, (decision) => {
-          account = kit.accountOf(input.storeId, decision.carrierCall.carrierAccountId);
-          account.catch(() => undefined);
-        });
-        if (outcome.kind === 'not_prepared') return outcome;
-        if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
-          return { kind: 'prepared', outcome };
-        }
-        const plan: SendPlan = {
-          decision: outcome.decision,
-          sendInput: sendInputFor(input, outcome.decision, outcome.context.carrierAccounts),
-        };
-        return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput, { plan, account }) };
-      } finally {
-        clearInterval(heartbeat);
-      }
-    },
+  /** The first step itself; the heartbeat covers the platform's reads as well as the call. */
+  async function firstStep(input: PrepareAndSendInput): Promise<PreparedAndSent> {
+    // A retry (the worker was lost) after the call was marked sent carries on from the plan it was made on.
+    if (Context.current().info.attempt > 1) {
+      const plan = await planOf(input.creationId);
+      if (plan) return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput) };
+    }
+    // Nothing was sent: prepared afresh (the creation's own locks are taken again as they are).
+    if (kit.deps.now().getTime() >= input.deadlineMs) return { kind: 'not_prepared', platformReadFailed: false };
+    // The carrier account is read while the locks are taken (a failed read fails the call, as in the call itself).
+    let account: ReturnType<CreationKit['accountOf']> | undefined;
+    const outcome = await prepared(input, (decision) => {
+      account = kit.accountOf(input.storeId, decision.carrierCall.carrierAccountId);
+      account.catch(() => undefined);
+    });
+    if (outcome.kind === 'not_prepared') return outcome;
+    if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
+      return { kind: 'prepared', outcome };
+    }
+    const plan: SendPlan = {
+      decision: outcome.decision,
+      sendInput: sendInputFor(input, outcome.decision, outcome.context.carrierAccounts),
+    };
+    return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput, { plan, account }) };
+  }
+
+  return {
+    /** For a workflow whose first step never answered: whether (and on what plan) the carrier may have been called. */
+    sentCreationPlan: (input: { creationId: string }): Promise<SendPlan | null> => planOf(input.creationId),
+
+    prepareAndSendToCarrier: (input: PrepareAndSendInput): Promise<PreparedAndSent> =>
+      heartbeating(() => firstStep(input)),
   };
 }

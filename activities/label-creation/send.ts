@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import type { accountSettings } from '../../src/carriers/account-settings';
 import type { LabelDocument, ShipmentRequest } from '../../src/carriers/port';
 import { sendShipment, type SendOutcome } from '../../src/creation/carrier-call';
@@ -6,7 +5,7 @@ import type { SideEffects } from '../../src/domain/creation-record';
 import { markSent, sendingState } from '../../src/creation/transitions';
 import type { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { CarrierCall } from '../../src/domain/creation-decision';
-import type { CreationKit } from './kit';
+import { heartbeating, type CreationKit } from './kit';
 import { carrierProtectionGate } from './protection';
 import type { SendPlan, SendToCarrierInput, SentToCarrier } from './types';
 
@@ -181,21 +180,16 @@ export function carrierSend(kit: CreationKit) {
   async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
     const attempt = await startAttempt(input, given);
     if (attempt.kind === 'answered') return attempt.answer;
-    const heartbeat = setInterval(() => Context.current().heartbeat(), 1000);
-    try {
-      return await call(input, attempt);
-    } finally {
-      clearInterval(heartbeat);
-    }
+    return call(input, attempt);
   }
 
   return { send };
 }
 
-/** The carrier call as its own activity, after the workflow's prepare step. */
+/** The carrier call as its own activity, after the workflow's prepare step (the caller beats the heartbeat). */
 export function sendActivities(kit: CreationKit) {
   const { send } = carrierSend(kit);
   return {
-    sendToCarrier: (input: SendToCarrierInput): Promise<SentToCarrier> => send(input),
+    sendToCarrier: (input: SendToCarrierInput): Promise<SentToCarrier> => heartbeating(() => send(input)),
   };
 }

@@ -27,15 +27,20 @@ export function boundedWith(summary: string) {
   return proxyActivities<Activities>({ ...BOUNDED, summary });
 }
 
-export function carrierActivities(d: CreationDurations, summary?: string) {
-  return proxyActivities<Activities>({
+/** The carrier call's options; `extraMs` for work the same activity does before it (the first step's prepare). */
+function carrierCallOptions(d: CreationDurations, summary: string | undefined, extraMs = 0) {
+  return {
     ...(summary ? { summary } : {}),
     // A create, a lookup after an unclear answer, and a print for carrier D: three carrier calls at most.
-    startToCloseTimeout: 3 * d.carrierTimeoutMs + 10_000,
+    startToCloseTimeout: 3 * d.carrierTimeoutMs + 10_000 + extraMs,
     // A lost worker is noticed within seconds; the retry only looks the shipment up (never creates again).
     heartbeatTimeout: '5 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 10 },
-  });
+  };
+}
+
+export function carrierActivities(d: CreationDurations, summary?: string) {
+  return proxyActivities<Activities>(carrierCallOptions(d, summary));
 }
 
 /**
@@ -44,12 +49,7 @@ export function carrierActivities(d: CreationDurations, summary?: string) {
  * afresh when it was not.
  */
 export function prepareAndSendActivity(d: CreationDurations, summary?: string) {
-  return proxyActivities<Activities>({
-    ...(summary ? { summary } : {}),
-    startToCloseTimeout: 3 * d.carrierTimeoutMs + 40_000,
-    heartbeatTimeout: '5 seconds',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 10 },
-  }).prepareAndSendToCarrier;
+  return proxyActivities<Activities>(carrierCallOptions(d, summary, 30_000)).prepareAndSendToCarrier;
 }
 
 /** One look at the carrier while the creation needs attention: a failed look is simply retried at the next one. */
