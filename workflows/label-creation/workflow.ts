@@ -1,6 +1,6 @@
 import { patched } from '@temporalio/workflow';
 import { sendToCarrier } from './send';
-import { prepareAndSend } from './prepare-and-send';
+import { prepareAndSend, sending } from './prepare-and-send';
 import { prepareAndLock } from './prepare';
 import { CreationRun } from './run';
 import type { CreationSnapshot, LabelCreationInput, LabelCreationWorkflow } from './contract';
@@ -31,9 +31,7 @@ export const labelCreationWorkflow: LabelCreationWorkflow = async function label
   // Runs started before decision 1010: a prepare step of their own, then the carrier call.
   const prepared = await prepareAndLock(run);
   if (prepared.kind === 'send') {
-    run.state.phase = 'sending_to_carrier';
-    run.state.waitingFor = null;
-    run.describe();
+    sending(run);
     await sendToCarrier(run, prepared.decision, prepared.prepared);
   }
   return run.finish();
