@@ -34,10 +34,17 @@ export function creationKit(deps: ActivityDeps) {
     if (!carrierCalled) await limits.creationUnits.returnUnit(creationId);
   }
 
-  /** After the record moved to `succeeded` (locks released with it): the write queue, the event and the metric. */
+  /**
+   * After the record moved to `succeeded` (locks released with it): the write queue and the event side by side (two
+   * connections; a retry repeats both, each idempotent), then the metric.
+   */
   async function afterSucceeded(input: Pick<SucceedInput, 'creationId' | 'storeId' | 'queueTicketId' | 'created'>) {
-    await leftProcessing(input.creationId, input.queueTicketId, input.created);
-    await publishCreationUpdated(input.creationId, 'succeeded', input.storeId);
+    const [left, published] = await Promise.allSettled([
+      leftProcessing(input.creationId, input.queueTicketId, input.created),
+      publishCreationUpdated(input.creationId, 'succeeded', input.storeId),
+    ]);
+    if (left.status === 'rejected') throw left.reason;
+    if (published.status === 'rejected') throw published.reason;
     countCreation('succeeded');
   }
 

@@ -4,7 +4,7 @@ import { sendInputFor } from '../../workflows/label-creation/contract';
 import { DomainError } from '../../src/domain/errors';
 import { heartbeating, type CreationKit } from './kit';
 import type { prepareStep } from './prepare';
-import type { carrierSend } from './send';
+import type { carrierSend, Preflight } from './send';
 import type { PrepareAndSendInput, PreparedAndSent, PreparedAndLocked, SendPlan } from './types';
 
 /** The platform throttled or refused the read: `shopify_unavailable`, retryable or (its reads spent) not. */
@@ -47,11 +47,15 @@ export function prepareAndSendActivities(
     }
     // Nothing was sent: prepared afresh (the creation's own locks are taken again as they are).
     if (kit.deps.now().getTime() >= input.deadlineMs) return { kind: 'not_prepared', platformReadFailed: false };
-    // The carrier account is read while the locks are taken (a failed read fails the call, as in the call itself).
-    let account: ReturnType<CreationKit['accountOf']> | undefined;
+    // The carrier account and carrier protection's check are read while the locks are taken.
+    let checks: Preflight | undefined;
     const outcome = await prepared(input, (decision) => {
-      account = kit.accountOf(input.storeId, decision.carrierCall.carrierAccountId);
-      account.catch(() => undefined);
+      checks = carrier.preflight({
+        creationId: input.creationId,
+        storeId: input.storeId,
+        carrierCall: decision.carrierCall,
+        fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+      });
     });
     if (outcome.kind === 'not_prepared') return outcome;
     if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
@@ -61,7 +65,7 @@ export function prepareAndSendActivities(
       decision: outcome.decision,
       sendInput: sendInputFor(input, outcome.decision, outcome.context.carrierAccounts),
     };
-    return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput, { plan, account }) };
+    return { kind: 'sent', ...plan, sent: await carrier.send(plan.sendInput, { plan, preflight: checks }) };
   }
 
   return {

@@ -1,7 +1,7 @@
 import { createCarrierProtection, type ProtectedAccount } from '../../src/creation/carrier-protection';
 import type { SendOutcome } from '../../src/creation/carrier-call';
 import type { CreationKit } from './kit';
-import type { SendToCarrierInput, SentToCarrier } from './types';
+import type { CallTarget, SendToCarrierInput, SentToCarrier } from './types';
 
 /**
  * Carrier protection around the carrier call (docs/decisions/0500-carrier-protection.md): its state is in PostgreSQL,
@@ -9,7 +9,7 @@ import type { SendToCarrierInput, SentToCarrier } from './types';
  */
 export function carrierProtectionGate({ deps }: CreationKit) {
   const protection = createCarrierProtection({ orm: deps.orm, now: deps.now, settings: deps.carrierProtection });
-  const target = (input: SendToCarrierInput, account: ProtectedAccount) => ({
+  const target = (input: CallTarget, account: ProtectedAccount) => ({
     storeId: input.storeId,
     call: input.carrierCall,
     fulfillmentOrderGids: input.fulfillmentOrderGids,
@@ -18,7 +18,7 @@ export function carrierProtectionGate({ deps }: CreationKit) {
 
   return {
     /** Checked before the call counts as sent: a blocked creation never reaches the carrier and gets its unit back. */
-    async block(input: SendToCarrierInput, account: ProtectedAccount): Promise<SentToCarrier | null> {
+    async block(input: CallTarget, account: ProtectedAccount): Promise<SentToCarrier | null> {
       const decision = await protection.check(target(input, account));
       if (decision.kind === 'allow') return null;
       deps.logger.warn(

@@ -7,7 +7,7 @@ import type { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { CarrierCall } from '../../src/domain/creation-decision';
 import { heartbeating, type CreationKit } from './kit';
 import { carrierProtectionGate } from './protection';
-import type { SendPlan, SendToCarrierInput, SentToCarrier } from './types';
+import type { CallTarget, SendPlan, SendToCarrierInput, SentToCarrier } from './types';
 
 /** The side effects of a creation that fulfils nothing and tags nothing, as the workflow reports skipped ones. */
 const NOTHING_FOLLOWED: SideEffects = {
@@ -18,11 +18,24 @@ const NOTHING_FOLLOWED: SideEffects = {
 type Settings = ReturnType<typeof accountSettings>;
 type Accepted = Extract<SendOutcome, { kind: 'accepted' }>;
 
-/** What the first step hands the call: the plan to mark it sent with, and the carrier account already being read. */
+/** The carrier account and carrier protection's answer, asked for ahead of the call (the first step: while locking). */
+export interface Preflight {
+  account: ReturnType<CreationKit['accountOf']>;
+  blocked: Promise<SentToCarrier | null>;
+}
+
+/** What the first step hands the call: the plan to mark it sent with, and the checks already under way. */
 interface Given {
   plan?: SendPlan;
-  account?: ReturnType<CreationKit['accountOf']> | undefined;
+  preflight?: Preflight;
 }
+
+/** The fenced `markSent`'s record and locks. */
+const markOf = (input: SendToCarrierInput) => ({
+  id: input.creationId,
+  storeId: input.storeId,
+  fulfillmentOrderGids: input.fulfillmentOrderGids,
+});
 
 /** Where an attempt stands before the call: an answer already (nothing to send), or the call to make. */
 type Attempt =
@@ -53,6 +66,18 @@ export function carrierSend(kit: CreationKit) {
   const protection = carrierProtectionGate(kit);
 
   /**
+   * The account and carrier protection's check for a call (`blocked`: its answer when the call may not be made), begun
+   * at once; a failure of either surfaces where it is awaited.
+   */
+  function preflight(input: CallTarget): Preflight {
+    const account = kit.accountOf(input.storeId, input.carrierCall.carrierAccountId);
+    const blocked = account.then(({ account: a }) => protection.block(input, { id: a.id, updatedAt: a.updatedAt }));
+    account.catch(() => undefined);
+    blocked.catch(() => undefined);
+    return { account, blocked };
+  }
+
+  /**
    * Where the attempt stands (two reads side by side, two connections: the record, and the account it calls, whose
    * failure counts only once the record says the call is still to be made). A first call is checked by carrier
    * protection and marked sent, which confirms the creation's daily unit (spec "Limits").
@@ -64,9 +89,7 @@ export function carrierSend(kit: CreationKit) {
         storeId: input.storeId,
         fulfillmentOrderGids: input.fulfillmentOrderGids,
       }),
-      (given.account ?? kit.accountOf(input.storeId, input.carrierCall.carrierAccountId)).catch((error: unknown) => ({
-        error,
-      })),
+      kit.accountOf(input.storeId, input.carrierCall.carrierAccountId).catch((error: unknown) => ({ error })),
     ]);
     const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
     // A retry of an attempt that finished the creation here (its completion was lost with the worker): done.
@@ -82,8 +105,28 @@ export function carrierSend(kit: CreationKit) {
     const blocked = await protection.block(input, { id: account.id, updatedAt: account.updatedAt });
     if (blocked) return { kind: 'answered', answer: blocked };
     const sentAt = deps.now();
-    await markSent(em(), { id: input.creationId, sentAt, plan: given.plan });
+    // Marked by this statement, or the record moved meanwhile (failed, or its locks taken over): never sent.
+    if (!(await markSent(em(), { ...markOf(input), sentAt, plan: given.plan }))) {
+      return { kind: 'answered', answer: { kind: 'lost_locks' } };
+    }
     return { kind: 'call', account, settings, resumed, sentAt };
+  }
+
+  /**
+   * The first step's attempt, right after it took the locks: the checks were asked for while locking, and the fenced
+   * mark says whether the record still is as the locks left it. null: it is not (marked before, moved, or its locks
+   * gone): the attempt reads where it stands like any other.
+   */
+  async function startFresh(
+    input: SendToCarrierInput,
+    plan: SendPlan,
+    checks: Preflight,
+  ): Promise<Attempt | null> {
+    const [{ account, settings }, blocked] = await Promise.all([checks.account, checks.blocked]);
+    if (blocked) return { kind: 'answered', answer: blocked };
+    const sentAt = deps.now();
+    if (!(await markSent(em(), { ...markOf(input), sentAt, plan }))) return null;
+    return { kind: 'call', account, settings, resumed: false, sentAt };
   }
 
   /**
@@ -178,12 +221,13 @@ export function carrierSend(kit: CreationKit) {
    * through the workflow's history.
    */
   async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
-    const attempt = await startAttempt(input, given);
+    const fresh = given.plan && given.preflight ? await startFresh(input, given.plan, given.preflight) : null;
+    const attempt = fresh ?? (await startAttempt(input, given));
     if (attempt.kind === 'answered') return attempt.answer;
     return call(input, attempt);
   }
 
-  return { send };
+  return { send, preflight };
 }
 
 /** The carrier call as its own activity, after the workflow's prepare step (the caller beats the heartbeat). */

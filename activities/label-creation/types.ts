@@ -107,6 +107,9 @@ export interface SendToCarrierInput {
   finishIfNothingFollows?: { queueTicketId: string | null };
 }
 
+/** What carrier protection and the carrier account's read look at of a call. */
+export type CallTarget = Pick<SendToCarrierInput, 'creationId' | 'storeId' | 'carrierCall' | 'fulfillmentOrderGids'>;
+
 /** `recoverShipment`: the carrier call, and what the creation already knows of its shipment. */
 export type RecoverInput = SendToCarrierInput & {
   labelId: string | null;

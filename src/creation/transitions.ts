@@ -4,7 +4,7 @@ import { labelDocumentUpsert, newLabelWrite, storeLabelDocument, updateLabelStat
 import type { Orm } from '../db/orm';
 import { inTransaction } from '../db/transaction';
 import { renderWrite, type WriteStatement } from '../db/write-statement';
-import { CONFIRM_UNIT_SQL } from '../limits/creation-units';
+import { confirmUnitsSql } from '../limits/creation-units';
 import type { DecisionRecord, OrderRef } from '../domain/creation-decision';
 import type { WaitFor } from '../domain/existing-labels';
 import type { CodSource, LabelCreationPhase } from '../domain/labels';
@@ -171,16 +171,36 @@ export async function takeLocks(
 /**
  * The moment before the carrier is called: `sent_at` says a retry may find the shipment already made. Reaching the
  * carrier is what a daily creation unit counts (spec "Limits"), so the creation's unit (its ID) is confirmed in the
- * same statement: a retry that finds `sent_at` never needs to confirm it again.
+ * same statement: a retry that finds `sent_at` never needs to confirm it again. Fenced: only a `processing` record not
+ * yet marked that still holds every lock on `fulfillmentOrderGids` is marked (and its unit confirmed); returns whether
+ * this statement marked it.
  */
-export async function markSent(em: EntityManager, input: { id: string; sentAt: Date; plan?: unknown }): Promise<void> {
-  await em.execute(
-    `with confirmed as (${CONFIRM_UNIT_SQL})
-     update label_creations set sent_at = coalesce(sent_at, ?), phase = 'sending_to_carrier', updated_at = ?,
-            send_plan = coalesce(send_plan, ?::jsonb)
-      where id = ? and status = 'processing'`,
-    [input.id, input.sentAt, input.sentAt, input.plan === undefined ? null : JSON.stringify(input.plan), input.id],
+export async function markSent(
+  em: EntityManager,
+  input: { id: string; storeId: string; fulfillmentOrderGids: readonly string[]; sentAt: Date; plan?: unknown },
+): Promise<boolean> {
+  const wanted = [...new Set(input.fulfillmentOrderGids)];
+  const [row] = await em.execute<Array<{ marked: number }>>(
+    `with marked as (
+       update label_creations c set sent_at = ?, phase = 'sending_to_carrier', updated_at = ?, send_plan = ?::jsonb
+        where c.id = ? and c.status = 'processing' and c.sent_at is null
+          and (select count(*) from fulfillment_order_locks l
+                where l.store_id = ? and l.label_creation_id = c.id
+                  and l.fulfillment_order_gid in (select jsonb_array_elements_text(?::jsonb))) = ?
+       returning c.id
+     ), confirmed as (${confirmUnitsSql('select id from marked')})
+     select count(*)::int as marked from marked`,
+    [
+      input.sentAt,
+      input.sentAt,
+      input.plan === undefined ? null : JSON.stringify(input.plan),
+      input.id,
+      input.storeId,
+      JSON.stringify(wanted),
+      wanted.length,
+    ],
   );
+  return (row?.marked ?? 0) > 0;
 }
 
 /**

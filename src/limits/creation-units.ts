@@ -26,11 +26,15 @@ export interface CreationUnits {
   returnUnit(unitId: string): Promise<boolean>;
 }
 
+/** Confirms a unit (binding: its ID): it counts from then on. */
+const CONFIRM_UNIT_SQL = `update creation_units set state = 'confirmed' where unit_id = ?`;
+
 /**
- * Confirms a unit (binding: its ID): it counts from then on. A statement of its own, or a CTE of the statement that
- * marks the creation sent (`markSent`), so the confirmation and `sent_at` are written together.
+ * Confirms the units whose IDs `idsSql` selects: a CTE of the statement that marks a creation sent (`markSent`), so
+ * the confirmation and `sent_at` are written together, and only when it was marked.
  */
-export const CONFIRM_UNIT_SQL = `update creation_units set state = 'confirmed' where unit_id = ?`;
+export const confirmUnitsSql = (idsSql: string) =>
+  `update creation_units set state = 'confirmed' where unit_id in (${idsSql})`;
 
 /**
  * A ledger row per unit (`creation_units`), durable and exact across processes: reservations are admitted by
