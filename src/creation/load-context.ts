@@ -30,7 +30,7 @@ const PLATFORM_RETRY_AFTER_SECONDS = 5;
 
 export interface LoadContextDeps {
   em: EntityManager;
-  platform: Pick<StorePlatformPort, 'getOrder' | 'findOrdersByName' | 'listFulfillmentOrders'>;
+  platform: Pick<StorePlatformPort, 'getOrderWithFulfillmentOrders' | 'findOrdersByName' | 'listFulfillmentOrders'>;
 }
 
 export interface LoadContextInput {
@@ -331,8 +331,14 @@ export async function loadCreationSnapshot(
   const wanted = input.request.order;
   let lookup: OrderLookup;
   let platformOrder: PlatformOrder | null;
+  // By ID the order comes with its fulfillment orders: one platform read.
+  let listed: PlatformFulfillmentOrder[] | null = null;
   if (wanted.by === 'id') {
-    platformOrder = await fromPlatform('order', () => deps.platform.getOrder(store.domain, wanted.id));
+    const found = await fromPlatform('order', () =>
+      deps.platform.getOrderWithFulfillmentOrders(store.domain, wanted.id),
+    );
+    platformOrder = found?.order ?? null;
+    listed = found?.fulfillmentOrders ?? null;
     lookup = platformOrder
       ? { kind: 'found', order: contextOrder(platformOrder) }
       : { kind: 'not_found', by: 'id', value: wanted.id };
@@ -348,9 +354,11 @@ export async function loadCreationSnapshot(
   }
   if (!platformOrder) return { context: { ...base, orderLookup: lookup, ...empty }, orderState: '' };
 
-  const fulfillmentOrders = await fromPlatform('fulfillment_orders', () =>
-    deps.platform.listFulfillmentOrders(store.domain, platformOrder.id),
-  );
+  const fulfillmentOrders =
+    listed ??
+    (await fromPlatform('fulfillment_orders', () =>
+      deps.platform.listFulfillmentOrders(store.domain, platformOrder.id),
+    ));
   const { labels, creations, locks, orderState } = await readOrderState(
     em,
     {

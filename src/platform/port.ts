@@ -109,12 +109,23 @@ export interface FulfillRequest {
   notifyCustomer: boolean;
 }
 
+/** An order and its fulfillment orders, read together. */
+export interface PlatformOrderWithFulfillment {
+  order: PlatformOrder;
+  fulfillmentOrders: PlatformFulfillmentOrder[];
+}
+
 export interface StorePlatformPort {
   /** By numeric ID or GID; `null` when the store has no such order. */
   getOrder(storeDomain: string, orderId: string): Promise<PlatformOrder | null>;
   /** Exact name, `#` optional, case-insensitive; several results mean the name is ambiguous. */
   findOrdersByName(storeDomain: string, name: string): Promise<PlatformOrder[]>;
   listFulfillmentOrders(storeDomain: string, orderId: string): Promise<PlatformFulfillmentOrder[]>;
+  /**
+   * The order with its fulfillment orders in one read (what `getOrder` and `listFulfillmentOrders` answer, one platform
+   * round trip where the platform allows it); `null` when the store has no such order.
+   */
+  getOrderWithFulfillmentOrders(storeDomain: string, orderId: string): Promise<PlatformOrderWithFulfillment | null>;
   fulfill(storeDomain: string, request: FulfillRequest): Promise<Fulfillment>;
   /** Adds tags; tags already on the order stay once. Returns the order's tags. */
   addOrderTags(storeDomain: string, orderId: string, tags: string[]): Promise<string[]>;

@@ -9,6 +9,7 @@ import {
   type FulfillRequest,
   type PlatformFulfillmentOrder,
   type PlatformOrder,
+  type PlatformOrderWithFulfillment,
   type PlatformPickupPoint,
   type StorePlatformPort,
   type DeliveryMethodType,
@@ -170,6 +171,20 @@ export class SandboxPlatformAdapter implements StorePlatformPort {
       `/orders/${encodeURIComponent(orderId)}`,
     );
     return status === 404 ? null : toOrder(body.order);
+  }
+
+  async getOrderWithFulfillmentOrders(
+    storeDomain: string,
+    orderId: string,
+  ): Promise<PlatformOrderWithFulfillment | null> {
+    const { status, body } = await this.call<{ order: WireOrder; fulfillment_orders: WireFulfillmentOrder[] }>(
+      'order',
+      storeDomain,
+      'GET',
+      `/orders/${encodeURIComponent(orderId)}?include=fulfillment_orders`,
+    );
+    if (status === 404) return null;
+    return { order: toOrder(body.order), fulfillmentOrders: body.fulfillment_orders.map(toFulfillmentOrder) };
   }
 
   async findOrdersByName(storeDomain: string, name: string): Promise<PlatformOrder[]> {

@@ -5,6 +5,7 @@ import type {
   FulfillRequest,
   PlatformFulfillmentOrder,
   PlatformOrder,
+  PlatformOrderWithFulfillment,
   PlatformPickupPoint,
   StorePlatformPort,
 } from './port';
@@ -41,6 +42,10 @@ export class StorePlatforms implements StorePlatformPort {
 
   async listFulfillmentOrders(shop: string, orderId: string): Promise<PlatformFulfillmentOrder[]> {
     return (await this.platformOf(shop)).listFulfillmentOrders(shop, orderId);
+  }
+
+  async getOrderWithFulfillmentOrders(shop: string, orderId: string): Promise<PlatformOrderWithFulfillment | null> {
+    return (await this.platformOf(shop)).getOrderWithFulfillmentOrders(shop, orderId);
   }
 
   async fulfill(shop: string, request: FulfillRequest): Promise<Fulfillment> {

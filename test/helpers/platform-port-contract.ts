@@ -178,6 +178,21 @@ export function describePlatformPortContract(name: string, connect: (domain: str
       const fos = await port.listFulfillmentOrders(domain, '1001');
       expect(fos.map((f) => f.legacyId)).toEqual(Array.from({ length: 12 }, (_, i) => String(600 + i)));
       expect(fos[0]!.lineItems.map((l) => l.weightGrams)).toEqual(Array.from({ length: 45 }, (_, j) => j + 1));
+      // Read with the order, the same pages come after the first.
+      const withOrder = await port.getOrderWithFulfillmentOrders(domain, '1001');
+      expect(withOrder!.fulfillmentOrders).toEqual(fos);
+    });
+
+    it('reads an order with its fulfillment orders in one read: what the two reads answer; an unknown one is null', async () => {
+      await seed(domain, anOrder());
+      const both = await port.getOrderWithFulfillmentOrders(domain, 'gid://shopify/Order/1001');
+      expect(both).toEqual({
+        order: await port.getOrder(domain, '1001'),
+        fulfillmentOrders: await port.listFulfillmentOrders(domain, '1001'),
+      });
+      expect(both!.fulfillmentOrders.map((f) => f.legacyId)).toEqual(['501', '502']);
+      expect(await port.getOrderWithFulfillmentOrders(domain, '1001')).toEqual(both);
+      expect(await port.getOrderWithFulfillmentOrders(domain, '999')).toBeNull();
     });
 
     it('fulfils with tracking: the fulfillment orders close; a closed, held or unknown one is refused', async () => {

@@ -25,7 +25,7 @@ import { serializeLabel } from './serializer';
 export interface CreateLabelRouteDeps {
   orm: Orm;
   now: () => Date;
-  platform: Pick<StorePlatformPort, 'getOrder' | 'findOrdersByName' | 'listFulfillmentOrders'>;
+  platform: Pick<StorePlatformPort, 'getOrderWithFulfillmentOrders' | 'findOrdersByName' | 'listFulfillmentOrders'>;
   publicBaseUrl: string | undefined;
   liveCreation: LiveCreation;
   /** The dry run answers the carrier-protection refusal a live call would get (docs/decisions/0503). */

@@ -53,6 +53,11 @@ function fulfillmentOrderToWire(fo: StoredFulfillmentOrder): Record<string, unkn
   };
 }
 
+/** The order's fulfillment orders on the wire, in the order they were stored. */
+function fulfillmentOrdersOf(store: StoreState, orderId: string): Array<Record<string, unknown>> {
+  return [...store.fulfillmentOrders.values()].filter((fo) => fo.orderId === orderId).map(fulfillmentOrderToWire);
+}
+
 function storeFulfillmentOrder(
   store: StoreState,
   orderId: string,
@@ -108,16 +113,18 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
   router.add('GET', `${api}/orders/:id`, async (request) => {
     const f = await fault(request);
     if (f) return f;
-    const { order } = withOrder(request);
-    return order ? json(200, { order: orderToWire(order) }) : json(404, { errors: 'Not Found' });
+    const { store, order } = withOrder(request);
+    if (!order) return json(404, { errors: 'Not Found' });
+    // `include=fulfillment_orders`: the order's fulfillment orders in the same answer (one read, one fault).
+    if (request.query.get('include') !== 'fulfillment_orders') return json(200, { order: orderToWire(order) });
+    return json(200, { order: orderToWire(order), fulfillment_orders: fulfillmentOrdersOf(store, order.id) });
   });
   router.add('GET', `${api}/orders/:id/fulfillment-orders`, async (request) => {
     const f = await fault(request);
     if (f) return f;
     const { store, order } = withOrder(request);
     if (!order) return json(404, { errors: 'Not Found' });
-    const fos = [...store.fulfillmentOrders.values()].filter((fo) => fo.orderId === order.id);
-    return json(200, { fulfillment_orders: fos.map(fulfillmentOrderToWire) });
+    return json(200, { fulfillment_orders: fulfillmentOrdersOf(store, order.id) });
   });
   router.add('POST', `${api}/orders/:id/tags`, async (request) => {
     const f = await fault(request);

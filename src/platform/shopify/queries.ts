@@ -63,10 +63,7 @@ fragment LineFields on FulfillmentOrderLineItem {
 
 /** Pages of 5 fulfillment orders with 20 lines each keep the requested cost well under the 1,000-point query limit. */
 export const FULFILLMENT_ORDERS_PAGE_SIZE = 5;
-export const FULFILLMENT_ORDERS = `query FulfillmentOrders($id: ID!, $after: String) {
-  order(id: $id) {
-    id
-    fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PAGE_SIZE}, after: $after) {
+const FULFILLMENT_ORDERS_PAGE = `fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PAGE_SIZE}, after: $after) {
       nodes {
         id
         status
@@ -76,9 +73,26 @@ export const FULFILLMENT_ORDERS = `query FulfillmentOrders($id: ID!, $after: Str
         lineItems(first: 20) { nodes { ...LineFields } pageInfo { hasNextPage endCursor } }
       }
       pageInfo { hasNextPage endCursor }
-    }
+    }`;
+export const FULFILLMENT_ORDERS = `query FulfillmentOrders($id: ID!, $after: String) {
+  order(id: $id) {
+    id
+    ${FULFILLMENT_ORDERS_PAGE}
   }
 }
+${LINE_FIELDS}`;
+
+/**
+ * The order and its first page of fulfillment orders in one query (the creation's read of an order by ID); the page
+ * under the alias `fulfillmentOrdersPage`, since the order's fields read its first delivery methods under the name.
+ */
+export const ORDER_WITH_FULFILLMENT_ORDERS = `query OrderWithFulfillmentOrders($id: ID!, $after: String) {
+  order(id: $id) {
+    ...OrderFields
+    fulfillmentOrdersPage: ${FULFILLMENT_ORDERS_PAGE}
+  }
+}
+${ORDER_FIELDS}
 ${LINE_FIELDS}`;
 
 /** More lines of one fulfillment order, when it has more than the first page holds. */

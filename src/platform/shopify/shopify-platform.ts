@@ -5,6 +5,7 @@ import {
   type FulfillRequest,
   type PlatformFulfillmentOrder,
   type PlatformOrder,
+  type PlatformOrderWithFulfillment,
   type PlatformPickupPoint,
   type StorePlatformPort,
 } from '../port';
@@ -23,6 +24,13 @@ import {
 } from './mapping';
 import * as q from './queries';
 import { fulfillmentRefusal, type UserError } from './user-errors';
+
+/** An order's page of fulfillment orders, as both fulfillment-order queries select it. */
+interface FulfillmentOrdersOfOrder {
+  id: string;
+  fulfillmentOrders: { nodes: WireFulfillmentOrder[]; pageInfo: WirePageInfo };
+}
+type FulfillmentOrdersPage = { order: FulfillmentOrdersOfOrder | null };
 
 /** The store's offline Admin API access token; null when it has none usable (`shopify_unavailable`). */
 export type TokenFor = (shop: string) => Promise<string | null>;
@@ -54,22 +62,44 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async listFulfillmentOrders(shop: string, orderId: string): Promise<PlatformFulfillmentOrder[]> {
+    const data = await this.call<FulfillmentOrdersPage>('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
+      id: gidOf('Order', orderId),
+      after: null,
+    });
+    return data.order ? this.allFulfillmentOrders(shop, data.order) : [];
+  }
+
+  async getOrderWithFulfillmentOrders(shop: string, orderId: string): Promise<PlatformOrderWithFulfillment | null> {
+    type Data = {
+      order: (WireOrder & { fulfillmentOrdersPage: FulfillmentOrdersOfOrder['fulfillmentOrders'] }) | null;
+    };
+    const data = await this.call<Data>('order', shop, q.ORDER_WITH_FULFILLMENT_ORDERS, {
+      id: gidOf('Order', orderId),
+      after: null,
+    });
+    const order = data.order;
+    if (!order) return null;
+    const firstPage = { id: order.id, fulfillmentOrders: order.fulfillmentOrdersPage };
+    return { order: toOrder(order), fulfillmentOrders: await this.allFulfillmentOrders(shop, firstPage) };
+  }
+
+  /** The fulfillment orders of a first page and of every page after it, each with all its lines. */
+  private async allFulfillmentOrders(shop: string, first: FulfillmentOrdersOfOrder) {
     const result: PlatformFulfillmentOrder[] = [];
-    let after: string | null = null;
-    do {
-      type Page = {
-        order: { id: string; fulfillmentOrders: { nodes: WireFulfillmentOrder[]; pageInfo: WirePageInfo } } | null;
-      };
-      const data: Page = await this.call<Page>('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
-        id: gidOf('Order', orderId),
-        after,
-      });
-      if (!data.order) return [];
-      for (const fo of data.order.fulfillmentOrders.nodes)
-        result.push(toFulfillmentOrder(data.order.id, fo, await this.allLines(shop, fo)));
-      const page = data.order.fulfillmentOrders.pageInfo;
-      after = page.hasNextPage ? page.endCursor : null;
-    } while (after);
+    let order: FulfillmentOrdersOfOrder | null = first;
+    while (order) {
+      for (const fo of order.fulfillmentOrders.nodes)
+        result.push(toFulfillmentOrder(order.id, fo, await this.allLines(shop, fo)));
+      const page: WirePageInfo = order.fulfillmentOrders.pageInfo;
+      if (!page.hasNextPage) break;
+      const next: FulfillmentOrdersPage = await this.call<FulfillmentOrdersPage>(
+        'fulfillment_orders',
+        shop,
+        q.FULFILLMENT_ORDERS,
+        { id: first.id, after: page.endCursor },
+      );
+      order = next.order;
+    }
     return result;
   }
 
