@@ -117,11 +117,7 @@ export function carrierSend(kit: CreationKit) {
    * mark says whether the record still is as the locks left it. null: it is not (marked before, moved, or its locks
    * gone): the attempt reads where it stands like any other.
    */
-  async function startFresh(
-    input: SendToCarrierInput,
-    plan: SendPlan,
-    checks: Preflight,
-  ): Promise<Attempt | null> {
+  async function startFresh(input: SendToCarrierInput, plan: SendPlan, checks: Preflight): Promise<Attempt | null> {
     const [{ account, settings }, blocked] = await Promise.all([checks.account, checks.blocked]);
     if (blocked) return { kind: 'answered', answer: blocked };
     const sentAt = deps.now();
