@@ -317,8 +317,14 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
       `/v1/label-creations?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`,
       { headers: shop.auth },
     );
-    expect([...first.body.data, ...second.body.data].map((c: { id: string }) => c.id).sort()).toEqual(ids.sort());
+    const listed = [...first.body.data, ...second.body.data] as Array<{ id: string; labels: unknown[] }>;
+    expect(listed.map((c) => c.id).sort()).toEqual([...ids].sort());
     expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    // Each listed creation, its label included (read for the whole page at once), is what its own read answers.
+    for (const creation of listed) {
+      expect(creation.labels).toHaveLength(1);
+      expect(creation).toEqual((await getCreation(shop, creation.id)).body);
+    }
     const other = await aStoreWithKey(app.orm);
     expectError(await getCreation(other, ids[0]!), 404, 'not_found');
     expectError(await getCreation(shop, 'lcr_doesnotexist'), 404, 'not_found');

@@ -14,9 +14,28 @@ export async function creationWire(
   row: CreationRow,
   options: { baseUrl: string; now: Date },
 ): Promise<LabelCreationWire> {
-  const views = await readLabelViews(orm.em.fork(), row.store_id, row.label_ids);
-  const labels = views.map((v) => serializeLabel(v, { baseUrl: options.baseUrl, now: options.now }));
-  return serializeLabelCreation(creationView(row, labels), { baseUrl: options.baseUrl });
+  return (await creationWires(orm, [row], options))[0]!;
+}
+
+/**
+ * Stored creations of one store (a page of `GET /label-creations`) as label creation objects, in their order: the
+ * labels of them all in one statement, not one per creation.
+ */
+export async function creationWires(
+  orm: Orm,
+  rows: readonly CreationRow[],
+  options: { baseUrl: string; now: Date },
+): Promise<LabelCreationWire[]> {
+  const ids = [...new Set(rows.flatMap((row) => row.label_ids))];
+  const storeId = rows[0]?.store_id;
+  const views = storeId && ids.length > 0 ? await readLabelViews(orm.em.fork(), storeId, ids) : [];
+  const byId = new Map(
+    views.map((v) => [v.label.id, serializeLabel(v, { baseUrl: options.baseUrl, now: options.now })] as const),
+  );
+  return rows.map((row) => {
+    const labels = row.label_ids.flatMap((id) => byId.get(id) ?? []);
+    return serializeLabelCreation(creationView(row, labels), { baseUrl: options.baseUrl });
+  });
 }
 
 const attentionView = (a: StoredAttention): AttentionView => ({

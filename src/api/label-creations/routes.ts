@@ -5,7 +5,7 @@ import { resolveCreation } from '../../creation/resolve';
 import { holdsScope } from '../../access/scopes';
 import { RESOLVE_OUTCOMES } from '../../domain/resolve';
 import type { Logger } from '../../logger';
-import { creationWire } from './creation-wire';
+import { creationWire, creationWires } from './creation-wire';
 import { readCreation, readCreationPage, type CreationListFilters } from '../../creation/records';
 import type { Orm } from '../../db/orm';
 import { LABEL_CREATION_STATUSES } from '../../domain/labels';
@@ -123,7 +123,7 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
         const page = await readCreationPage(deps.orm.em.fork(), listFilters, after, limit);
         const base = baseUrl(ctx, deps.config.publicBaseUrl);
         const now = deps.now();
-        const data = await Promise.all(page.rows.map((row) => creationWire(deps.orm, row, { baseUrl: base, now })));
+        const data = await creationWires(deps.orm, page.rows, { baseUrl: base, now });
         const last = page.rows.at(-1);
         ctx.body = {
           data,
