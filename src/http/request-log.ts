@@ -30,11 +30,14 @@ const INSERT_BATCH = `
  * `maxBatch` rows instead of a round trip per request, which the hot read path cannot afford
  * (docs/decisions/0009-read-path.md). Rows wait in memory at most `flushMs`; `close()` writes what is left, and a
  * failed write is retried with the next batch (up to `maxBuffered` rows, then the oldest are dropped and logged).
+ * Once closed, a failed write is logged as lost rather than retried: no retry timer keeps a stopping process alive
+ * while the database is down.
  */
 export class RequestLogWriter {
   private buffer: RequestLogRow[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
+  private closed = false;
 
   constructor(
     private readonly orm: Orm,
@@ -60,6 +63,7 @@ export class RequestLogWriter {
   }
 
   close(): Promise<void> {
+    this.closed = true;
     return this.flush();
   }
 
@@ -80,6 +84,10 @@ export class RequestLogWriter {
         column('at'),
       ]);
     } catch (error) {
+      if (this.closed) {
+        this.logger.error({ err: error, rows: rows.length }, 'request log write failed at shutdown; rows lost');
+        return;
+      }
       this.logger.error({ err: error, rows: rows.length }, 'request log write failed; retrying with the next batch');
       this.buffer.unshift(...rows);
       const excess = this.buffer.length - this.options.maxBuffered;
