@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ReadStatement } from '../db/prepared';
 import type { ResolvedBlock } from '../domain/creation-decision';
 import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
@@ -135,6 +136,14 @@ export async function isKeyBound(
 /** Removes a claim whose workflow could not be started: nothing happened, so nothing stays bound. */
 export async function dropClaim(em: EntityManager, id: string): Promise<void> {
   await em.execute(`delete from label_creations where id = ? and status = 'processing' and phase = 'queued'`, [id]);
+}
+
+/**
+ * `GET /label-creations/{id}`'s read as a statement of its own, which rides the admission statement
+ * (docs/decisions/0017-admission-in-one-statement.md): the same columns and row as `readCreation`.
+ */
+export function creationStatement(storeId: string, id: string): ReadStatement {
+  return { text: `select ${COLUMNS} from label_creations where store_id = $1 and id = $2`, values: [storeId, id] };
 }
 
 export async function readCreation(em: EntityManager, storeId: string, id: string): Promise<CreationRow | null> {

@@ -53,18 +53,25 @@ export interface OrderSnapshot extends PlatformOrderRef {
   labels: LabelRecord[];
 }
 
+/**
+ * The order with its fulfillment orders (one platform read) and, beside it, its labels; a malformed ID, another
+ * store's and a missing one all answer `not_found`.
+ */
 export async function readOrder(
   em: EntityManager,
-  platform: Pick<StorePlatformPort, 'getOrder' | 'listFulfillmentOrders'>,
+  platform: Pick<StorePlatformPort, 'getOrderWithFulfillmentOrders'>,
   storeId: string,
   orderRef: string,
 ): Promise<OrderSnapshot> {
-  const { store, order } = await readPlatformOrder(em, platform, storeId, orderRef);
-  const [fulfillmentOrders, labels] = await Promise.all([
-    fromPlatform('fulfillment_orders', () => platform.listFulfillmentOrders(store.domain, order.id)),
-    readOrderLabels(em, storeId, order.id),
+  const id = parseOrderId(orderRef);
+  if (!id) throw new DomainError('not_found');
+  const store = await em.findOneOrFail(Store, { id: storeId });
+  const [found, labels] = await Promise.all([
+    fromPlatform('order', () => platform.getOrderWithFulfillmentOrders(store.domain, id.gid)),
+    readOrderLabels(em, storeId, id.gid),
   ]);
-  return { store, order, fulfillmentOrders, labels };
+  if (!found) throw new DomainError('not_found');
+  return { store, order: found.order, fulfillmentOrders: found.fulfillmentOrders, labels };
 }
 
 export function orderFacts(snapshot: Pick<OrderSnapshot, 'order' | 'fulfillmentOrders'>): OrderFacts {

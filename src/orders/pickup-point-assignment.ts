@@ -16,7 +16,7 @@ const HELD_RETRY_AFTER_SECONDS = 5;
 
 export interface AssignmentDeps {
   em: EntityManager;
-  platform: Pick<StorePlatformPort, 'getOrder' | 'listFulfillmentOrders' | 'setOrderPickupPoint'>;
+  platform: Pick<StorePlatformPort, 'getOrderWithFulfillmentOrders' | 'setOrderPickupPoint'>;
   sources: PickupPointSources;
   settingsKey: Buffer;
 }

@@ -326,6 +326,8 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
       expect(creation).toEqual((await getCreation(shop, creation.id)).body);
     }
     const other = await aStoreWithKey(app.orm);
+    // The key's first request reads on its own, the next ones in the admission statement: both answer 404.
+    expectError(await getCreation(other, ids[0]!), 404, 'not_found');
     expectError(await getCreation(other, ids[0]!), 404, 'not_found');
     expectError(await getCreation(shop, 'lcr_doesnotexist'), 404, 'not_found');
     expectError(await getCreation(shop, 'lbl_wrongkind'), 404, 'not_found');

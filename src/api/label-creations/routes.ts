@@ -6,7 +6,13 @@ import { holdsScope } from '../../access/scopes';
 import { RESOLVE_OUTCOMES } from '../../domain/resolve';
 import type { Logger } from '../../logger';
 import { creationWire, creationWires } from './creation-wire';
-import { readCreation, readCreationPage, type CreationListFilters } from '../../creation/records';
+import {
+  creationStatement,
+  readCreation,
+  readCreationPage,
+  type CreationListFilters,
+  type CreationRow,
+} from '../../creation/records';
 import type { Orm } from '../../db/orm';
 import { LABEL_CREATION_STATUSES } from '../../domain/labels';
 import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
@@ -165,13 +171,22 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
           headers: { 'Preference-Applied': '`wait=N` when a wait was asked for' },
         },
       },
+      // One statement with the admission (a poll every 2 seconds is the common client); a key's first request reads
+      // on its own. A malformed ID reads nothing and answers as a nonexistent one.
+      admittedRead: ({ params }, storeId) =>
+        hasPrefix('labelCreation', params.label_creation_id)
+          ? creationStatement(storeId, params.label_creation_id)
+          : null,
       handler: async (ctx, { params }) => {
         const storeId = ctx.state.auth!.storeId;
         const prefer = ctx.get('Prefer') || undefined;
         const asksToWait = prefer !== undefined && /(^|[,;]\s*)wait\s*=/i.test(prefer);
         const asked = asksToWait ? preferWaitSeconds(prefer) : 0;
         if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
-        const found = await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
+        const admitted = ctx.state.admittedRows as CreationRow[] | undefined;
+        const found = admitted
+          ? (admitted[0] ?? null)
+          : await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
         if (!found) throw new ApiError('not_found');
         const { row, waitSeconds } = await waitWhileProcessing(deps, {
           row: found,

@@ -25,7 +25,7 @@ import { serializeOrder, serializePickupPointList } from './serializer';
 export interface OrderRoutesDeps {
   orm: Orm;
   now: () => Date;
-  platform: Pick<StorePlatformPort, 'getOrder' | 'listFulfillmentOrders' | 'setOrderPickupPoint'>;
+  platform: Pick<StorePlatformPort, 'getOrder' | 'getOrderWithFulfillmentOrders' | 'setOrderPickupPoint'>;
   pickupPoints: PickupPointSources;
   settingsKey: Buffer;
   publicBaseUrl: string | undefined;
