@@ -30,12 +30,15 @@ interface Given {
   preflight?: Preflight;
 }
 
-/** The fenced `markSent`'s record and locks. */
+/** The record and the locks of an attempt, as `sendingState` reads them and the fenced `markSent` checks them. */
 const markOf = (input: SendToCarrierInput) => ({
   id: input.creationId,
   storeId: input.storeId,
   fulfillmentOrderGids: input.fulfillmentOrderGids,
 });
+
+/** What carrier protection knows of an account: a change to its settings makes every shipment on it a new one. */
+const protectedAccount = (account: CarrierAccount) => ({ id: account.id, updatedAt: account.updatedAt });
 
 /** Where an attempt stands before the call: an answer already (nothing to send), or the call to make. */
 type Attempt =
@@ -71,24 +74,36 @@ export function carrierSend(kit: CreationKit) {
    */
   function preflight(input: CallTarget): Preflight {
     const account = kit.accountOf(input.storeId, input.carrierCall.carrierAccountId);
-    const blocked = account.then(({ account: a }) => protection.block(input, { id: a.id, updatedAt: a.updatedAt }));
+    const blocked = account.then(({ account: a }) => protection.block(input, protectedAccount(a)));
     account.catch(() => undefined);
     blocked.catch(() => undefined);
     return { account, blocked };
   }
 
   /**
-   * Where the attempt stands (two reads side by side, two connections: the record, and the account it calls, whose
-   * failure counts only once the record says the call is still to be made). A first call is checked by carrier
-   * protection and marked sent, which confirms the creation's daily unit (spec "Limits").
+   * A first call after its checks: refused by carrier protection (`blocked`), or marked sent with the fenced
+   * `markSent`, which confirms the creation's daily unit (spec "Limits"). null: the mark marked nothing (the record
+   * moved, was marked before, or lost a lock), so the carrier is not called.
    */
-  async function startAttempt(input: SendToCarrierInput, given: Given = {}): Promise<Attempt> {
+  async function markFirstCall(
+    input: SendToCarrierInput,
+    found: Awaited<ReturnType<CreationKit['accountOf']>>,
+    blocked: SentToCarrier | null,
+    plan: SendPlan | undefined,
+  ): Promise<Attempt | null> {
+    if (blocked) return { kind: 'answered', answer: blocked };
+    const sentAt = deps.now();
+    if (!(await markSent(em(), { ...markOf(input), sentAt, plan }))) return null;
+    return { kind: 'call', account: found.account, settings: found.settings, resumed: false, sentAt };
+  }
+
+  /**
+   * Where the attempt stands (two reads side by side, two connections: the record, and the account it calls, whose
+   * failure counts only once the record says the call is still to be made), then a first call's checks and mark.
+   */
+  async function startAttempt(input: SendToCarrierInput, plan?: SendPlan): Promise<Attempt> {
     const [row, found] = await Promise.all([
-      sendingState(em(), {
-        id: input.creationId,
-        storeId: input.storeId,
-        fulfillmentOrderGids: input.fulfillmentOrderGids,
-      }),
+      sendingState(em(), markOf(input)),
       kit.accountOf(input.storeId, input.carrierCall.carrierAccountId).catch((error: unknown) => ({ error })),
     ]);
     const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
@@ -99,17 +114,11 @@ export function carrierSend(kit: CreationKit) {
     // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
     if (!resumed && row?.status !== 'processing') return { kind: 'answered', answer: { kind: 'lost_locks' } };
     if ('error' in found) throw found.error;
-    const { account, settings } = found;
-    if (resumed) return { kind: 'call', account, settings, resumed, sentAt: new Date(row.sentAt!) };
-    if (!row.holdsLocks) return { kind: 'answered', answer: { kind: 'lost_locks' } };
-    const blocked = await protection.block(input, { id: account.id, updatedAt: account.updatedAt });
-    if (blocked) return { kind: 'answered', answer: blocked };
-    const sentAt = deps.now();
-    // Marked by this statement, or the record moved meanwhile (failed, or its locks taken over): never sent.
-    if (!(await markSent(em(), { ...markOf(input), sentAt, plan: given.plan }))) {
-      return { kind: 'answered', answer: { kind: 'lost_locks' } };
-    }
-    return { kind: 'call', account, settings, resumed, sentAt };
+    if (resumed) return { kind: 'call', ...found, resumed, sentAt: new Date(row.sentAt!) };
+    const lostLocks: Attempt = { kind: 'answered', answer: { kind: 'lost_locks' } };
+    if (!row.holdsLocks) return lostLocks;
+    const blocked = await protection.block(input, protectedAccount(found.account));
+    return (await markFirstCall(input, found, blocked, plan)) ?? lostLocks;
   }
 
   /**
@@ -118,11 +127,8 @@ export function carrierSend(kit: CreationKit) {
    * gone): the attempt reads where it stands like any other.
    */
   async function startFresh(input: SendToCarrierInput, plan: SendPlan, checks: Preflight): Promise<Attempt | null> {
-    const [{ account, settings }, blocked] = await Promise.all([checks.account, checks.blocked]);
-    if (blocked) return { kind: 'answered', answer: blocked };
-    const sentAt = deps.now();
-    if (!(await markSent(em(), { ...markOf(input), sentAt, plan }))) return null;
-    return { kind: 'call', account, settings, resumed: false, sentAt };
+    const [found, blocked] = await Promise.all([checks.account, checks.blocked]);
+    return markFirstCall(input, found, blocked, plan);
   }
 
   /**
@@ -190,7 +196,7 @@ export function carrierSend(kit: CreationKit) {
     const { account, settings, resumed } = attempt;
     const request = shipmentRequest(input.creationId, input.carrierCall);
     const outcome = await sendShipment(deps.carrierFor(account.carrierCode), settings, request, { resumed });
-    const outcomeRecorded = protection.record(input, outcome, { id: account.id, updatedAt: account.updatedAt });
+    const outcomeRecorded = protection.record(input, outcome, protectedAccount(account));
     if (outcome.kind === 'accepted') return accepted(input, attempt, outcome, outcomeRecorded);
     await outcomeRecorded;
     const sentAt = attempt.sentAt.toISOString();
@@ -218,7 +224,7 @@ export function carrierSend(kit: CreationKit) {
    */
   async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
     const fresh = given.plan && given.preflight ? await startFresh(input, given.plan, given.preflight) : null;
-    const attempt = fresh ?? (await startAttempt(input, given));
+    const attempt = fresh ?? (await startAttempt(input, given.plan));
     if (attempt.kind === 'answered') return attempt.answer;
     return call(input, attempt);
   }

@@ -40,6 +40,14 @@ export async function beginAttempt(
 }
 
 /**
+ * How many of the wanted fulfillment orders' locks the creation `c` holds (bindings: the store, the wanted GIDs as a
+ * JSON array): the fence of the carrier call, read by `sendingState` and checked by `markSent`.
+ */
+const HELD_LOCKS_SQL = `(select count(*) from fulfillment_order_locks l
+   where l.store_id = ? and l.label_creation_id = c.id
+     and l.fulfillment_order_gid in (select jsonb_array_elements_text(?::jsonb)))`;
+
+/**
  * Where an attempt stands as its carrier call starts: the record's status, whether the carrier was already called
  * (`sent_at`), and whether it still holds every lock on `fulfillmentOrderGids` (fencing), in one statement.
  */
@@ -49,11 +57,7 @@ export async function sendingState(
 ): Promise<{ status: string; sentAt: string | null; holdsLocks: boolean; labelIds: string[] } | null> {
   const wanted = [...new Set(input.fulfillmentOrderGids)];
   const [row] = await em.execute<Array<{ status: string; sent_at: string | null; held: number; label_ids: string[] }>>(
-    `select c.status, c.sent_at, c.label_ids,
-            (select count(*) from fulfillment_order_locks l
-              where l.store_id = ? and l.label_creation_id = c.id
-                and l.fulfillment_order_gid in (select jsonb_array_elements_text(?::jsonb)))::int as held
-       from label_creations c where c.id = ?`,
+    `select c.status, c.sent_at, c.label_ids, ${HELD_LOCKS_SQL}::int as held from label_creations c where c.id = ?`,
     [input.storeId, JSON.stringify(wanted), input.id],
   );
   return row
@@ -183,10 +187,7 @@ export async function markSent(
   const [row] = await em.execute<Array<{ marked: number }>>(
     `with marked as (
        update label_creations c set sent_at = ?, phase = 'sending_to_carrier', updated_at = ?, send_plan = ?::jsonb
-        where c.id = ? and c.status = 'processing' and c.sent_at is null
-          and (select count(*) from fulfillment_order_locks l
-                where l.store_id = ? and l.label_creation_id = c.id
-                  and l.fulfillment_order_gid in (select jsonb_array_elements_text(?::jsonb))) = ?
+        where c.id = ? and c.status = 'processing' and c.sent_at is null and ${HELD_LOCKS_SQL} = ?
        returning c.id
      ), confirmed as (${confirmUnitsSql('select id from marked')})
      select count(*)::int as marked from marked`,

@@ -26,12 +26,10 @@ export interface CreationUnits {
   returnUnit(unitId: string): Promise<boolean>;
 }
 
-/** Confirms a unit (binding: its ID): it counts from then on. */
-const CONFIRM_UNIT_SQL = `update creation_units set state = 'confirmed' where unit_id = ?`;
-
 /**
- * Confirms the units whose IDs `idsSql` selects: a CTE of the statement that marks a creation sent (`markSent`), so
- * the confirmation and `sent_at` are written together, and only when it was marked.
+ * Confirms the units whose IDs `idsSql` selects (they count from then on): on its own (`confirm`), or a CTE of the
+ * statement that marks a creation sent (`markSent`), so the confirmation and `sent_at` are written together, and only
+ * when it was marked.
  */
 export const confirmUnitsSql = (idsSql: string) =>
   `update creation_units set state = 'confirmed' where unit_id in (${idsSql})`;
@@ -73,7 +71,7 @@ export function createCreationUnits(deps: { orm: Orm; now: () => Date; leaseMs: 
     },
 
     async confirm(unitId) {
-      await deps.orm.em.fork().execute(CONFIRM_UNIT_SQL, [unitId]);
+      await deps.orm.em.fork().execute(confirmUnitsSql('?'), [unitId]);
     },
 
     async returnUnit(unitId) {

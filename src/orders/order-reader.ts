@@ -32,6 +32,13 @@ export interface PlatformOrderRef {
   order: PlatformOrder;
 }
 
+/** The store and the order's GID; a malformed ID answers `not_found`. */
+async function storeAndOrderGid(em: EntityManager, storeId: string, orderRef: string) {
+  const id = parseOrderId(orderRef);
+  if (!id) throw new DomainError('not_found');
+  return { store: await em.findOneOrFail(Store, { id: storeId }), gid: id.gid };
+}
+
 /** The order by numeric ID or GID; a malformed ID, another store's and a missing one all answer `not_found`. */
 export async function readPlatformOrder(
   em: EntityManager,
@@ -39,10 +46,8 @@ export async function readPlatformOrder(
   storeId: string,
   orderRef: string,
 ): Promise<PlatformOrderRef> {
-  const id = parseOrderId(orderRef);
-  if (!id) throw new DomainError('not_found');
-  const store = await em.findOneOrFail(Store, { id: storeId });
-  const order = await fromPlatform('order', () => platform.getOrder(store.domain, id.gid));
+  const { store, gid } = await storeAndOrderGid(em, storeId, orderRef);
+  const order = await fromPlatform('order', () => platform.getOrder(store.domain, gid));
   if (!order) throw new DomainError('not_found');
   return { store, order };
 }
@@ -63,12 +68,10 @@ export async function readOrder(
   storeId: string,
   orderRef: string,
 ): Promise<OrderSnapshot> {
-  const id = parseOrderId(orderRef);
-  if (!id) throw new DomainError('not_found');
-  const store = await em.findOneOrFail(Store, { id: storeId });
+  const { store, gid } = await storeAndOrderGid(em, storeId, orderRef);
   const [found, labels] = await Promise.all([
-    fromPlatform('order', () => platform.getOrderWithFulfillmentOrders(store.domain, id.gid)),
-    readOrderLabels(em, storeId, id.gid),
+    fromPlatform('order', () => platform.getOrderWithFulfillmentOrders(store.domain, gid)),
+    readOrderLabels(em, storeId, gid),
   ]);
   if (!found) throw new DomainError('not_found');
   return { store, order: found.order, fulfillmentOrders: found.fulfillmentOrders, labels };
