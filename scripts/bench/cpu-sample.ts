@@ -20,6 +20,8 @@ function roleOf(pid: number): string | null {
   if (cmdline.includes('src/worker.ts') || cmdline.includes('dist/src/worker.js')) return 'worker';
   if (cmdline.includes('sandbox/server.ts')) return 'sandbox';
   if (cmdline.includes('dist/src/server.js')) return 'API';
+  const readServer = /scripts\/bench\/read-server\.ts (\S+)/.exec(cmdline);
+  if (readServer) return `read server (${readServer[1]})`;
   if (cmdline.includes('scripts/bench/run.ts')) return 'bench process (load, floor worker)';
   return 'other';
 }

@@ -22,6 +22,7 @@ import { setLimitOverride } from '../../src/limits/overrides';
 import { measureLatency } from './latency';
 import { creationBench } from './creation';
 import { memoryBench } from './memory';
+import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
 const RUNS = 30;
@@ -114,6 +115,8 @@ interface LoadResult {
   p50: number;
   p99: number;
   non2xx: number;
+  /** Requests answered, warm-up included (the read loads). */
+  requests?: number;
 }
 
 /** The medians of several rounds of one load (non-2xx answers summed). */
@@ -128,9 +131,38 @@ function medianLoad(rounds: readonly LoadResult[]): LoadResult {
 
 /** 2 s of warm-up, then READ_SECONDS at READ_CONNECTIONS connections. */
 async function load(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
-  await autocannon({ url, connections: READ_CONNECTIONS, duration: 2, headers });
+  const warmUp = await autocannon({ url, connections: READ_CONNECTIONS, duration: 2, headers });
   const result = await autocannon({ url, connections: READ_CONNECTIONS, duration: READ_SECONDS, headers });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    // The warm-up's requests too: the CPU samples span both runs.
+    requests: result.requests.total + warmUp.requests.total,
+  };
+}
+
+/** `BENCH_READ_CPU=1`: where each read load's CPU goes (the server, PostgreSQL, the load generator), per request. */
+const READ_CPU = process.env.BENCH_READ_CPU === '1';
+
+interface CpuOfLoad {
+  used: Map<string, number>;
+  requests: number;
+}
+
+function printCpu(cpu: Map<string, CpuOfLoad>): void {
+  console.log('  CPU per request by process, over every round (BENCH_READ_CPU=1):');
+  for (const [name, { used, requests }] of cpu) {
+    console.log(`  ${name}\n${formatCpu(used, requests / 1000, 'thousand requests').join('\n')}`);
+  }
+}
+
+function addCpu(cpu: Map<string, CpuOfLoad>, name: string, used: Map<string, number>, requests: number): void {
+  const entry = cpu.get(name) ?? { used: new Map<string, number>(), requests: 0 };
+  for (const [role, ms] of used) entry.used.set(role, (entry.used.get(role) ?? 0) + ms);
+  entry.requests += requests;
+  cpu.set(name, entry);
 }
 
 async function seedReadLabels(orm: Orm, storeId: string): Promise<string> {
@@ -228,8 +260,14 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   const only = process.env.BENCH_READ_ONLY ? new RegExp(process.env.BENCH_READ_ONLY) : null;
   if (only) loads.splice(0, loads.length, ...loads.filter(([name]) => only.test(name)));
   const runs = new Map<string, LoadResult[]>();
+  const cpu = READ_CPU ? new Map<string, CpuOfLoad>() : null;
   for (let round = 0; round < READ_ROUNDS; round += 1) {
-    for (const [name, url, headers] of loads) runs.set(name, [...(runs.get(name) ?? []), await load(url, headers)]);
+    for (const [name, url, headers] of loads) {
+      const before = cpu && sampleCpu();
+      const result = await load(url, headers);
+      runs.set(name, [...(runs.get(name) ?? []), result]);
+      if (cpu && before) addCpu(cpu, name, cpuSince(before), result.requests ?? 0);
+    }
   }
   const apiLoaded = memoryOf(api.pid);
   bare.stop();
@@ -251,6 +289,7 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
       `  ${name.padEnd(48)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(1).padStart(5)} ms  p99 ${r.p99.toFixed(1).padStart(5)} ms  (rounds: ${each})${r.non2xx ? `  (${r.non2xx} non-2xx!)` : ''}`,
     );
   }
+  if (cpu) printCpu(cpu);
   const has = (name: string) => runs.has(name);
   if (
     ![
@@ -318,19 +357,24 @@ async function limiterCost(secret: string): Promise<void> {
     with: await startReadServer('api', env),
   };
   const runs = new Map<string, LoadResult[]>();
+  const cpu = READ_CPU ? new Map<string, CpuOfLoad>() : null;
   for (let round = 0; round < LIMITER_ROUNDS; round += 1) {
     for (const profile of LIMITER_PROFILES) {
       for (const [mode, server] of Object.entries(servers)) {
         const url = `http://127.0.0.1:${server.port}/v1/labels?limit=50`;
         const load = { connections: profile.connections, ...(profile.rate ? { rate: profile.rate } : {}) };
+        const before = cpu && sampleCpu();
         await measureLatency(url, headers, { ...load, seconds: 2 });
         const r = await measureLatency(url, headers, { ...load, seconds: READ_SECONDS });
         const key = `${profile.name}|${mode}`;
         runs.set(key, [...(runs.get(key) ?? []), r]);
+        // The warm-up's requests counted at the measured rate: close enough for a split by process.
+        if (cpu && before) addCpu(cpu, key, cpuSince(before), r.rps * (READ_SECONDS + 2));
       }
     }
   }
   for (const server of Object.values(servers)) server.stop();
+  if (cpu) printCpu(cpu);
   const summary = (key: string) => medianLoad(runs.get(key)!);
   const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
   for (const profile of LIMITER_PROFILES) {

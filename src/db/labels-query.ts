@@ -284,6 +284,17 @@ function matchesPostFilters(
   );
 }
 
+/**
+ * A page's LIMIT written into the statement, not bound: with `limit $n` PostgreSQL prices the generic plan of a
+ * prepared page for a tenth of the table, so it never picks it and plans the page afresh on every execution, which
+ * cost more than running it (decision 0017). A written limit makes one statement per page size, and the generic plan
+ * wins where it is as good; a filter whose best plan depends on its value (`updated_after`) stays planned per value.
+ */
+export function limitClause(rows: number): string {
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`a page limit is a positive integer, not ${rows}`);
+  return `limit ${rows}`;
+}
+
 const hasPostFilters = (f: LabelListFilters) =>
   f.direction !== undefined || f.status !== undefined || f.current !== undefined;
 
@@ -310,8 +321,8 @@ export function labelPageStatement(
   if (hasPostFilters(filters)) return null;
   const where = keysetWhere(filters, after);
   return {
-    text: `${after ? VIEW_SELECT : REF_SELECT} where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
-    values: [...where.params, limit + 1],
+    text: `${after ? VIEW_SELECT : REF_SELECT} where ${where.sql} order by ${pageOrder(filters)} ${limitClause(limit + 1)}`,
+    values: where.params,
   };
 }
 
@@ -350,8 +361,8 @@ export async function readLabelPage(
   const scanned = await runPrepared<LabelRef & { direction: string; status: string; current: boolean }>(
     em,
     `select l.id, l.row_version, l.created_at, l.seq, l.direction, l.status, l.current from labels l
-      where ${where.sql} order by ${pageOrder(filters)} limit $${where.params.length + 1}`,
-    [...where.params, window + 1],
+      where ${where.sql} order by ${pageOrder(filters)} ${limitClause(window + 1)}`,
+    where.params,
   );
   const refs: LabelRef[] = [];
   let consumed = 0;
