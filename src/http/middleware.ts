@@ -9,6 +9,8 @@ import { errorBody } from './error-body';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from '../domain/versions';
 import type { AppState } from './state';
 
+// The gates below are plain functions that return `next()`: a middleware that only checks costs the read path no
+// promise of its own (Koa composes them either way).
 type AppMiddleware = Middleware<AppState>;
 
 export const DEFAULT_CACHE_CONTROL = 'no-store, private';
@@ -102,7 +104,7 @@ function renderError(
 
 /** Spec "Authentication" 2: a key in the query string is refused on every path, before anything else. */
 export function refuseKeyInQuery(): AppMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (Object.prototype.hasOwnProperty.call(ctx.query, 'api_key')) {
       throw new ApiError('validation_error', {
         status: 400,
@@ -110,7 +112,7 @@ export function refuseKeyInQuery(): AppMiddleware {
         details: { parameter: 'api_key', allowed: ['Authorization: Bearer <API_KEY>'] },
       });
     }
-    await next();
+    return next();
   };
 }
 
@@ -119,7 +121,7 @@ export function refuseKeyInQuery(): AppMiddleware {
  * hands such requests to the app (src/http/client-error.ts) and this answers with the error body.
  */
 export function requireHost(): AppMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) {
       throw new ApiError('validation_error', {
         status: 400,
@@ -127,13 +129,13 @@ export function requireHost(): AppMiddleware {
         details: { header: 'Host', received: null },
       });
     }
-    await next();
+    return next();
   };
 }
 
 /** Validates `Service-Version`; the version used is the requested one, else the key's pinned one (set by auth). */
 export function versionSelection(): AppMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const requested = ctx.get('Service-Version');
     if (requested) {
       if (!SUPPORTED_VERSIONS.includes(requested)) {
@@ -145,14 +147,14 @@ export function versionSelection(): AppMiddleware {
       ctx.state.requestedVersion = requested;
       ctx.state.apiVersion = requested;
     }
-    await next();
+    return next();
   };
 }
 
 export function bodyLimit(maxBytes: number): AppMiddleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const refusal = declaredBodyTooLarge(ctx, maxBytes);
     if (refusal) throw refusal;
-    await next();
+    return next();
   };
 }

@@ -92,9 +92,11 @@ export function buildRouter(routes: readonly RouteDefinition[], options: RouterO
     router.register(path, [route.method], routeMiddleware(route, options));
   }
   const dispatch = router.routes() as unknown as Middleware<AppState>;
-  return async (ctx, next) => {
-    const matched = router.match(ctx.path, ctx.method);
-    if (!matched.route) {
+  // The router calls on only when no route matched (no route handler calls `next`): the path is matched once for a
+  // routed request, and again only to tell a 405 from a 404.
+  return (ctx, next) =>
+    dispatch(ctx, () => {
+      const matched = router.match(ctx.path, ctx.method);
       const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
       if (allowed.length > 0) {
         throw new ApiError('method_not_allowed', {
@@ -103,9 +105,6 @@ export function buildRouter(routes: readonly RouteDefinition[], options: RouterO
           headers: { Allow: allowed.join(', ') },
         });
       }
-      await next();
-      return;
-    }
-    await dispatch(ctx, next);
-  };
+      return next();
+    });
 }

@@ -89,11 +89,7 @@ export function createApiMetrics(): ApiMetrics {
 
 /** `GET /metrics` in Prometheus's text format, outside /v1 and without a key. */
 export function metricsEndpoint(registry: Registry): Middleware<AppState> {
-  return async (ctx, next) => {
-    if (ctx.path !== '/metrics') {
-      await next();
-      return;
-    }
+  const serve: Middleware<AppState> = async (ctx) => {
     if (ctx.method !== 'GET') {
       throw new ApiError('method_not_allowed', {
         details: { allowed_methods: ['GET'] },
@@ -103,4 +99,6 @@ export function metricsEndpoint(registry: Registry): Middleware<AppState> {
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   };
+  // Every other request passes straight on, without a promise of this middleware's own.
+  return (ctx, next) => (ctx.path === '/metrics' ? serve(ctx, next) : next());
 }
