@@ -94,8 +94,8 @@ export function buildRouter(routes: readonly RouteDefinition[], options: RouterO
   const dispatch = router.routes() as unknown as Middleware<AppState>;
   // The router calls on only when no route matched (no route handler calls `next`): the path is matched once for a
   // routed request, and again only to tell a 405 from a 404.
-  return (ctx, next) =>
-    dispatch(ctx, () => {
+  return (ctx, next) => {
+    const unrouted = (): Promise<void> => {
       const matched = router.match(ctx.path, ctx.method);
       const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
       if (allowed.length > 0) {
@@ -106,5 +106,7 @@ export function buildRouter(routes: readonly RouteDefinition[], options: RouterO
         });
       }
       return next();
-    });
+    };
+    return dispatch(ctx, unrouted) as Promise<void>;
+  };
 }

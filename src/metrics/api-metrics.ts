@@ -100,5 +100,5 @@ export function metricsEndpoint(registry: Registry): Middleware<AppState> {
     ctx.body = await registry.metrics();
   };
   // Every other request passes straight on, without a promise of this middleware's own.
-  return (ctx, next) => (ctx.path === '/metrics' ? serve(ctx, next) : next());
+  return (ctx, next) => (ctx.path === '/metrics' ? (serve(ctx, next) as Promise<void>) : next());
 }

@@ -36,5 +36,5 @@ export function healthRoutes(probes: readonly ReadinessProbe[]): Middleware<AppS
   const routes = router.routes() as unknown as Middleware<AppState>;
   // Only the probe paths (as the router matches them: any case, a trailing slash) go through the router; every API
   // request passes on without matching against it.
-  return (ctx, next) => (PROBE_PATH.test(ctx.path) ? routes(ctx, next) : next());
+  return (ctx, next) => (PROBE_PATH.test(ctx.path) ? (routes(ctx, next) as Promise<void>) : next());
 }
