@@ -23,6 +23,7 @@ import { measureLatency } from './latency';
 import { creationBench } from './creation';
 import { memoryBench } from './memory';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
+import { aCreationRecord } from '../../test/helpers/creation';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
 const RUNS = 30;
@@ -205,7 +206,27 @@ function startSpanSink(): Promise<{ url: string; stop: () => void }> {
   );
 }
 
-async function readPath(orm: Orm, storeId: string, secret: string): Promise<void> {
+/**
+ * Creations as a client polls them: `processing`, each on an order of its own, newest last (the list reads newest
+ * first). The records only: nothing runs them.
+ */
+async function seedReadCreations(orm: Orm, storeId: string): Promise<string> {
+  const ids: string[] = [];
+  for (let i = 0; i < 60; i += 1) {
+    const order = `gid://shopify/Order/${900000 + i}`;
+    ids.push(
+      await aCreationRecord(orm, {
+        storeId,
+        orderGid: order,
+        fulfillmentOrderGids: [`gid://shopify/FulfillmentOrder/${900000 + i}`],
+        status: 'processing',
+      }),
+    );
+  }
+  return ids.at(-1)!;
+}
+
+async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: string): Promise<void> {
   console.log(
     `\nRead path: ${READ_CONNECTIONS} connections, ${READ_SECONDS} s each, ${READ_ROUNDS} rounds alternating, medians; servers in their own processes`,
   );
@@ -214,6 +235,9 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
   const wire = serializeLabel(view!, { baseUrl: 'http://127.0.0.1', now: new Date() });
   const env = { ...process.env, BENCH_LABEL_JSON: JSON.stringify(wire), LOG_LEVEL: 'info' };
   const auth = { authorization: `Bearer ${secret}` };
+  // Creations are read with a key that may create labels (`labels:write`), as the client that made them.
+  const creationId = await seedReadCreations(orm, storeId);
+  const writeAuth = { authorization: `Bearer ${writeSecret}` };
   const bare = await startReadServer('bare', env);
   const floor = await startReadServer('floor', env);
   const api = await startReadServer('api', env);
@@ -243,6 +267,8 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
     ],
     ['GET /v1/labels?limit=50, none in memory', `http://127.0.0.1:${uncached.port}/v1/labels?limit=50`, auth],
     ['GET /v1/shop', `http://127.0.0.1:${api.port}/v1/shop`, auth],
+    ['GET /v1/label-creations/{id}', `http://127.0.0.1:${api.port}/v1/label-creations/${creationId}`, writeAuth],
+    ['GET /v1/label-creations?limit=50', `http://127.0.0.1:${api.port}/v1/label-creations?limit=50`, writeAuth],
   ];
   if (traced) {
     loads.push(['GET /v1/labels/{id}, tracing on', `http://127.0.0.1:${traced.port}/v1/labels/${labelId}`, auth]);
@@ -315,6 +341,13 @@ async function readPath(orm: Orm, storeId: string, secret: string): Promise<void
     `  ratio GET /labels?limit=50 / fixed page of 50: ${(list.rps / fixedPage.rps).toFixed(3)} (target at least 0.50)`,
   );
   console.log(`  ratio GET /shop / GET /labels/{id}: ${(shop.rps / single.rps).toFixed(3)} (target at least 0.95)`);
+  if (has('GET /v1/label-creations/{id}') && has('GET /v1/label-creations?limit=50')) {
+    const creation = result('GET /v1/label-creations/{id}');
+    const creations = result('GET /v1/label-creations?limit=50');
+    console.log(
+      `  ratio GET /label-creations/{id} / GET /labels/{id}: ${(creation.rps / single.rps).toFixed(3)}, GET /label-creations?limit=50 / GET /labels?limit=50: ${(creations.rps / list.rps).toFixed(3)} (no target: the polled record and its list, for the record)`,
+    );
+  }
   console.log(
     `  p99 GET /labels/{id} ${single.p99.toFixed(1)} ms, floor ${floorRead.p99.toFixed(1)} ms: ratio ${(single.p99 / Math.max(floorRead.p99, 1)).toFixed(2)} (target at most 2.0)`,
   );
@@ -414,6 +447,7 @@ async function main(): Promise<void> {
   // without refusing.
   for (const bucket of ['read_key_per_second', 'read_key_per_minute'])
     await setLimitOverride(em, { storeId: store.id, bucket, limit: 1_000_000_000, now });
+  const writer = await createApiKey(em, { storeId: store.id, name: 'bench writer', scopes: ['labels:write'], now });
   const revoked = await createApiKey(em, { storeId: store.id, name: 'revoked', scopes: [], now });
   await revokeApiKey(em, { storeId: store.id, keyId: revoked.key.id, now });
 
@@ -432,7 +466,7 @@ async function main(): Promise<void> {
   };
 
   await seedLabels(orm, store.id, wanted('sync') ? LABELS : 2_000);
-  if (wanted('read')) await readPath(orm, store.id, secret);
+  if (wanted('read')) await readPath(orm, store.id, secret, writer.secret);
   if ((wanted('read') || wanted('limiter')) && LIMITER_ROUNDS > 0) await limiterCost(secret);
   if (wanted('sync')) await syncFeed(get);
   if (wanted('auth')) await authentication(get, revoked.secret);

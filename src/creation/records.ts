@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ReadStatement } from '../db/prepared';
+import { limitClause, runPrepared, type ReadStatement } from '../db/prepared';
 import type { ResolvedBlock } from '../domain/creation-decision';
 import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
@@ -184,6 +184,8 @@ export async function readCreationPage(
 ): Promise<{ rows: CreationRow[]; hasMore: boolean }> {
   const clauses: string[] = [];
   const params: unknown[] = [];
+  // The next positional placeholder for `value`.
+  const bind = (value: unknown) => `$${params.push(value)}`;
   const equal: Array<[string, unknown]> = [
     ['store_id', f.storeId ?? undefined],
     ['order_gid', f.orderGid],
@@ -193,33 +195,29 @@ export async function readCreationPage(
   ];
   for (const [column, value] of equal) {
     if (value === undefined) continue;
-    clauses.push(`${column} = ?`);
-    params.push(value);
+    clauses.push(`${column} = ${bind(value)}`);
   }
   if (f.orderNameKey !== undefined) {
-    clauses.push(`lower(regexp_replace(order_name, '^#', '')) = ?`);
-    params.push(f.orderNameKey);
+    clauses.push(`lower(regexp_replace(order_name, '^#', '')) = ${bind(f.orderNameKey)}`);
   }
   if (f.createdAfter) {
-    clauses.push('created_at >= ?');
-    params.push(f.createdAfter);
+    clauses.push(`created_at >= ${bind(f.createdAfter)}`);
   }
   if (f.updatedAfter) {
-    clauses.push('updated_at >= ?');
-    params.push(f.updatedAfter);
+    clauses.push(`updated_at >= ${bind(f.updatedAfter)}`);
   }
   if (f.createdBefore) {
-    clauses.push('created_at < ?');
-    params.push(f.createdBefore);
+    clauses.push(`created_at < ${bind(f.createdBefore)}`);
   }
   if (after) {
-    clauses.push('(created_at, seq) < (?, ?)');
-    params.push(after.createdAt, after.seq);
+    clauses.push(`(created_at, seq) < (${bind(after.createdAt)}, ${bind(after.seq)})`);
   }
-  const rows = await em.execute<CreationRow[]>(
+  // A prepared statement per filter shape, its limit written in (`limitClause`): planned once, not on every page.
+  const rows = await runPrepared<CreationRow>(
+    em,
     `select ${COLUMNS} from label_creations ${clauses.length ? `where ${clauses.join(' and ')}` : ''}
-      order by created_at desc, seq desc limit ?`,
-    [...params, limit + 1],
+      order by created_at desc, seq desc ${limitClause(limit + 1)}`,
+    params,
   );
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LabelDirection, LabelStatus } from '../domain/labels';
 import type { Label } from './entities/label';
-import { runPrepared, type ReadStatement } from './prepared';
+import { limitClause, runPrepared, type ReadStatement } from './prepared';
 
 /**
  * The label read path: plain rows from one SQL statement per request into the one serializer, never ORM entities.
@@ -282,17 +282,6 @@ function matchesPostFilters(
     (f.status === undefined || label.status === f.status) &&
     (f.current === undefined || label.current === f.current)
   );
-}
-
-/**
- * A page's LIMIT written into the statement, not bound: with `limit $n` PostgreSQL prices the generic plan of a
- * prepared page for a tenth of the table, so it never picks it and plans the page afresh on every execution, which
- * cost more than running it (decision 0017). A written limit makes one statement per page size, and the generic plan
- * wins where it is as good; a filter whose best plan depends on its value (`updated_after`) stays planned per value.
- */
-export function limitClause(rows: number): string {
-  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`a page limit is a positive integer, not ${rows}`);
-  return `limit ${rows}`;
 }
 
 const hasPostFilters = (f: LabelListFilters) =>

@@ -48,3 +48,14 @@ export async function runPrepared<T>(em: EntityManager, text: string, values: re
     await client.releaseConnection(connection);
   }
 }
+
+/**
+ * A page's LIMIT written into the statement, not bound: with `limit $n` PostgreSQL prices the generic plan of a
+ * prepared page for a tenth of the table, so it never picks it and plans the page afresh on every execution, which
+ * cost more than running it (decision 0017). A written limit makes one statement per page size, and the generic plan
+ * wins where it is as good; a filter whose best plan depends on its value (`updated_after`) stays planned per value.
+ */
+export function limitClause(rows: number): string {
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`a page limit is a positive integer, not ${rows}`);
+  return `limit ${rows}`;
+}

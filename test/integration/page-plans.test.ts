@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { labelPageStatement, limitClause, readLabelPage } from '../../src/db/labels-query';
+import { labelPageStatement, readLabelPage } from '../../src/db/labels-query';
+import { limitClause } from '../../src/db/prepared';
 import { statementName } from '../../src/db/prepared';
 import { someLabels } from '../helpers/labels';
 import { aStoreWithKey } from '../helpers/stores';
