@@ -146,11 +146,10 @@ export function creationStatement(storeId: string, id: string): ReadStatement {
   return { text: `select ${COLUMNS} from label_creations where store_id = $1 and id = $2`, values: [storeId, id] };
 }
 
+/** One creation of the store (another store's ID reads nothing), as the admission carries it; outside transactions. */
 export async function readCreation(em: EntityManager, storeId: string, id: string): Promise<CreationRow | null> {
-  const [row] = await em.execute<CreationRow[]>(
-    `select ${COLUMNS} from label_creations where store_id = ? and id = ?`,
-    [storeId, id],
-  );
+  const { text, values } = creationStatement(storeId, id);
+  const [row] = await runPrepared<CreationRow>(em, text, values);
   return row ?? null;
 }
 

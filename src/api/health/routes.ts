@@ -7,8 +7,6 @@ export interface ReadinessProbe {
   check: () => Promise<void>;
 }
 
-const PROBE_PATH = /^\/(?:healthz|readyz)\/?$/i;
-
 /** `/healthz`: the process is up. `/readyz`: PostgreSQL and Temporal answer. Outside /v1 and without a key. */
 export function healthRoutes(probes: readonly ReadinessProbe[]): Middleware<AppState> {
   const router = new Router<AppState>();
@@ -33,8 +31,5 @@ export function healthRoutes(probes: readonly ReadinessProbe[]): Middleware<AppS
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(results) };
   });
-  const routes = router.routes() as unknown as Middleware<AppState>;
-  // Only the probe paths (as the router matches them: any case, a trailing slash) go through the router; every API
-  // request passes on without matching against it.
-  return (ctx, next) => (PROBE_PATH.test(ctx.path) ? (routes(ctx, next) as Promise<void>) : next());
+  return router.routes() as unknown as Middleware<AppState>;
 }
