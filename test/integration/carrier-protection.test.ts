@@ -156,11 +156,20 @@ describe('circuit_open: several unclear results in a row on a carrier account', 
 describe('account_rejecting: 5 refusals on the account in 10 minutes', () => {
   it('answers 503 (retry after_fix) without calling the carrier; a change to the account lifts it', async () => {
     const { shop, account } = await aShop();
-    await scriptFaults(account.id, [{ type: 'reject', reason: 'credentials_invalid', times: 5 }]);
+    // Refusals of the account itself, as a carrier gives them: bad credentials, then an account not allowed the service.
+    await scriptFaults(account.id, [
+      { type: 'reject', reason: 'credentials_invalid', times: 3 },
+      { type: 'reject', reason: 'account_not_permitted', times: 2 },
+    ]);
     for (let i = 0; i < 5; i += 1) {
       const order = await anOrderOnPlatform(shop.domain);
       const res = await create(shop, `refused-${order.orderId}`, { order_id: order.orderId });
-      expectError(res, 422, 'carrier_rejected');
+      expectError(res, 422, 'carrier_rejected', {
+        reason: i < 3 ? 'credentials_invalid' : 'account_not_permitted',
+        label_creation_id: expect.stringMatching(/^lcr_/),
+        retry: 'after_fix',
+        next_action: 'fix_and_retry',
+      });
     }
     const order = await anOrderOnPlatform(shop.domain);
     const blocked = await create(shop, `blocked-${order.orderId}`, { order_id: order.orderId });
