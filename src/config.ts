@@ -21,6 +21,16 @@ const duration = (fallback: string) =>
 /** OTLP's transports and encodings (the OpenTelemetry specification's names). */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+/** OTEL_TRACES_SAMPLER's values that the SDK's built-in samplers serve (no remote samplers: the service works offline). */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -117,7 +127,12 @@ const envSchema = z.object({
   /** OTLP's encodings, as the OpenTelemetry specification names them; its default is `http/protobuf`. */
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(OTLP_PROTOCOLS).optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(OTLP_PROTOCOLS).default('http/protobuf'),
-  /** Share of new traces kept (0..1); a request that arrives with a sampled `traceparent` is always kept. */
+  /**
+   * The sampler, by the specification's names. The default is the ratio sampler below a caller's decision, whose
+   * ratio defaults to 1: the specification's `parentbased_always_on` until OTEL_TRACES_SAMPLER_ARG lowers it.
+   */
+  OTEL_TRACES_SAMPLER: z.enum(TRACE_SAMPLERS).default('parentbased_traceidratio'),
+  /** Share of new traces kept (0..1) by the `traceidratio` samplers; the others take no argument. */
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   /** The `service.name` of the spans; the API and the worker append nothing, each process names itself by default. */
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
@@ -344,6 +359,8 @@ export interface TracingSettings {
   protocol: OtlpProtocol;
   /** Over HTTP the traces URL (`…/v1/traces`); over gRPC the collector's address. */
   endpoint: string;
+  /** OTEL_TRACES_SAMPLER: which sampler; `sampleRatio` is its argument (read by the `traceidratio` ones only). */
+  sampler: TraceSampler;
   sampleRatio: number;
   serviceName: string | undefined;
 }
@@ -359,6 +376,7 @@ function tracingSettings(e: z.infer<typeof envSchema>): TracingSettings {
     exporter: e.OTEL_TRACES_EXPORTER,
     protocol,
     endpoint,
+    sampler: e.OTEL_TRACES_SAMPLER,
     sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
     serviceName: e.OTEL_SERVICE_NAME,
   };

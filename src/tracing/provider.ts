@@ -4,9 +4,12 @@ import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
+  type Sampler,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
@@ -43,7 +46,7 @@ export function startTracing(
   const sdk = new NodeSDK({
     resource,
     autoDetectResources: false,
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(settings.sampleRatio) }),
+    sampler: samplerOf(settings),
     spanProcessors: [new RequestIdSpanProcessor(), processor],
     // Traces only: without this the SDK starts an OTLP log exporter of its own; metrics are Prometheus (src/metrics).
     logRecordProcessors: [],
@@ -66,6 +69,33 @@ export function startTracing(
       propagation.disable();
     },
   };
+}
+
+/**
+ * OTEL_TRACES_SAMPLER as the specification defines each name. A ratio of 1 or 0 is the always-on or always-off
+ * sampler itself: the same decisions without working out a ratio for every new trace.
+ */
+export function samplerOf(settings: Pick<TracingSettings, 'sampler' | 'sampleRatio'>): Sampler {
+  const ratio = (): Sampler =>
+    settings.sampleRatio >= 1
+      ? new AlwaysOnSampler()
+      : settings.sampleRatio <= 0
+        ? new AlwaysOffSampler()
+        : new TraceIdRatioBasedSampler(settings.sampleRatio);
+  switch (settings.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio();
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio() });
+  }
 }
 
 /** OTLP in the configured encoding; each exporter reads OTEL_EXPORTER_OTLP_HEADERS and timeouts itself. */

@@ -56,7 +56,14 @@ async function grpcCollector() {
 
 async function exportOneSpan(protocol: OtlpProtocol, endpoint: string, spanName: string): Promise<void> {
   const tracing = startTracing(
-    { exporter: 'otlp', protocol, endpoint, sampleRatio: 1, serviceName: 'export-test' },
+    {
+      exporter: 'otlp',
+      protocol,
+      endpoint,
+      sampler: 'parentbased_always_on',
+      sampleRatio: 1,
+      serviceName: 'export-test',
+    },
     'shipping-label-test',
   );
   expect(tracing).not.toBeNull();

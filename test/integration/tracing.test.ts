@@ -29,6 +29,7 @@ beforeAll(async () => {
     exporter: 'none',
     protocol: 'http/json',
     endpoint: '',
+    sampler: 'parentbased_traceidratio',
     sampleRatio: 1,
     serviceName: undefined,
   } as const;

@@ -1,5 +1,8 @@
 import { defaultPayloadConverter } from '@temporalio/common';
-import { loadConfig } from '../../src/config';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, trace, type Context } from '@opentelemetry/api';
+import { SamplingDecision } from '@opentelemetry/sdk-trace-base';
+import { loadConfig, type TraceSampler } from '../../src/config';
+import { samplerOf } from '../../src/tracing/provider';
 import { redactedStatement, statementName, statementText } from '../../src/tracing/postgres';
 import { baggageEntry, requestIdOf, TRACE_HEADER } from '../../workflows/request-id-interceptor';
 
@@ -11,6 +14,7 @@ describe('tracing configuration', () => {
       exporter: 'none',
       protocol: 'http/protobuf',
       endpoint: 'http://localhost:4318/v1/traces',
+      sampler: 'parentbased_traceidratio',
       sampleRatio: 1,
       serviceName: undefined,
     });
@@ -29,6 +33,7 @@ describe('tracing configuration', () => {
       exporter: 'otlp',
       protocol: 'http/json',
       endpoint: 'http://collector:4318/v1/traces',
+      sampler: 'parentbased_traceidratio',
       sampleRatio: 0.25,
       serviceName: 'labels-eu',
     });
@@ -53,10 +58,58 @@ describe('tracing configuration', () => {
   it.each([
     ['OTEL_TRACES_EXPORTER', 'jaeger'],
     ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
+    ['OTEL_TRACES_SAMPLER', 'jaeger_remote'],
+    ['OTEL_TRACES_SAMPLER', 'parentbased_traceidratio '],
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'thrift'],
     ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => loadConfig({ ...base, [name]: value })).toThrow(name);
+  });
+});
+
+describe('the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG)', () => {
+  const keptByRatio = '00000000000000000000000000000001';
+  const droppedByRatio = 'ffffffff000000000000000000000000';
+  const parent = (sampled: boolean) =>
+    trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: keptByRatio,
+      spanId: '0000000000000001',
+      traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+      isRemote: true,
+    });
+  /** Kept or not: a new trace with each trace ID, then the two trace IDs below a sampled and an unsampled caller. */
+  function decisions(sampler: TraceSampler, sampleRatio: number): string {
+    const s = samplerOf({ sampler, sampleRatio });
+    const kept = (context: Context, traceId: string) =>
+      s.shouldSample(context, traceId, 'GET', SpanKind.SERVER, {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED
+        ? 'kept'
+        : 'dropped';
+    return [
+      kept(ROOT_CONTEXT, keptByRatio),
+      kept(ROOT_CONTEXT, droppedByRatio),
+      kept(parent(true), droppedByRatio),
+      kept(parent(false), keptByRatio),
+    ].join(' ');
+  }
+
+  it.each<[TraceSampler, number, string]>([
+    // new trace (low ID), new trace (high ID), below a sampled caller, below an unsampled caller
+    ['parentbased_traceidratio', 1, 'kept kept kept dropped'],
+    ['parentbased_traceidratio', 0.5, 'kept dropped kept dropped'],
+    ['parentbased_traceidratio', 0, 'dropped dropped kept dropped'],
+    ['parentbased_always_on', 0.5, 'kept kept kept dropped'],
+    ['parentbased_always_off', 1, 'dropped dropped kept dropped'],
+    ['traceidratio', 0.5, 'kept dropped dropped kept'],
+    ['always_on', 0, 'kept kept kept kept'],
+    ['always_off', 1, 'dropped dropped dropped dropped'],
+  ])('%s with ratio %s: %s', (sampler, ratio, expected) => {
+    expect(decisions(sampler, ratio)).toBe(expected);
+  });
+
+  it('reads the sampler by its name; the ratio alone lowers the default one', () => {
+    expect(loadConfig({ ...base, OTEL_TRACES_SAMPLER: 'always_off' }).tracing.sampler).toBe('always_off');
+    const ratioOnly = loadConfig({ ...base, OTEL_TRACES_SAMPLER_ARG: '0.1' }).tracing;
+    expect(decisions(ratioOnly.sampler, ratioOnly.sampleRatio)).toBe('kept dropped kept dropped');
   });
 });
 
