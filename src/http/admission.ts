@@ -3,7 +3,15 @@ import { statementName, type ReadStatement } from '../db/prepared';
 import { bucketCharges, type LimitClass, type WindowBucketName } from '../domain/rate-limits';
 import type { RouteDefinition } from './route';
 import type { AppContext } from './state';
-import { bucketArrays, type TakenBucket } from '../limits/counter-store';
+import {
+  bucketArrays,
+  READ_WINDOWS_GIVE_BACK,
+  readWindowCharge,
+  readWindowsTake,
+  readWindowsTaken,
+  type ReadWindowsRow,
+  type TakenBucket,
+} from '../limits/counter-store';
 import { countersUnavailable, type RequestLimiter } from './request-limiter';
 import type { Logger } from '../logger';
 import { acceptKey, requestKeyHash, type KeyRow, type KeyStatements } from './authorizer';
@@ -46,6 +54,9 @@ interface AdmitRow {
   read_allowed: boolean | null;
 }
 
+/** The read class's row: the key's columns as above, then its read windows after the take (null when none). */
+type ReadClassRow = Omit<AdmitRow, `taken_${string}`> & { [K in keyof ReadWindowsRow]: ReadWindowsRow[K] | null };
+
 const ADMIT_TEXT =
   'select row_to_json(a) as admission from api_admit($1, $2, $3, $4, $5, $6, $7, $8, $9, null, null) a';
 /** `$10` is the store the read was built for; the read's own placeholders follow it. */
@@ -80,10 +91,57 @@ function admitWithRead(read: ReadStatement): Named {
   return statement;
 }
 
+/**
+ * The read class's admission (decision 1020): the key and its gates, then both read windows in ONE upsert of plain
+ * SQL (`readWindowsTake`), with the route's read when it has one. The gates are the same mirror as `api_admit`'s. The
+ * read runs first (the key row counts its rows), so the window row is locked only for the rest of the statement.
+ * `$5` is the units, `$6`/`$7` the windows' limits, `$8` the read's store; the read's placeholders follow.
+ */
+const READ_CLASS_OFFSET = 8;
+function readClassText(read: ReadStatement | null): string {
+  const shifted = read?.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + READ_CLASS_OFFSET}`);
+  const take = readWindowsTake(
+    'select k.id as subject, $2::bigint as now_ms, $5::integer as units, k.store_id, $6::integer as second_default, ' +
+      '$7::integer as minute_default from k where k.usable',
+  );
+  return `with ${shifted ? `q as materialized (select row_number() over () as read_row, r.* from (${shifted}) r),` : ''}
+    k as (
+      select a.id, a.store_id, a.secret_hash, a.scopes, a.pinned_version, a.revoked_at, a.expires_at, a.last_used_at,
+             s.app_installed, s.api_enabled, s.paused_by_support, s.subscription_active, s.free_access, s.write_access,
+             a.revoked_at is null and (a.expires_at is null or a.expires_at > to_timestamp($2::bigint / 1000.0))
+               and s.app_installed and s.api_enabled and not s.paused_by_support
+               and (s.subscription_active or s.free_access) and (not $3::boolean or s.write_access)
+               and ($4::text[] is null or a.scopes && $4::text[]) as usable
+             ${shifted ? ', (select count(*) from q) as read_rows' : ''}
+        from api_keys a join stores s on s.id = a.store_id
+       where a.secret_hash = $1),
+    t as (${take})
+    select ${shifted ? 'case when q.read_row is null or q.read_row = 1 then row_to_json(a) end as admission, q.*' : 'row_to_json(a) as admission'}
+      from (select k.id as key_id, k.store_id as key_store_id, k.secret_hash as key_secret_hash, k.scopes as key_scopes,
+                   k.pinned_version as key_pinned_version, k.revoked_at as key_revoked_at,
+                   k.expires_at as key_expires_at, k.last_used_at as key_last_used_at,
+                   k.app_installed as store_app_installed, k.api_enabled as store_api_enabled,
+                   k.paused_by_support as store_paused_by_support, k.subscription_active as store_subscription_active,
+                   k.free_access as store_free_access, k.write_access as store_write_access, t.*,
+                   t.taken and k.store_id = ${shifted ? `$${READ_CLASS_OFFSET}` : 'null'} as read_allowed
+              from k left join t on true) a
+      ${shifted ? 'left join q on a.read_allowed order by q.read_row' : ''}`;
+}
+const readClassTexts = new Map<string, Named>();
+function admitReadClass(read: ReadStatement | null): Named {
+  const key = read?.text ?? '';
+  let statement = readClassTexts.get(key);
+  if (!statement) {
+    statement = named(readClassText(read));
+    readClassTexts.set(key, statement);
+  }
+  return statement;
+}
+
 /** Keys never move between stores: the store of a key hash, learnt from its admissions (bounded). */
 const STORE_CACHE_SIZE = 10_000;
 
-function keyOf(r: AdmitRow): KeyRow {
+function keyOf(r: AdmitRow | ReadClassRow): KeyRow {
   return {
     id: r.key_id,
     store_id: r.key_store_id,
@@ -102,7 +160,8 @@ function keyOf(r: AdmitRow): KeyRow {
   };
 }
 
-function takenOf(r: AdmitRow): TakenBucket[] | null {
+function takenOf(r: AdmitRow | ReadClassRow): TakenBucket[] | null {
+  if ('taken' in r) return r.taken === null ? null : readWindowsTaken(r as ReadWindowsRow);
   const { taken_buckets: buckets, taken_limits: limits, taken_used: used, taken_allowed: allowed } = r;
   const windowStarts = r.taken_window_starts;
   if (!buckets || !limits || !used || !windowStarts || !allowed) return null;
@@ -155,6 +214,15 @@ export function createAdmission(deps: {
     charges: ReturnType<typeof bucketCharges>,
   ) {
     deps.logger.warn({ request_id: ctx.state.requestId }, 'admission mirror charged a refused request; given back');
+    const read = readWindowCharge(charges);
+    if (read) {
+      const start = (bucket: string) => taken.find((t) => t.bucket === bucket)!.windowStartMs;
+      const values = [key.id, start('read_key_per_second'), start('read_key_per_minute'), read.units];
+      await deps.pool
+        .query({ ...READ_WINDOWS_GIVE_BACK, values })
+        .catch((error: unknown) => deps.logger.error({ err: error }, 'giving back rate-limit units failed'));
+      return;
+    }
     const charged = new Map(charges.map((c) => [c.bucket, c]));
     const values = [
       key.store_id,
@@ -176,10 +244,17 @@ export function createAdmission(deps: {
     const nowMs = now.getTime();
     const charges = bucketCharges([{ limitClass, units: 1 }]);
     const carried = readFor(hash, read);
-    let rows: Array<{ admission: AdmitRow | null; read_row?: string | null }>;
+    let rows: Array<{ admission: AdmitRow | ReadClassRow | null; read_row?: string | null }>;
     try {
-      const values = [hash, nowMs, access.write ?? false, scopeGrantsFor(access.scope), ...bucketArrays(charges)];
-      const statement = carried ? admitWithRead(carried.statement) : ADMIT;
+      const readCharge = readWindowCharge(charges);
+      const values: unknown[] = [hash, nowMs, access.write ?? false, scopeGrantsFor(access.scope)];
+      if (readCharge) values.push(readCharge.units, readCharge.secondLimit, readCharge.minuteLimit);
+      else values.push(...bucketArrays(charges));
+      const statement = readCharge
+        ? admitReadClass(carried?.statement ?? null)
+        : carried
+          ? admitWithRead(carried.statement)
+          : ADMIT;
       if (carried) values.push(carried.storeId, ...carried.statement.values);
       rows = (await deps.pool.query<(typeof rows)[number]>({ ...statement, values })).rows;
     } catch (error) {

@@ -34,10 +34,9 @@ const HIGH_LIMITS = { read_key_per_second: 100_000, read_key_per_minute: 100_000
 async function usedThisMinute(keyId: string): Promise<number> {
   const [row] = await app.orm.em
     .fork()
-    .execute<Array<{ used: number }>>(
-      "select used from rate_limit_counters where bucket = 'read_key_per_minute' and subject = ?",
-      [keyId],
-    );
+    .execute<Array<{ used: number }>>('select minute_used as used from rate_limit_read_windows where subject = ?', [
+      keyId,
+    ]);
   return row?.used ?? 0;
 }
 

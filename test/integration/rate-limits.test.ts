@@ -134,10 +134,9 @@ describe('exactness across API processes', () => {
     expectHeaders(next, { bucket: 'read_key_per_second', limit: 100, remaining: 99, reset: 1 });
     const [row] = await app.orm.em
       .fork()
-      .execute<Array<{ used: number }>>(
-        `select used from rate_limit_counters where bucket = 'read_key_per_minute' and subject = ?`,
-        [shop.keyId],
-      );
+      .execute<Array<{ used: number }>>(`select minute_used as used from rate_limit_read_windows where subject = ?`, [
+        shop.keyId,
+      ]);
     expect(row!.used).toBe(101);
   });
 
@@ -645,11 +644,20 @@ describe('counters unavailable: refused, never an unlimited pass', () => {
   async function whileLocked<T>(bucket: string, subject: string, work: () => Promise<T>): Promise<T> {
     await holder.query('begin');
     try {
-      await holder.query(
-        `insert into rate_limit_counters (bucket, subject, window_start, used) values ($1, $2, 0, 0)
-         on conflict (bucket, subject) do update set used = rate_limit_counters.used`,
-        [bucket, subject],
-      );
+      // The read class's two windows share one row per key (decision 1020).
+      if (bucket.startsWith('read_key_'))
+        await holder.query(
+          `insert into rate_limit_read_windows
+             (subject, second_start, second_used, minute_start, minute_used, second_limit, minute_limit, units, taken)
+           values ($1, 0, 0, 0, 0, 0, 0, 0, true) on conflict (subject) do update set units = rate_limit_read_windows.units`,
+          [subject],
+        );
+      else
+        await holder.query(
+          `insert into rate_limit_counters (bucket, subject, window_start, used) values ($1, $2, 0, 0)
+           on conflict (bucket, subject) do update set used = rate_limit_counters.used`,
+          [bucket, subject],
+        );
       return await work();
     } finally {
       await holder.query('rollback');

@@ -24,6 +24,7 @@ import { Migration20261126000000InsertionOrder } from './20261126000000-insertio
 import { Migration20261127000000StorePlatformSessions } from './20261127000000-store-platform-sessions';
 import { Migration20261127090000OperationalGauges } from './20261127090000-operational-gauges';
 import { Migration20261128000000SendPlan } from './20261128000000-send-plan';
+import { Migration20261129000000ReadWindows } from './20261129000000-read-windows';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -59,4 +60,5 @@ export const migrationsList = [
   { name: 'Migration20261127000000StorePlatformSessions', class: Migration20261127000000StorePlatformSessions },
   { name: 'Migration20261127090000OperationalGauges', class: Migration20261127090000OperationalGauges },
   { name: 'Migration20261128000000SendPlan', class: Migration20261128000000SendPlan },
+  { name: 'Migration20261129000000ReadWindows', class: Migration20261129000000ReadWindows },
 ];
