@@ -36,8 +36,11 @@ export function scopesForNewKey(requested: readonly string[]): Scope[] {
   return effectiveScopes(mapped);
 }
 
+/** `effectiveScopes(granted).includes(required)` without building the set: every request of a key asks it. */
 export function holdsScope(granted: readonly string[], required: string): boolean {
-  return effectiveScopes(granted).includes(required as Scope);
+  if ((READ_SCOPES as readonly string[]).includes(required)) return true;
+  if (!(ALL_SCOPES as readonly string[]).includes(required)) return false;
+  return granted.some((scope) => (RETIRED_SCOPE_REPLACEMENTS[scope] ?? scope) === required);
 }
 
 /**

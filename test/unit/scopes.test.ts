@@ -45,6 +45,21 @@ describe('holdsScope', () => {
   ])('%j -> %s: %s', (granted, required, expected) => {
     expect(holdsScope(granted, required)).toBe(expected);
   });
+
+  it('answers as effectiveScopes does for every set of stored scopes (retired and unknown names too)', () => {
+    const names = [...ALL_SCOPES, 'label_documents:read', 'labels:*'];
+    const asked = [...names, 'admin'];
+    for (let mask = 0; mask < 1 << names.length; mask += 1) {
+      const granted = names.filter((_, i) => mask & (1 << i));
+      for (const required of asked) {
+        expect([granted, required, holdsScope(granted, required)]).toEqual([
+          granted,
+          required,
+          (effectiveScopes(granted) as string[]).includes(required),
+        ]);
+      }
+    }
+  });
 });
 
 describe('scopesForNewKey', () => {
