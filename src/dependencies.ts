@@ -37,7 +37,10 @@ export async function openAppDeps(
     now?: () => Date;
     logger?: Logger;
     temporal?: Client;
-    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'pickupPoints' | 'extraRoutes' | 'limiter'>>;
+    overrides?: Partial<Pick<AppDeps, 'renderer' | 'platform' | 'pickupPoints' | 'extraRoutes' | 'limiter'>> & {
+      /** The benchmark's baseline: the admission statement without its rate-limit take (read class). */
+      admissionTakes?: boolean;
+    };
   } = {},
 ): Promise<OpenedAppDeps> {
   const now = options.now ?? (() => new Date());
@@ -81,6 +84,7 @@ export async function openAppDeps(
             now,
             logger,
             supportEmail: config.supportEmail,
+            takes: options.overrides?.admissionTakes ?? true,
           }),
         }),
     renderer: options.overrides?.renderer ?? adapters.renderer,

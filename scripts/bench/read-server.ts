@@ -3,7 +3,8 @@
  * `floor` the same router making, per label read, the one prepared statement an authenticated, rate-limited read cannot
  * avoid (the floor the API is measured against), `api` the real app from the compiled build (`dist/`, which the bench
  * builds first) wired as src/server.ts wires it, logging at info to stdout (which the bench discards), and
- * `api-unlimited` the same app without the rate limiter (the baseline of the limiter's cost), and `api-round-trip` the
+ * `api-unlimited` the same app without the rate limiter (the baseline of the limiter's cost), `api-untaken` the app
+ * whose admission statement counts nothing (the take's own cost), and `api-round-trip` the
  * app with a stand-in limiter that only makes one `select 1` round trip (what any check in SQL costs). Reports
  * `{type: 'ready', port}` over IPC once it listens. With `OTEL_TRACES_EXPORTER=otlp` the `api` modes trace, as the
  * service does.
@@ -114,7 +115,7 @@ async function api(mode: string): Promise<Koa> {
   const { deps } = await openAppDeps(config, {
     temporal,
     logger: createLogger('info'),
-    overrides: limiter ? { limiter } : {},
+    overrides: limiter ? { limiter } : mode === 'api-untaken' ? { admissionTakes: false } : {},
   });
   return createApp(deps);
 }

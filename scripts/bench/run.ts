@@ -86,7 +86,7 @@ function memoryOf(pid: number): { rssMiB: number; peakMiB: number } {
 
 /** Starts scripts/bench/read-server.ts in its own process (the load generator must not share its event loop). */
 function startReadServer(
-  mode: 'bare' | 'floor' | 'api' | 'api-unlimited' | 'api-round-trip',
+  mode: 'bare' | 'floor' | 'api' | 'api-unlimited' | 'api-untaken' | 'api-round-trip',
   env: NodeJS.ProcessEnv,
 ): Promise<{ port: number; pid: number; stop: () => void }> {
   return new Promise((resolve, reject) => {
@@ -387,6 +387,8 @@ async function limiterCost(secret: string): Promise<void> {
   const servers = {
     without: await startReadServer('api-unlimited', env),
     'round trip only': await startReadServer('api-round-trip', env),
+    // The admission statement as served, its take left out: what counting itself costs (decision 1020).
+    'nothing counted': await startReadServer('api-untaken', env),
     with: await startReadServer('api', env),
   };
   const runs = new Map<string, LoadResult[]>();
@@ -412,6 +414,7 @@ async function limiterCost(secret: string): Promise<void> {
   const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
   for (const profile of LIMITER_PROFILES) {
     const without = summary(`${profile.name}|without`);
+    const uncounted = summary(`${profile.name}|nothing counted`);
     const withLimiter = summary(`${profile.name}|with`);
     for (const mode of Object.keys(servers)) {
       const r = summary(`${profile.name}|${mode}`);
@@ -421,6 +424,10 @@ async function limiterCost(secret: string): Promise<void> {
     }
     console.log(
       `  ${profile.name.padEnd(26)} limiter cost: p50 ${change(without.p50, withLimiter.p50)} (goal under 10 %), p99 ${change(without.p99, withLimiter.p99)}, throughput ${change(without.rps, withLimiter.rps)}`,
+    );
+    // Without the limiter the app has no admission statement either (separate round trips): this isolates the take.
+    console.log(
+      `  ${profile.name.padEnd(26)} counting alone (with / nothing counted): p50 ${change(uncounted.p50, withLimiter.p50)} (goal under 10 %), p99 ${change(uncounted.p99, withLimiter.p99)}, throughput ${change(uncounted.rps, withLimiter.rps)}`,
     );
   }
 }

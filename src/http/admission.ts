@@ -98,12 +98,16 @@ function admitWithRead(read: ReadStatement): Named {
  * `$5` is the units, `$6`/`$7` the windows' limits, `$8` the read's store; the read's placeholders follow.
  */
 const READ_CLASS_OFFSET = 8;
-function readClassText(read: ReadStatement | null): string {
+function readClassText(read: ReadStatement | null, takes: boolean): string {
   const shifted = read?.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + READ_CLASS_OFFSET}`);
-  const take = readWindowsTake(
-    'select k.id as subject, $2::bigint as now_ms, $5::integer as units, k.store_id, $6::integer as second_default, ' +
-      '$7::integer as minute_default from k where k.usable',
-  );
+  const take = takes
+    ? readWindowsTake(
+        'select k.id as subject, $2::bigint as now_ms, $5::integer as units, k.store_id, $6::integer as second_default, ' +
+          '$7::integer as minute_default from k where k.usable',
+      )
+    : // The benchmark's baseline (\`takes: false\`): the same statement with nothing counted.
+      `select 0 as second_used, 0 as second_start, $6::integer as second_limit, 0 as minute_used, 0 as minute_start,
+              $7::integer as minute_limit, $5::integer as units, true as taken from k where k.usable`;
   return `with ${shifted ? `q as materialized (select row_number() over () as read_row, r.* from (${shifted}) r),` : ''}
     k as (
       select a.id, a.store_id, a.secret_hash, a.scopes, a.pinned_version, a.revoked_at, a.expires_at, a.last_used_at,
@@ -128,11 +132,11 @@ function readClassText(read: ReadStatement | null): string {
       ${shifted ? 'left join q on a.read_allowed order by q.read_row' : ''}`;
 }
 const readClassTexts = new Map<string, Named>();
-function admitReadClass(read: ReadStatement | null): Named {
-  const key = read?.text ?? '';
+function admitReadClass(read: ReadStatement | null, takes: boolean): Named {
+  const key = `${takes}:${read?.text ?? ''}`;
   let statement = readClassTexts.get(key);
   if (!statement) {
-    statement = named(readClassText(read));
+    statement = named(readClassText(read, takes));
     readClassTexts.set(key, statement);
   }
   return statement;
@@ -190,6 +194,8 @@ export function createAdmission(deps: {
   now: () => Date;
   logger: Logger;
   supportEmail?: string;
+  /** False only for the benchmark's baseline: the read class is admitted without counting (decision 1020). */
+  takes?: boolean;
 }): Admission {
   const supportEmail = deps.supportEmail ?? 'support@example.com';
   const stores = new Map<string, string>();
@@ -251,7 +257,7 @@ export function createAdmission(deps: {
       if (readCharge) values.push(readCharge.units, readCharge.secondLimit, readCharge.minuteLimit);
       else values.push(...bucketArrays(charges));
       const statement = readCharge
-        ? admitReadClass(carried?.statement ?? null)
+        ? admitReadClass(carried?.statement ?? null, deps.takes ?? true)
         : carried
           ? admitWithRead(carried.statement)
           : ADMIT;
