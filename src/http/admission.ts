@@ -5,6 +5,7 @@ import type { RouteDefinition } from './route';
 import type { AppContext } from './state';
 import {
   bucketArrays,
+  READ_WINDOWS,
   READ_WINDOWS_GIVE_BACK,
   readWindowCharge,
   readWindowsTake,
@@ -105,7 +106,7 @@ function readClassText(read: ReadStatement | null, takes: boolean): string {
         'select k.id as subject, $2::bigint as now_ms, $5::integer as units, k.store_id, $6::integer as second_default, ' +
           '$7::integer as minute_default from k where k.usable',
       )
-    : // The benchmark's baseline (\`takes: false\`): the same statement with nothing counted.
+    : // The benchmark's baseline (takes: false): the same statement with nothing counted.
       `select 0 as second_used, 0 as second_start, $6::integer as second_limit, 0 as minute_used, 0 as minute_start,
               $7::integer as minute_limit, $5::integer as units, true as taken from k where k.usable`;
   return `with ${shifted ? `q as materialized (select row_number() over () as read_row, r.* from (${shifted}) r),` : ''}
@@ -223,7 +224,7 @@ export function createAdmission(deps: {
     const read = readWindowCharge(charges);
     if (read) {
       const start = (bucket: string) => taken.find((t) => t.bucket === bucket)!.windowStartMs;
-      const values = [key.id, start('read_key_per_second'), start('read_key_per_minute'), read.units];
+      const values = [key.id, start(READ_WINDOWS.second), start(READ_WINDOWS.minute), read.units];
       await deps.pool
         .query({ ...READ_WINDOWS_GIVE_BACK, values })
         .catch((error: unknown) => deps.logger.error({ err: error }, 'giving back rate-limit units failed'));
