@@ -4,7 +4,7 @@ import type { RouteDefinition } from './route';
 import type { AppContext } from './state';
 import type { StoreGates } from '../access/stores';
 import { gateRefusal } from './gates';
-import { holdsScope, effectiveScopes } from '../access/scopes';
+import { holdsScope } from '../access/scopes';
 import { hashSecret, hashesEqual, looksLikeSecret } from '../access/secrets';
 
 /** An API key with its store's gates, as one plain row. */
@@ -108,7 +108,7 @@ export function acceptKey(
   ctx.state.auth = {
     storeId: row.store_id,
     apiKeyId: row.id,
-    scopes: effectiveScopes(row.scopes),
+    scopes: row.scopes,
     pinnedVersion: row.pinned_version,
   };
   ctx.state.apiVersion = ctx.state.requestedVersion ?? row.pinned_version;

@@ -4,6 +4,7 @@ import type { BucketState, LimitCharge } from '../domain/rate-limits';
 export interface AuthContext {
   storeId: string;
   apiKeyId: string;
+  /** As granted (retired names included): ask `holdsScope`, which knows the implied and renamed ones. */
   scopes: readonly string[];
   pinnedVersion: string;
 }

@@ -65,6 +65,12 @@ const exportStarts = (shop: Shop, fulfillmentOrderId: string) =>
     reason: 'automation export',
   });
 
+/** An export starts on the platform (no hold of the creation is left on the fulfillment order), then ends. */
+async function exportsStartAndEnd(shop: Shop, fulfillmentOrderId: string) {
+  expect((await exportStarts(shop, fulfillmentOrderId)).status).toBe(200);
+  await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${fulfillmentOrderId}/release`);
+}
+
 /** Waits (without asserting any duration) until the creation reads as `check` wants. */
 const until = (shop: Shop, id: string, check: (body: any) => boolean, attempts = 200) =>
   eventually(
@@ -114,6 +120,8 @@ describe('resolve not_created', () => {
     await reached(creation.attention.resolve_allowed_at);
     const res = await resolve(shop, creation.id, { outcome: 'not_created', note: 'Not in the carrier portal.' });
     expect(res.status).toBe(200);
+    // The answer waited for the platform hold's release: an export may start at once.
+    await exportsStartAndEnd(shop, order.fulfillmentOrderIds[0]!);
     expect(res.body).toMatchObject({
       id: creation.id,
       status: 'failed',
@@ -151,6 +159,30 @@ describe('resolve not_created', () => {
     expect(retry.status).toBe(201);
     expect(retry.body.id).not.toBe(creation.id);
     expect(await ledger(account.id)).toHaveLength(1);
+  });
+
+  it('answers without waiting out a platform that fails the release; the release is retried and lands later', async () => {
+    const { shop, order, creation } = await anUnclearCreation();
+    await reached(creation.attention.resolve_allowed_at);
+    // The release's first four tries fail (about 15 s of the activity's retries); the resolve waits 5 s at most.
+    const faults = await control('POST', `/_control/stores/${shop.domain}/faults`, {
+      faults: [{ type: 'unavailable', times: 4 }],
+    });
+    expect(faults.status).toBe(201);
+    const res = await resolve(shop, creation.id, { outcome: 'not_created' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: creation.id, status: 'failed', error: { code: 'resolved_not_created' } });
+    // Answered while the platform still held the fulfillment order for the creation ...
+    expect(await exportStarts(shop, order.fulfillmentOrderIds[0]!)).toMatchObject({
+      status: 409,
+      body: { code: 'held_by_app' },
+    });
+    // ... whose release went on after the answer and landed.
+    await eventually(
+      async () => ((await exportStarts(shop, order.fulfillmentOrderIds[0]!)).status === 200 ? true : null),
+      120,
+      250,
+    );
   });
 
   it('is refused once a late acceptance showed the shipment exists (not_resolvable); attention shows the reference', async () => {
@@ -229,8 +261,12 @@ describe('resolve shipment_exists', () => {
         status: 'needs_attention',
       }),
     );
+    // A slow platform: the hold's release takes 1.5 s, and the answer waits for it.
+    await control('POST', `/_control/stores/${shop.domain}/faults`, { faults: [{ type: 'slow', delay_ms: 1500 }] });
     const abandoned = await resolve(shop, res.body.id, { outcome: 'shipment_exists', tracking_number: 'B123' });
     expect(abandoned.status).toBe(200);
+    // The answer waited for the platform hold's release: an export may start at once.
+    await exportsStartAndEnd(shop, order.fulfillmentOrderIds[0]!);
     expect(abandoned.body).toMatchObject({
       status: 'abandoned',
       next_action: 'none',
@@ -246,12 +282,6 @@ describe('resolve shipment_exists', () => {
         outcome: 'shipment_exists',
       }),
     );
-    // The platform hold went with the lock: an export may start again. The release can finish just after the resolve
-    // is answered (seen once in CI), so the export is tried until it starts (a refused try changes nothing).
-    await eventually(async () =>
-      (await exportStarts(shop, order.fulfillmentOrderIds[0]!)).status === 200 ? true : null,
-    );
-    await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${order.fulfillmentOrderIds[0]}/release`);
     // The key stays bound to the abandoned creation (spec "Idempotency of POST /labels").
     expectError(
       await create(shop, key, { order_id: order.orderId }),

@@ -3,15 +3,12 @@
 //   TEMPORAL_CLI_PATH=~/.cache/shipping-label-api/temporal-1.5.1/temporal node --import tsx test/replay/record-creation-histories.ts
 // It starts what the integration tests start (a Temporal dev server, a fresh database, the sandbox and a worker),
 // drives each path over HTTP and writes one history per path into test/replay/histories/.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { aCarrierAccount } from '../helpers/labels';
 import { control, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import type { TestApp } from '../helpers/test-app';
-import { recordHistories } from './recording';
+import { recordHistories, recordResolvedCreation, recordWorkflow } from './recording';
 
 type Shop = Awaited<ReturnType<typeof aStoreWithKey>>;
 
@@ -38,16 +35,8 @@ recordHistories(
         headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
         body,
       });
-    const recordWorkflow = async (name: string, workflowId: string) => {
-      const handle = app.temporal.workflow.getHandle(workflowId);
-      await handle.result();
-      writeFileSync(join(__dirname, 'histories', `${name}.json`), historyToJSON(await handle.fetchHistory()));
-      process.stdout.write(`recorded ${name}\n`);
-    };
     const record = (name: string, storeId: string, key: string) =>
-      recordWorkflow(`label-creation-${name}`, `label-creation/${storeId}/${key}`);
-    const resolve = (shop: Shop, id: string, outcome: string) =>
-      app.request('POST', `/v1/label-creations/${id}/resolve`, { headers: shop.auth, body: { outcome } });
+      recordWorkflow(app, `label-creation-${name}`, `label-creation/${storeId}/${key}`);
     const a = await shopWith(app, 'carrier_a');
     const order = await anOrderOnPlatform(a.shop.domain);
     await create(a.shop, 'record-created-1', { order_id: order.orderId, fulfillment: 'fulfill' });
@@ -77,22 +66,10 @@ recordHistories(
     const abandoned = await create(a.shop, 'record-unclear-1', { order_id: unclear.orderId });
     // Left alone: abandoned after the (shortened) 24 hours, then deleted by its retention workflow.
     await record('needs-attention', a.shop.storeId, 'record-unclear-1');
-    await recordWorkflow('label-creation-retention', `label-creation-retention/${abandoned.body.id}`);
+    await recordWorkflow(app, 'label-creation-retention', `label-creation-retention/${abandoned.body.id}`);
 
-    for (const [name, outcome] of [
-      ['resolved-not-created', 'not_created'],
-      ['resolved-shipment-exists', 'shipment_exists'],
-    ] as const) {
-      const resolvedOrder = await anOrderOnPlatform(a.shop.domain);
-      await scriptFaults(a.account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
-      const res = await create(a.shop, `record-${name}`, { order_id: resolvedOrder.orderId });
-      await new Promise((r) =>
-        setTimeout(r, Math.max(0, Date.parse(res.body.attention.resolve_allowed_at) - Date.now()) + 100),
-      );
-      const answer = await resolve(a.shop, res.body.id, outcome);
-      if (answer.status !== 200) throw new Error(`resolve answered ${answer.status}: ${answer.text}`);
-      await record(name, a.shop.storeId, `record-${name}`);
-    }
+    await recordResolvedCreation(app, a, 'resolved-not-created', 'not_created');
+    await recordResolvedCreation(app, a, 'resolved-shipment-exists', 'shipment_exists');
 
     const b = await shopWith(app, 'carrier_b');
     const batch = await anOrderOnPlatform(b.shop.domain);

@@ -9,10 +9,24 @@ import { KIND, LABEL_CREATION_ID, STORE_ID, type WorkflowKind } from '../search-
 import type { CreationRun } from './run';
 
 const RETENTION_SEARCH_ATTRIBUTES_PATCH = 'retention-search-attributes';
+/** The resolve answers once the platform hold is released (runs recorded before answered when the status moved). */
+const RESOLVE_AFTER_RELEASE_PATCH = 'resolve-after-release';
+
+/** Releases the platform hold of a resolved or abandoned creation; a resolve waiting on it is told when it is done. */
+async function releaseHold(run: CreationRun, u: Unresolved): Promise<void> {
+  await platformHold(run, 'release', u.sendInput.fulfillmentOrderGids);
+  run.holdReleasing = false;
+}
+
+/** Marks the hold as about to be released, before the status moves, so a waiting resolve does not answer first. */
+function holdReleaseAhead(run: CreationRun): void {
+  if (patched(RESOLVE_AFTER_RELEASE_PATCH)) run.holdReleasing = true;
+}
 
 /** The merchant's resolve: `not_created` fails the creation; `shipment_exists` abandons it. */
 export async function applyResolution(run: CreationRun, u: Unresolved, resolution: Resolution): Promise<void> {
   if (resolution.outcome === 'shipment_exists') return abandon(run, u, resolution);
+  holdReleaseAhead(run);
   run.state.error = {
     code: 'resolved_not_created',
     message: 'Resolved as not created: no shipment exists. The same request can be sent again.',
@@ -21,7 +35,7 @@ export async function applyResolution(run: CreationRun, u: Unresolved, resolutio
   await local.resolveCreationNotCreated({ creationId: run.creationId, error: run.state.error, resolution });
   run.setStatus('failed');
   await run.releasedLocks();
-  await platformHold(run, 'release', u.sendInput.fulfillmentOrderGids);
+  await releaseHold(run, u);
 }
 
 /**
@@ -31,11 +45,12 @@ export async function applyResolution(run: CreationRun, u: Unresolved, resolutio
  */
 export async function abandon(run: CreationRun, u: Unresolved, resolution: Resolution | null): Promise<void> {
   const { creationId, storeId } = run;
+  holdReleaseAhead(run);
   if (u.labelId) await local.failCreationLabel({ storeId, labelId: u.labelId, reason: 'not_finalized' });
   await local.abandonUnresolvedCreation({ creationId, resolution });
   run.setStatus('abandoned');
   await run.releasedLocks();
-  await platformHold(run, 'release', u.sendInput.fulfillmentOrderGids);
+  await releaseHold(run, u);
   await startChild(abandonedCreationRetentionWorkflow, {
     workflowId: retentionWorkflowId(creationId),
     args: [{ creationId, deleteAtMs: run.input.createdAtMs + run.durations.abandonedDeleteAfterMs }],

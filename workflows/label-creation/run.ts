@@ -28,6 +28,9 @@ import {
   type ResolveInput,
 } from './contract';
 
+/** How long a resolve's answer waits for the platform hold's release, past which the release goes on without it. */
+const RESOLVE_WAITS_FOR_RELEASE_MS = 5_000;
+
 /**
  * One run of a label creation: its state, the handlers of its contract, and what every phase shares (status and
  * phase changes, failing, waking the creations that wait for its fulfillment orders, finishing). The phases are the
@@ -39,6 +42,12 @@ export class CreationRun {
   readonly deadline: number;
   /** A look at the carrier (and what follows from it) is under way: a resolve waits for it, then decides again. */
   busy = false;
+  /**
+   * A resolve moved the creation and its fulfillment orders' platform hold is being released: the resolve's answer
+   * waits for it (bounded), so a merchant who acts on the answer finds the orders free (set only by runs that took the
+   * `resolve-after-release` patch).
+   */
+  holdReleasing = false;
   private locksReleased = false;
   private released = false;
   private readonly waiters = new Set<string>();
@@ -118,6 +127,7 @@ export class CreationRun {
         this.state.resolution = { ...input, resolvedAt: new Date(workflowNow()).toISOString() };
         this.describe();
         await condition(() => this.state.status !== 'needs_attention');
+        if (this.holdReleasing) await condition(() => !this.holdReleasing, RESOLVE_WAITS_FOR_RELEASE_MS);
         return this.snapshot();
       },
       { validator: (input: ResolveInput) => void this.refuseResolve(input.outcome) },
