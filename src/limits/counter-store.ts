@@ -124,8 +124,9 @@ const FITS = `${before('second')} + excluded.units <= excluded.second_limit
  * one's count), so limits hold exactly across processes.
  */
 export function readWindowsTake(source: string): string {
-  const limit = (bucket: string, fallback: string) =>
-    `coalesce((select o."limit" from rate_limit_overrides o where o.store_id = x.store_id and o.bucket = '${bucket}'), ${fallback})`;
+  // Both overrides in one index scan: two scalar subqueries cost a tenth of the statement (pgbench, decision 1020).
+  const override = (w: 'second' | 'minute') =>
+    `min(o."limit") filter (where o.bucket = '${READ_WINDOWS[w]}') as ${w}_override`;
   return `insert into rate_limit_read_windows as r
       (subject, second_start, second_used, minute_start, minute_used, second_limit, minute_limit, units, taken)
     select s.subject, s.now_ms - s.now_ms % 1000, case when s.fits then s.units else 0 end,
@@ -133,9 +134,14 @@ export function readWindowsTake(source: string): string {
            s.second_limit, s.minute_limit, s.units, s.fits
       from (select l.*, l.units <= l.second_limit and l.units <= l.minute_limit as fits
               from (select x.subject, x.now_ms, x.units,
-                           ${limit(READ_WINDOWS.second, 'x.second_default')} as second_limit,
-                           ${limit(READ_WINDOWS.minute, 'x.minute_default')} as minute_limit
-                      from (${source}) x) l) s
+                           coalesce(v.second_override, x.second_default) as second_limit,
+                           coalesce(v.minute_override, x.minute_default) as minute_limit
+                      from (${source}) x
+                      left join lateral (
+                        select ${override('second')}, ${override('minute')}
+                          from rate_limit_overrides o
+                         where o.store_id = x.store_id and o.bucket in ('${READ_WINDOWS.second}', '${READ_WINDOWS.minute}')
+                      ) v on true) l) s
     on conflict (subject) do update set
       second_used = case when ${FITS} then ${before('second')} + excluded.units else ${before('second')} end,
       minute_used = case when ${FITS} then ${before('minute')} + excluded.units else ${before('minute')} end,

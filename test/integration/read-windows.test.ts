@@ -103,6 +103,18 @@ describe('a key’s read windows in one row', () => {
     });
     expect(byBucket(await take(1)).read_key_per_minute).toMatchObject({ allowed: false, used: 1, limit: 0 });
     expect(await windowsOf(shop.keyId)).toEqual({ second_used: 0, minute_used: 0 });
+    // Both windows overridden: each takes its own (read in one lookup), another store's overrides none.
+    const other = await aStoreWithKey(app.orm);
+    for (const [storeId, bucket, limit] of [
+      [shop.storeId, 'read_key_per_second', 4],
+      [shop.storeId, 'read_key_per_minute', 7],
+      [other.storeId, 'read_key_per_second', 1],
+    ] as const) {
+      await setLimitOverride(app.orm.em.fork(), { storeId, bucket, limit, now: new Date() });
+    }
+    const both = byBucket(await take(3));
+    expect(both.read_key_per_second).toMatchObject({ allowed: true, used: 3, limit: 4 });
+    expect(both.read_key_per_minute).toMatchObject({ allowed: true, used: 3, limit: 7 });
   });
 
   it('gives a take back in the windows it was taken in, never below zero, and not in a window that moved on', async () => {
