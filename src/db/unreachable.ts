@@ -39,3 +39,28 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * PostgreSQL's codes for a statement that failed for the moment, not for what it is: a lock not had in time (55P03,
+ * `lock_timeout`), a statement cancelled (57014, `statement_timeout`), a transaction rolled back (class 40: a
+ * serialization failure, a deadlock) and insufficient resources (class 53: too many connections, out of memory).
+ */
+const TRANSIENT_CODES = new Set(['55P03', '57014']);
+const TRANSIENT_CLASSES = ['40', '53'];
+
+/**
+ * True when a statement may succeed when sent again: the database unreachable, or one of the transient failures
+ * above. A statement that fails for what it is (a syntax error, a missing relation, a data exception) is a bug, which
+ * the HTTP edge answers as 500 `internal_error` and logs with its stack, not as an outage to retry.
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  if (isDatabaseUnreachable(error)) return true;
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || TRANSIENT_CLASSES.includes(code.slice(0, 2))))
+      return true;
+    current = current.cause;
+  }
+  return false;
+}

@@ -14,6 +14,7 @@ import {
   type TakenBucket,
 } from '../limits/counter-store';
 import { countersUnavailable, type RequestLimiter } from './request-limiter';
+import { isTransientDatabaseError } from '../db/unreachable';
 import type { Logger } from '../logger';
 import { acceptKey, requestKeyHash, type KeyRow, type KeyStatements } from './authorizer';
 import { scopeGrantsFor } from '../access/scopes';
@@ -265,6 +266,8 @@ export function createAdmission(deps: {
       if (carried) values.push(carried.storeId, ...carried.statement.values);
       rows = (await deps.pool.query<(typeof rows)[number]>({ ...statement, values })).rows;
     } catch (error) {
+      // A statement that cannot run as written is a bug (500), not counters that are down for the moment.
+      if (!isTransientDatabaseError(error)) throw error;
       deps.logger.error({ request_id: ctx.state.requestId, err: error }, 'admission statement failed');
       throw countersUnavailable(false);
     }

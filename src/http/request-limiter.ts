@@ -13,6 +13,7 @@ import type { AppContext, RequestLimits } from './state';
 import type { Logger } from '../logger';
 import type { TakeBuckets, TakenBucket } from '../limits/counter-store';
 import { rateLimitHeaders } from '../limits/headers';
+import { isTransientDatabaseError } from '../db/unreachable';
 
 /** The router's hook: runs after authentication and validation, before the handler (src/http/router.ts). */
 export interface RequestLimiter {
@@ -67,6 +68,7 @@ export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date;
       try {
         taken = await deps.take({ storeId: auth.storeId, apiKeyId: auth.apiKeyId, nowMs, charges: buckets });
       } catch (error) {
+        if (!isTransientDatabaseError(error)) throw error;
         deps.logger.error({ request_id: ctx.state.requestId, err: error }, 'rate-limit counters unavailable');
         throw countersUnavailable(charges.some((c) => c.limitClass === 'render' && c.units > 0));
       }

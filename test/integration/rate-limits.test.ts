@@ -675,6 +675,30 @@ describe('counters unavailable: refused, never an unlimited pass', () => {
     expect((await impatient.request('GET', '/v1/labels', { headers: shop.auth })).status).toBe(200);
   });
 
+  it('answers a counter statement that cannot run as written (a bug) with 500 internal_error, not an outage', async () => {
+    const shop = await aStoreWithKey(impatient.orm);
+    const pickupPoint = () =>
+      impatient.request('PUT', `/v1/orders/${aPlatformId()}/pickup-point`, {
+        headers: shop.auth,
+        body: { carrier: 'carrier_a', pickup_point_id: 'PP-1' },
+      });
+    // Both homes of the counters: the admission statement's read windows and the limiter's take.
+    await holder.query('alter table rate_limit_read_windows rename to rate_limit_read_windows_gone');
+    await holder.query('alter table rate_limit_counters rename to rate_limit_counters_gone');
+    try {
+      for (const res of [await impatient.request('GET', '/v1/labels', { headers: shop.auth }), await pickupPoint()]) {
+        expectError(res, 500, 'internal_error');
+        expect(header(res, 'retry-after')).toBeNull();
+        expect(res.text).not.toMatch(/rate_limit|relation|at .*\.js/);
+      }
+    } finally {
+      await holder.query('alter table rate_limit_read_windows_gone rename to rate_limit_read_windows');
+      await holder.query('alter table rate_limit_counters_gone rename to rate_limit_counters');
+    }
+    expect((await impatient.request('GET', '/v1/labels', { headers: shop.auth })).status).toBe(200);
+    expect((await pickupPoint()).status).not.toBe(500);
+  });
+
   it('answers a render whose metering fails with 503 carrier_unavailable without reason', async () => {
     const shop = await aStoreWithKey(impatient.orm);
     const account = await aCarrierAccount(impatient.orm, shop.storeId, { carrierCode: 'carrier_e' });

@@ -1,5 +1,5 @@
 import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { isDatabaseUnreachable } from '../../src/db/unreachable';
+import { isDatabaseUnreachable, isTransientDatabaseError } from '../../src/db/unreachable';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
@@ -25,4 +25,25 @@ describe('isDatabaseUnreachable', () => {
     ['a plain error', new Error('boom')],
     ['something that is not an error', 'ECONNREFUSED'],
   ])('is false for %s', (_, error) => expect(isDatabaseUnreachable(error)).toBe(false));
+});
+
+describe('isTransientDatabaseError', () => {
+  it.each([
+    ['the database unreachable', withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')],
+    ['a lock not had in time (55P03)', withCode('canceling statement due to lock timeout', '55P03')],
+    ['a statement timeout (57014)', withCode('canceling statement due to statement timeout', '57014')],
+    ['a serialization failure (40001)', withCode('could not serialize access', '40001')],
+    ['a deadlock (40P01)', withCode('deadlock detected', '40P01')],
+    ['too many connections (53300)', withCode('sorry, too many clients already', '53300')],
+    ['a lock timeout wrapped as a cause', new Error('take failed', { cause: withCode('lock timeout', '55P03') })],
+  ])('is true for %s', (_, error) => expect(isTransientDatabaseError(error)).toBe(true));
+
+  it.each([
+    ['a missing relation (42P01)', withCode('relation "rate_limit_counters" does not exist', '42P01')],
+    ['a syntax error (42601)', withCode('syntax error at or near "selec"', '42601')],
+    ['a data exception (22P02)', withCode('invalid input syntax for type integer', '22P02')],
+    ['a constraint violation', new UniqueConstraintViolationException(withCode('duplicate key', '23505'))],
+    ['a plain error', new Error('boom')],
+    ['something that is not an error', '55P03'],
+  ])('is false for %s', (_, error) => expect(isTransientDatabaseError(error)).toBe(false));
 });
