@@ -13,17 +13,20 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 /**
  * GETs `url` for `seconds` over `connections` kept-alive sockets: back to back (closed loop, saturating), or at `rate`
  * requests per second (open loop: a request's latency counts from when it was due, queueing included). Latencies keep
- * sub-millisecond precision, which a 10 % comparison of ~10 ms answers needs (autocannon rounds to whole ms).
+ * sub-millisecond precision, which a 10 % comparison of ~10 ms answers needs (autocannon rounds to whole ms). With a
+ * list of headers (several API keys), connection `i` (or the `i`-th request at a rate) sends the `i`-th, round robin.
  */
 export async function measureLatency(
   url: string,
-  headers: Record<string, string>,
+  headerSets: Record<string, string> | ReadonlyArray<Record<string, string>>,
   load: { connections: number; rate?: number; seconds: number },
 ): Promise<LatencyResult> {
+  const sets = Array.isArray(headerSets) ? headerSets : [headerSets as Record<string, string>];
+  const headersOf = (i: number) => sets[i % sets.length]!;
   const agent = new Agent({ keepAlive: true, maxSockets: load.connections });
   const latencies: number[] = [];
   let non2xx = 0;
-  const once = () =>
+  const once = (headers: Record<string, string>) =>
     new Promise<void>((resolve, reject) => {
       const start = process.hrtime.bigint();
       const req = request(url, { agent, headers }, (res) => {
@@ -42,8 +45,8 @@ export async function measureLatency(
   if (load.rate) {
     const inFlight = new Set<Promise<void>>();
     let due = started;
-    while (due < until) {
-      const sent = once().finally(() => inFlight.delete(sent));
+    for (let i = 0; due < until; i += 1) {
+      const sent = once(headersOf(i)).finally(() => inFlight.delete(sent));
       inFlight.add(sent);
       due += 1000 / load.rate;
       const wait = due - Date.now();
@@ -52,8 +55,8 @@ export async function measureLatency(
     await Promise.all(inFlight);
   } else {
     await Promise.all(
-      Array.from({ length: load.connections }, async () => {
-        while (Date.now() < until) await once();
+      Array.from({ length: load.connections }, async (_, i) => {
+        while (Date.now() < until) await once(headersOf(i));
       }),
     );
   }
