@@ -129,7 +129,8 @@ describe('the router hook', () => {
   });
 
   it('never lets a request through when the counters fail: 503 temporarily_unavailable, or carrier_unavailable for renders', async () => {
-    const failing: TakeBuckets = () => Promise.reject(new Error('connection refused'));
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const failing: TakeBuckets = () => Promise.reject(refused);
     const limiter = limiterWith(failing);
     const refusal = (e: unknown) => {
       const { code, details, retryAfterSeconds } = e as DomainError;
@@ -145,6 +146,12 @@ describe('the router hook', () => {
     const render = await ctx.state.limits!.charge([{ limitClass: 'render', units: 1 }]).catch((e: unknown) => e);
     // Spec "Errors": a render-metering failure answers carrier_unavailable without `reason`.
     expect(refusal(render)).toEqual({ code: 'carrier_unavailable', details: {}, retryAfterSeconds: 5 });
+  });
+
+  it('lets a counter statement that cannot run as written fail as what it is (a bug: 500), not as unavailable', async () => {
+    const bug = Object.assign(new Error('relation "rate_limit_counters" does not exist'), { code: '42P01' });
+    const limiter = limiterWith(() => Promise.reject(bug));
+    await expect(limiter.admit(aContext().ctx, route('read'), noInput)).rejects.toBe(bug);
   });
 });
 
