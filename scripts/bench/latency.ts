@@ -8,6 +8,10 @@ export interface LatencyResult {
   non2xx: number;
 }
 
+const isList = (
+  h: Record<string, string> | ReadonlyArray<Record<string, string>>,
+): h is ReadonlyArray<Record<string, string>> => Array.isArray(h);
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /**
@@ -21,8 +25,8 @@ export async function measureLatency(
   headerSets: Record<string, string> | ReadonlyArray<Record<string, string>>,
   load: { connections: number; rate?: number; seconds: number },
 ): Promise<LatencyResult> {
-  const sets = Array.isArray(headerSets) ? headerSets : [headerSets as Record<string, string>];
-  const headersOf = (i: number) => sets[i % sets.length]!;
+  const sets: ReadonlyArray<Record<string, string>> = isList(headerSets) ? headerSets : [headerSets];
+  const headersOf = (i: number): Record<string, string> => sets[i % sets.length]!;
   const agent = new Agent({ keepAlive: true, maxSockets: load.connections });
   const latencies: number[] = [];
   let non2xx = 0;
