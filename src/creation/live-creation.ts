@@ -23,7 +23,7 @@ import { REQUEST_ID_MEMO } from '../../workflows/request-id-contract';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
 import { requestedOrder, startMetadata } from '../../workflows/label-creation/details';
 import { takeWaitHold } from './prefer-wait';
-import { claimCreation, dropClaim, isKeyBound, readCreationById, type CreationRow } from './records';
+import { claimCreation, dropClaim, isKeyBound, readCreation, readCreationById, type CreationRow } from './records';
 
 /** A live `POST /labels` after every request check passed: what the creation needs from the HTTP edge. */
 export interface LiveCreationInput {
@@ -282,7 +282,9 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           }
         }
         void hold.release();
-        return { row: (await readCreationById(deps.orm.em.fork(), row.id)) ?? row, waitSeconds, replayed: false };
+        // The record with its labels in one statement: the answer renders both.
+        const moved = await readCreation(deps.orm.em.fork(), input.storeId, row.id);
+        return { row: moved ?? row, waitSeconds, replayed: false };
       } finally {
         await hold.release();
       }

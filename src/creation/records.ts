@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { limitClause, runPrepared, type ReadStatement } from '../db/prepared';
+import { labelRowsJson, type ViewRow } from '../db/labels-query';
 import type { ResolvedBlock } from '../domain/creation-decision';
 import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
@@ -40,6 +41,8 @@ export interface CreationRow {
   client_reference: string | null;
   workflow_id: string | null;
   label_ids: string[];
+  /** The creation's labels as view rows, when the read carried them (`creationStatement`); else read apart. */
+  label_rows?: ViewRow[];
   sent_at: string | null;
   carrier_account_id: string | null;
   created_at: string;
@@ -140,10 +143,15 @@ export async function dropClaim(em: EntityManager, id: string): Promise<void> {
 
 /**
  * `GET /label-creations/{id}`'s read as a statement of its own, which rides the admission statement
- * (docs/decisions/0017-admission-in-one-statement.md): the same columns and row as `readCreation`.
+ * (docs/decisions/0017-admission-in-one-statement.md): the same columns and row as `readCreation`, with the
+ * creation's labels (`label_rows`), so the record a client polls is one statement.
  */
 export function creationStatement(storeId: string, id: string): ReadStatement {
-  return { text: `select ${COLUMNS} from label_creations where store_id = $1 and id = $2`, values: [storeId, id] };
+  return {
+    text: `select ${COLUMNS}, ${labelRowsJson('c.store_id', 'c.label_ids')} as label_rows
+             from label_creations c where c.store_id = $1 and c.id = $2`,
+    values: [storeId, id],
+  };
 }
 
 /** One creation of the store (another store's ID reads nothing), as the admission carries it; outside transactions. */

@@ -138,8 +138,10 @@ const REF_SELECT = 'select l.id, l.row_version, l.created_at, l.seq from labels 
 
 // MikroORM's PostgreSQL driver hands timestamps to raw queries as strings (`2026-11-23 06:14:22.32+00`), JSON as ISO.
 const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
-// Numeric columns are strings from the driver and numbers in JSON; the label keeps strings.
-const decimalOrNull = (value: string | number | null): string | null => (value === null ? null : String(value));
+// Numeric columns (numeric(12, 2)) are strings from the driver (`1250.50`) and numbers in JSON (1250.5); the label
+// keeps the driver's string either way.
+const decimalOrNull = (value: string | number | null): string | null =>
+  value === null ? null : typeof value === 'number' ? value.toFixed(2) : value;
 
 export function toView(r: ViewRow): LabelView {
   return {
@@ -215,10 +217,23 @@ export async function readLabelRows(em: EntityManager, storeId: string, ids: rea
   return runPrepared<ViewRow>(em, `${VIEW_SELECT} where l.store_id = $1 and l.id = any($2)`, [storeId, ids]);
 }
 
+/**
+ * A subquery fragment: the labels of store `storeExpr` whose IDs are in `idsExpr`, as a JSON array of view rows (`toView`
+ * reads them as it reads the driver's rows), for a statement that carries a record's labels with it.
+ */
+export function labelRowsJson(storeExpr: string, idsExpr: string): string {
+  return `(select coalesce(json_agg(v), '[]'::json) from (${VIEW_SELECT} where l.store_id = ${storeExpr} and l.id = any(${idsExpr})) v)`;
+}
+
+/** View rows as views, in the order of `ids`; rows of other IDs are left out. */
+export function viewsInOrder(rows: readonly ViewRow[], ids: readonly string[]): LabelView[] {
+  const byId = new Map(rows.map((r) => [r.id, toView(r)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /** Labels of the store by ID, in the order asked; IDs the store does not have are left out. */
 export async function readLabelViews(em: EntityManager, storeId: string, ids: readonly string[]): Promise<LabelView[]> {
-  const byId = new Map((await readLabelRows(em, storeId, ids)).map((r) => [r.id, toView(r)]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return viewsInOrder(await readLabelRows(em, storeId, ids), ids);
 }
 
 /** Every label of the order, oldest first; same-second labels in insertion order. */

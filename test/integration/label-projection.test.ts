@@ -1,4 +1,6 @@
 import { insertLabel, labelDocumentUpsert, newLabelWrite, type NewLabel } from '../../src/db/labels-repository';
+import { labelRowsJson, readLabelViews, viewsInOrder, type ViewRow } from '../../src/db/labels-query';
+import { runPrepared } from '../../src/db/prepared';
 import { inTransaction } from '../../src/db/transaction';
 import { renderWrite } from '../../src/db/write-statement';
 import { deriveCurrentLabels } from '../../src/domain/current-labels';
@@ -176,5 +178,55 @@ describe('labels projection', () => {
     // The newest label is current whatever path wrote it.
     const newest = rows.reduce((a, b) => (Number(b.seq) > Number(a.seq) ? b : a));
     expect(newest.current).toBe(true);
+  });
+});
+
+describe('a label carried as JSON (a creation read with its labels in one statement)', () => {
+  it('reads as the same view as the row the driver returns, every field set', async () => {
+    const { storeId } = await aStoreWithKey(app.orm);
+    const account = await aCarrierAccount(app.orm, storeId, { carrierCode: 'carrier_a' });
+    const orderId = aPlatformId();
+    const older = await insertLabel(app.orm.em.fork(), {
+      storeId,
+      orderId,
+      orderName: '#2001',
+      fulfillmentOrderIds: [aPlatformId()],
+      carrierCode: 'carrier_a',
+      createdAt: new Date('2026-11-20T10:00:00Z'),
+    });
+    const label = await insertLabel(app.orm.em.fork(), {
+      storeId,
+      orderId,
+      orderName: '#2001',
+      fulfillmentOrderIds: [aPlatformId(), aPlatformId()],
+      carrierCode: 'carrier_a',
+      carrierAccountId: account.id,
+      service: { code: 'a_home', name: 'Home delivery' },
+      source: 'api',
+      cod: { amount: '1250.50', currency: 'CZK', source: 'request' },
+      declaredValue: { amount: 99.9, currency: 'EUR' },
+      trackingNumber: 'A123',
+      trackingUrl: 'https://track.example/A123',
+      carrierShipmentId: 'shp_1',
+      parcels: [{ trackingNumber: 'A123', trackingUrl: null, weightGrams: 1200 }],
+      batchId: 'batch_1',
+      extras: { note: 'fragile', nested: { a: [1, 2] } },
+      labelCreationId: 'lcr_carried0000000000000',
+      createdAt: new Date('2026-11-21T10:00:00Z'),
+      updatedAt: new Date('2026-11-21T10:05:00.123Z'),
+      printedCount: 2,
+      lastPrintedAt: new Date('2026-11-21T10:06:00.456Z'),
+    });
+    const ids = [label.id, older.id];
+    const driver = await readLabelViews(app.orm.em.fork(), storeId, ids);
+    const carriedRows = (store: string) =>
+      runPrepared<{ rows: ViewRow[] }>(app.orm.em.fork(), `select ${labelRowsJson('$1', '$2')} as rows`, [store, ids]);
+    const [carried] = await carriedRows(storeId);
+    expect(viewsInOrder(carried!.rows, ids)).toEqual(driver);
+    expect(driver.map((v) => v.label.id)).toEqual(ids);
+    // Another store's labels are not carried.
+    const other = await aStoreWithKey(app.orm);
+    const [none] = await carriedRows(other.storeId);
+    expect(none!.rows).toEqual([]);
   });
 });

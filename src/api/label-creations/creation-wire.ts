@@ -1,7 +1,7 @@
 import type { CreationRow } from '../../creation/records';
 import type { StoredAttention } from '../../domain/creation-record';
 import { EMPTY_RESOLVED } from '../../domain/creation-decision';
-import { readLabelViews } from '../../db/labels-query';
+import { readLabelViews, viewsInOrder } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { serializeLabel } from '../labels/serializer';
 import type { LabelWire } from '../labels/schemas';
@@ -28,7 +28,16 @@ export async function creationWires(
 ): Promise<LabelCreationWire[]> {
   const ids = [...new Set(rows.flatMap((row) => row.label_ids))];
   const storeId = rows[0]?.store_id;
-  const views = storeId && ids.length > 0 ? await readLabelViews(orm.em.fork(), storeId, ids) : [];
+  // Rows read by `creationStatement` carry their labels; others (a page, a claim) read them in one statement.
+  const carried = rows.every((row) => row.label_rows !== undefined);
+  const views = carried
+    ? viewsInOrder(
+        rows.flatMap((row) => row.label_rows!),
+        ids,
+      )
+    : storeId && ids.length > 0
+      ? await readLabelViews(orm.em.fork(), storeId, ids)
+      : [];
   const byId = new Map(
     views.map((v) => [v.label.id, serializeLabel(v, { baseUrl: options.baseUrl, now: options.now })] as const),
   );
