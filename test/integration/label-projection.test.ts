@@ -53,31 +53,36 @@ async function storedLabels(storeId: string): Promise<StoredRow[]> {
   );
 }
 
+/** A label with every optional field set (amounts with fewer decimals than stored, nested extras). */
+function everyField(
+  input: Pick<NewLabel, 'storeId' | 'orderId' | 'fulfillmentOrderIds'> & Partial<NewLabel>,
+): NewLabel {
+  return {
+    orderName: '#1001',
+    status: 'pending',
+    carrierCode: 'carrier_a',
+    service: { code: 'a_home', name: 'Home' },
+    source: 'api',
+    cod: { amount: '499.5', currency: 'CZK', source: 'request' },
+    declaredValue: { amount: 1200, currency: 'CZK' },
+    trackingNumber: 'A123',
+    trackingUrl: 'https://track.example/A123',
+    carrierShipmentId: 'shp_1',
+    parcels: [{ trackingNumber: 'A123', trackingUrl: 'https://track.example/A123', weightGrams: 1200 }],
+    extras: { note: 'x', nested: { a: [1, 2] } },
+    createdAt: new Date('2026-11-20T10:00:00.700Z'),
+    updatedAt: new Date('2026-11-20T10:00:01.000Z'),
+    ...input,
+  };
+}
+
 describe('labels projection', () => {
   it('a label written as parts of a larger write is the same row as one insertLabel writes', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
     const account = await aCarrierAccount(app.orm, storeId);
     const fulfillmentOrderIds = [aPlatformId(), aPlatformId()];
-    const base = (orderId: string): NewLabel => ({
-      storeId,
-      orderId,
-      orderName: '#1001',
-      fulfillmentOrderIds,
-      status: 'pending',
-      carrierCode: 'carrier_a',
-      carrierAccountId: account.id,
-      service: { code: 'a_home', name: 'Home' },
-      source: 'api',
-      cod: { amount: '499.5', currency: 'CZK', source: 'request' },
-      declaredValue: { amount: 1200, currency: 'CZK' },
-      trackingNumber: 'A123',
-      trackingUrl: 'https://track.example/A123',
-      carrierShipmentId: 'shp_1',
-      parcels: [{ trackingNumber: 'A123', trackingUrl: 'https://track.example/A123', weightGrams: 1200 }],
-      extras: { note: 'x', nested: { a: [1, 2] } },
-      createdAt: new Date('2026-11-20T10:00:00.700Z'),
-      updatedAt: new Date('2026-11-20T10:00:01.000Z'),
-    });
+    const base = (orderId: string): NewLabel =>
+      everyField({ storeId, carrierAccountId: account.id, orderId, fulfillmentOrderIds, status: 'pending' });
     const viaOrm = (await insertLabel(app.orm.em.fork(), base(aPlatformId()))).id;
     const viaParts = await writeAsParts(base(aPlatformId()));
     const rows = await app.orm.em
@@ -194,29 +199,23 @@ describe('a label carried as JSON (a creation read with its labels in one statem
       carrierCode: 'carrier_a',
       createdAt: new Date('2026-11-20T10:00:00Z'),
     });
-    const label = await insertLabel(app.orm.em.fork(), {
-      storeId,
-      orderId,
-      orderName: '#2001',
-      fulfillmentOrderIds: [aPlatformId(), aPlatformId()],
-      carrierCode: 'carrier_a',
-      carrierAccountId: account.id,
-      service: { code: 'a_home', name: 'Home delivery' },
-      source: 'api',
-      cod: { amount: '1250.50', currency: 'CZK', source: 'request' },
-      declaredValue: { amount: 99.9, currency: 'EUR' },
-      trackingNumber: 'A123',
-      trackingUrl: 'https://track.example/A123',
-      carrierShipmentId: 'shp_1',
-      parcels: [{ trackingNumber: 'A123', trackingUrl: null, weightGrams: 1200 }],
-      batchId: 'batch_1',
-      extras: { note: 'fragile', nested: { a: [1, 2] } },
-      labelCreationId: 'lcr_carried0000000000000',
-      createdAt: new Date('2026-11-21T10:00:00Z'),
-      updatedAt: new Date('2026-11-21T10:05:00.123Z'),
-      printedCount: 2,
-      lastPrintedAt: new Date('2026-11-21T10:06:00.456Z'),
-    });
+    const label = await insertLabel(
+      app.orm.em.fork(),
+      everyField({
+        storeId,
+        orderId,
+        fulfillmentOrderIds: [aPlatformId(), aPlatformId()],
+        status: 'ready',
+        carrierAccountId: account.id,
+        cod: { amount: '1250.5', currency: 'CZK', source: 'request' },
+        declaredValue: { amount: 99.9, currency: 'EUR' },
+        batchId: 'batch_1',
+        labelCreationId: 'lcr_carried0000000000000',
+        updatedAt: new Date('2026-11-21T10:05:00.123Z'),
+        printedCount: 2,
+        lastPrintedAt: new Date('2026-11-21T10:06:00.456Z'),
+      }),
+    );
     const ids = [label.id, older.id];
     const driver = await readLabelViews(app.orm.em.fork(), storeId, ids);
     const carriedRows = (store: string) =>
