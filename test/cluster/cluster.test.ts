@@ -100,7 +100,8 @@ afterAll(async () => {
   for (const name of [database, `${database}_temporal`, `${database}_temporal_visibility`])
     await admin.query(`drop database if exists "${name}" with (force)`);
   await admin.end();
-  rmSync(dir, { recursive: true, force: true });
+  // KEEP_CLUSTER_DIR=1 keeps the processes' logs (`<dir>/logs`) of a run to look into.
+  if (!process.env.KEEP_CLUSTER_DIR) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
 interface Answer {
