@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -100,7 +101,13 @@ afterAll(async () => {
   for (const name of [database, `${database}_temporal`, `${database}_temporal_visibility`])
     await admin.query(`drop database if exists "${name}" with (force)`);
   await admin.end();
-  // KEEP_CLUSTER_DIR=1 keeps the processes' logs (`<dir>/logs`) of a run to look into.
+  // The processes' logs outlive the run (a few hundred lines), so a failure in CI can be looked into afterwards;
+  // KEEP_CLUSTER_DIR=1 keeps the whole directory.
+  const logs = join(tmpdir(), `cluster-test-logs-${process.pid}`);
+  if (existsSync(join(dir, 'logs'))) {
+    cpSync(join(dir, 'logs'), logs, { recursive: true });
+    process.stderr.write(`cluster test: the processes' logs are in ${logs}\n`);
+  }
   if (!process.env.KEEP_CLUSTER_DIR) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
