@@ -222,7 +222,9 @@ export async function readLabelRows(em: EntityManager, storeId: string, ids: rea
  * reads them as it reads the driver's rows), for a statement that carries a record's labels with it.
  */
 export function labelRowsJson(storeExpr: string, idsExpr: string): string {
-  return `(select coalesce(json_agg(v), '[]'::json) from (${VIEW_SELECT} where l.store_id = ${storeExpr} and l.id = any(${idsExpr})) v)`;
+  // No IDs (a creation still processing, the record a client polls most): no subquery run at all.
+  return `case when cardinality(${idsExpr}::text[]) = 0 then '[]'::json else
+    (select coalesce(json_agg(v), '[]'::json) from (${VIEW_SELECT} where l.store_id = ${storeExpr} and l.id = any(${idsExpr})) v) end`;
 }
 
 /** View rows as views, in the order of `ids`; rows of other IDs are left out. */

@@ -227,5 +227,12 @@ describe('a label carried as JSON (a creation read with its labels in one statem
     const other = await aStoreWithKey(app.orm);
     const [none] = await carriedRows(other.storeId);
     expect(none!.rows).toEqual([]);
+    // No IDs (a creation still processing): an empty list, without running the subquery.
+    const [empty] = await runPrepared<{ rows: ViewRow[] }>(
+      app.orm.em.fork(),
+      `select ${labelRowsJson('$1', '$2')} as rows`,
+      [storeId, []],
+    );
+    expect(empty!.rows).toEqual([]);
   });
 });
