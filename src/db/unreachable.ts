@@ -29,12 +29,18 @@ const UNREACHABLE_MESSAGES = [
  * may succeed when sent again, so the HTTP edge answers 503 `temporarily_unavailable` instead of 500.
  */
 export function isDatabaseUnreachable(error: unknown): boolean {
+  return inCauses(error, (code, message) => {
+    if (code !== undefined && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
+    return UNREACHABLE_MESSAGES.some((pattern) => pattern.test(message));
+  });
+}
+
+/** Whether `error` or an error it wraps (up to five deep, as MikroORM's exceptions do) satisfies `test`. */
+function inCauses(error: unknown, test: (code: string | undefined, message: string) => boolean): boolean {
   let current: unknown = error;
   for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
     const { code } = current as { code?: unknown };
-    const { message } = current;
-    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
-    if (UNREACHABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    if (test(typeof code === 'string' ? code : undefined, current.message)) return true;
     current = current.cause;
   }
   return false;
@@ -55,12 +61,8 @@ const TRANSIENT_CLASSES = ['40', '53'];
  */
 export function isTransientDatabaseError(error: unknown): boolean {
   if (isDatabaseUnreachable(error)) return true;
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 5; depth += 1) {
-    const { code } = current as { code?: unknown };
-    if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || TRANSIENT_CLASSES.includes(code.slice(0, 2))))
-      return true;
-    current = current.cause;
-  }
-  return false;
+  return inCauses(
+    error,
+    (code) => code !== undefined && (TRANSIENT_CODES.has(code) || TRANSIENT_CLASSES.includes(code.slice(0, 2))),
+  );
 }
