@@ -97,6 +97,11 @@ const envSchema = z.object({
   HOT_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(2),
   /** Trust X-Forwarded-* from a reverse proxy (the request log then records the client address). */
   TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+  /**
+   * How long an idle client connection stays open (decision 0030): longer than a load balancer's idle timeout (60 s on
+   * AWS's), so that the balancer, not the API, closes it first. At most 15 minutes (Google Cloud's balancers keep 600 s).
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT: duration('65s').pipe(z.number().min(1_000).max(900_000)),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()
@@ -320,6 +325,7 @@ export type Config = Readonly<{
   rateLimitLockTimeoutMs: number;
   hotPoolSize: number;
   trustProxy: boolean;
+  keepAliveTimeoutMs: number;
   mail: Readonly<{ smtpUrl: string | undefined; from: string; deliveryIntervalMs: number }>;
   cursorSecret: string;
   sandboxUrl: string;
@@ -439,6 +445,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitLockTimeoutMs: e.RATE_LIMIT_LOCK_TIMEOUT,
     hotPoolSize: e.HOT_POOL_SIZE,
     trustProxy: e.TRUST_PROXY === 'true',
+    keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT,
     mail: Object.freeze({
       smtpUrl: e.SMTP_URL,
       from: e.MAIL_FROM,

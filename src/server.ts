@@ -3,6 +3,7 @@ import { createApp } from './app';
 import { loadConfig } from './config';
 import { openAppDeps } from './dependencies';
 import { answerMalformedRequests } from './http/client-error';
+import { keepConnectionsAlive } from './http/connections';
 import { createLogger } from './logger';
 import { startMetricsServer } from './metrics/server';
 import { startTracing } from './tracing/provider';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     process.send?.({ type: 'ready' });
   });
   answerMalformedRequests(server, { logger, publicBaseUrl: config.publicBaseUrl });
+  keepConnectionsAlive(server, config.keepAliveTimeoutMs);
   const metricsPort = config.metrics.apiPort;
   const metricsServer =
     metricsPort === undefined

@@ -202,6 +202,14 @@ async function restarted(name: string, before: number): Promise<void> {
 }
 
 describe('the production shape (npm run cluster): Temporal server on PostgreSQL, two workers, two API processes', () => {
+  it('keeps client connections open longer than a load balancer does (decision 0030), in every API process', async () => {
+    for (const origin of summary.api) {
+      const response = await fetch(`${origin}/healthz`);
+      await response.text();
+      expect(response.headers.get('keep-alive')).toBe('timeout=65');
+    }
+  });
+
   it('answers 20 concurrent identical requests per key, spread over both API processes, with one creation, one label and one shipment per key', async () => {
     const { shop, account } = await aShopWithCarrierA();
     const orders = await Promise.all([1, 2, 3].map(() => anOrderOnPlatform(shop.domain)));
