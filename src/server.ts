@@ -2,8 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { openAppDeps } from './dependencies';
-import { answerMalformedRequests } from './http/client-error';
-import { keepConnectionsAlive } from './http/connections';
+import { serveConnections } from './http/connections';
 import { createLogger } from './logger';
 import { startMetricsServer } from './metrics/server';
 import { startTracing } from './tracing/provider';
@@ -21,8 +20,11 @@ async function main(): Promise<void> {
     // A parent that spawned us with an IPC channel (tests) waits for this.
     process.send?.({ type: 'ready' });
   });
-  answerMalformedRequests(server, { logger, publicBaseUrl: config.publicBaseUrl });
-  keepConnectionsAlive(server, config.keepAliveTimeoutMs);
+  serveConnections(server, {
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+  });
   const metricsPort = config.metrics.apiPort;
   const metricsServer =
     metricsPort === undefined

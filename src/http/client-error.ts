@@ -27,7 +27,7 @@ function baseOf(socket: Duplex, rawPacket: Buffer | undefined, publicBaseUrl: st
  * parser refuses (an oversized header section or URL, raw bytes in the path, broken framing; Node's 400 and 431) are
  * answered here with a fresh `X-Request-Id` and the headers every answer carries; an HTTP/1.1 request without `Host`
  * (Node's 400) and an `Expect` other than `100-continue` (Node's 417) go to the app, which answers them as any other.
- * Wired wherever the app listens (src/server.ts, test/helpers/test-app.ts).
+ * Wired by `serveConnections` (src/http/connections.ts) wherever the app listens.
  */
 export function answerMalformedRequests(
   server: Server,

@@ -1,17 +1,24 @@
 import type { Server } from 'node:http';
+import type { Logger } from '../logger';
+import { answerMalformedRequests } from './client-error';
+
+export interface ConnectionOptions {
+  logger: Logger;
+  publicBaseUrl: string | undefined;
+  /** `HTTP_KEEP_ALIVE_TIMEOUT`: how long an idle client connection stays open (decision 0030). */
+  keepAliveTimeoutMs: number;
+}
 
 /**
- * How long the API keeps an idle client connection open (`HTTP_KEEP_ALIVE_TIMEOUT`, 65 s by default; decision 0030).
- * Node's own 5 s is shorter than what load balancers (60 s on AWS's) and most merchants' HTTP clients keep a pooled
- * connection for: the client then sends a request on a connection the API is closing at that moment and gets a
- * reset (a 502 from a load balancer), for a POST a request it cannot tell was received or not. The server announces
- * the timeout (`Keep-Alive: timeout=N`), so clients that read it close first. Wired wherever the app listens
- * (src/server.ts, test/helpers/test-app.ts).
+ * What the API's HTTP server does with its connections, wherever the app listens (src/server.ts, the tests' app):
+ * requests Node's parser refuses get the spec's error body (src/http/client-error.ts), and an idle connection stays
+ * open `keepAliveTimeoutMs` (65 s by default) instead of Node's 5 s, which is shorter than what load balancers (60 s on
+ * AWS's) and most merchants' HTTP clients keep a pooled connection for: they would send a request on a connection the
+ * API is closing at that moment and get a reset (a 502 from a balancer; for a POST, a request they cannot tell was
+ * received). The server announces the timeout (`Keep-Alive: timeout=N`), so clients that read it close first. Node's
+ * header and request timeouts count only once a request begins, so they need not follow it.
  */
-export function keepConnectionsAlive(server: Server, keepAliveTimeoutMs: number): void {
-  server.keepAliveTimeout = keepAliveTimeoutMs;
-  // Node measures the header timeout on an idle kept-alive connection too: it must outlast the keep-alive one, and the
-  // whole request's timeout must outlast both.
-  server.headersTimeout = Math.max(server.headersTimeout, keepAliveTimeoutMs + 1_000);
-  server.requestTimeout = Math.max(server.requestTimeout, server.headersTimeout + 1_000);
+export function serveConnections(server: Server, options: ConnectionOptions): void {
+  answerMalformedRequests(server, { logger: options.logger, publicBaseUrl: options.publicBaseUrl });
+  server.keepAliveTimeout = options.keepAliveTimeoutMs;
 }

@@ -5,8 +5,7 @@ import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Orm } from '../../src/db/orm';
 import { openAppDeps } from '../../src/dependencies';
-import { answerMalformedRequests } from '../../src/http/client-error';
-import { keepConnectionsAlive } from '../../src/http/connections';
+import { serveConnections } from '../../src/http/connections';
 import { createLogger } from '../../src/logger';
 import { servedContract } from './contract';
 import { encodeTarget, sendRaw, type RawRequest } from './raw-http';
@@ -81,8 +80,11 @@ export async function startTestApp(
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  answerMalformedRequests(server, { logger, publicBaseUrl: config.publicBaseUrl });
-  keepConnectionsAlive(server, config.keepAliveTimeoutMs);
+  serveConnections(server, {
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+  });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Every answer, deliberately wrong requests included, is checked against the served /v1/openapi.json.
   const checkContract = servedContract(baseUrl);
