@@ -1,9 +1,10 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { activeTracer } from './spans';
 
 type QueryMethod = (this: Client, ...args: unknown[]) => unknown;
 type Callback = (this: unknown, error: unknown, result: unknown) => unknown;
+type ConnectMethod = (this: Pool, ...args: unknown[]) => unknown;
 
 /** Long statements (batched inserts) are cut: a span records what ran, not a copy of the data. */
 const MAX_STATEMENT = 2_000;
@@ -38,8 +39,29 @@ export function tracePostgres(): () => void {
     });
     return callWithSpan(original, this, args, span);
   };
+  const unbindPool = bindPoolCallbacks();
   return () => {
     prototype.query = original;
+    unbindPool();
+  };
+}
+
+/**
+ * A pool hands a queued caller its connection from whatever released one: another request's statement callback. So
+ * `pool.query()` (which waits through a callback) would run its statement in that request's context, its span in the
+ * wrong trace, or in none. Each waiting callback is bound to its caller's context instead. Returns the unbinding.
+ */
+function bindPoolCallbacks(): () => void {
+  let owner = Pool.prototype as object;
+  while (!Object.prototype.hasOwnProperty.call(owner, 'connect')) owner = Object.getPrototypeOf(owner) as object;
+  const holder = owner as { connect: ConnectMethod };
+  const original = holder.connect;
+  holder.connect = function boundConnect(this: Pool, ...args: unknown[]) {
+    if (typeof args[0] === 'function') args[0] = context.bind(context.active(), args[0] as Callback);
+    return original.apply(this, args);
+  };
+  return () => {
+    holder.connect = original;
   };
 }
 

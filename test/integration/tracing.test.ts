@@ -5,6 +5,7 @@ import { startTracing, type Tracing } from '../../src/tracing/provider';
 import { workflowInterceptorModules } from '../../src/temporal/workflow-source';
 import { tracingWorkerOptions } from '../../src/tracing/temporal';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import { aLabel } from '../helpers/labels';
 import { aStoreWithKey } from '../helpers/stores';
 import { startAppWithOwnWorker, type AppWithOwnWorker } from '../helpers/own-worker';
 import type { TestApp } from '../helpers/test-app';
@@ -136,6 +137,39 @@ describe('a creation traced end to end', () => {
       expect.arrayContaining(['Workflow started', 'Workflow completed']),
     );
     expect(workflowLines.filter((entry) => entry.meta?.request_id !== requestId)).toEqual([]);
+  });
+
+  it("puts each of many concurrent reads' statements in its own request's trace", async () => {
+    // More reads at once than the hot pool has connections (a key each, under the per-key limits): most wait for a
+    // connection, handed over by another read's finished statement.
+    const readers = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const shop = await aStoreWithKey(app.orm);
+        return { shop, label: await aLabel(app.orm, shop.storeId) };
+      }),
+    );
+    const answers = await Promise.all(
+      readers.flatMap(({ shop, label }) =>
+        Array.from({ length: 8 }, () => app.request('GET', `/v1/labels/${label.id}`, { headers: shop.auth })),
+      ),
+    );
+    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200));
+    await tracing.processor.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    for (const res of answers) {
+      const requestId = res.headers.get('x-request-id');
+      const request = spans.find((s) => s.kind === SpanKind.SERVER && s.attributes.request_id === requestId);
+      expect(request).toBeDefined();
+      const below = spans.filter((s) => s.parentSpanId === request!.spanContext().spanId);
+      const statements = below.filter((s) => s.attributes['db.system'] === 'postgresql');
+      // Its admission statement (key, limits and, once the read is known, the label's row in one round trip): exactly
+      // one, not another read's.
+      expect(statements.filter((s) => /^WITH (api_keys|labels)$/.test(s.name))).toHaveLength(1);
+      for (const statement of statements) {
+        expect(statement.spanContext().traceId).toBe(request!.spanContext().traceId);
+        expect(statement.attributes.request_id).toBe(requestId);
+      }
+    }
   });
 
   it("records a refusal's status on the request span without marking the span failed", async () => {
