@@ -13,7 +13,10 @@ import type { AppState } from './state';
  */
 export function traceRequests(tracer: Tracer): Middleware<AppState> {
   return async (ctx, next) => {
-    const parent = withRequestId(propagation.extract(ROOT_CONTEXT, ctx.headers), ctx.state.requestId);
+    // Most requests carry no trace context: nothing to parse (a caller's baggage is replaced by the request ID anyway).
+    const incoming =
+      ctx.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, ctx.headers);
+    const parent = withRequestId(incoming, ctx.state.requestId);
     const span = tracer.startSpan(
       ctx.method,
       { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } },

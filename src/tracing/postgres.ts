@@ -21,10 +21,9 @@ export function tracePostgres(): () => void {
   const original = prototype.query;
   prototype.query = function tracedQuery(this: Client, ...args: unknown[]) {
     const tracer = activeTracer();
-    const text = statementText(args[0]);
     // Only below a span that records: an unsampled request's statements cost nothing more.
-    if (!tracer || text === undefined || !trace.getSpan(context.active())?.isRecording())
-      return original.apply(this, args);
+    const text = tracer && recording() ? statementText(args[0]) : undefined;
+    if (!tracer || text === undefined) return original.apply(this, args);
     const { operation, redacted } = described(text);
     const span = tracer.startSpan(statementName(text, this.database), {
       kind: SpanKind.CLIENT,
@@ -57,12 +56,17 @@ function bindPoolCallbacks(): () => void {
   const holder = owner as { connect: ConnectMethod };
   const original = holder.connect;
   holder.connect = function boundConnect(this: Pool, ...args: unknown[]) {
-    if (typeof args[0] === 'function') args[0] = context.bind(context.active(), args[0] as Callback);
+    // Only a recording span's statements depend on it (an unsampled request's make none).
+    if (typeof args[0] === 'function' && recording()) args[0] = context.bind(context.active(), args[0] as Callback);
     return original.apply(this, args);
   };
   return () => {
     holder.connect = original;
   };
+}
+
+function recording(): boolean {
+  return trace.getSpan(context.active())?.isRecording() === true;
 }
 
 /** Calls `query` with the span ended by its outcome, however the caller takes it: a callback or a promise. */
@@ -137,9 +141,16 @@ export function statementText(config: unknown): string | undefined {
   return typeof submit !== 'function' && typeof text === 'string' ? text : undefined;
 }
 
-/** The statement without its literals (strings and numbers become `?`), cut to a readable length. */
+/**
+ * The statement without its literals (strings and numbers become `?`), its indentation folded into single spaces, cut
+ * to a readable length: every span carries it, so every byte is exported again with each statement.
+ */
 export function redactedStatement(text: string): string {
-  const redacted = text.replace(/'(?:[^']|'')*'/g, "'?'").replace(/(?<![\w$".])\d+(?:\.\d+)?(?![\w"])/g, '?');
+  const redacted = text
+    .replace(/'(?:[^']|'')*'/g, "'?'")
+    .replace(/(?<![\w$".])\d+(?:\.\d+)?(?![\w"])/g, '?')
+    .replace(/\s+/g, ' ')
+    .trim();
   return redacted.length > MAX_STATEMENT ? `${redacted.slice(0, MAX_STATEMENT)}…` : redacted;
 }
 

@@ -134,6 +134,14 @@ describe('PostgreSQL statement spans', () => {
     expect(redactedStatement(`select '${'y'.repeat(10)}', ${'1,'.repeat(1500)}1`).length).toBe(2001);
   });
 
+  it('fold the indentation of a statement into single spaces', () => {
+    expect(
+      redactedStatement(
+        `\n  with k as (\n    select id\n      from t\n     where a = 'x  y'\n  )\n  select * from k\n`,
+      ),
+    ).toBe(`with k as ( select id from t where a = '?' ) select * from k`);
+  });
+
   it.each([
     ['select "l0".* from "labels" as "l0" where "l0"."id" = $1', 'SELECT labels'],
     ['insert into "label_creations" ("id") values ($1)', 'INSERT label_creations'],
