@@ -172,6 +172,23 @@ describe('a creation traced end to end', () => {
     }
   });
 
+  it("continues a caller's sampled trace, and carries the request ID, not the caller's baggage", async () => {
+    const shop = await aStoreWithKey(app.orm);
+    const label = await aLabel(app.orm, shop.storeId);
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await app.request('GET', `/v1/labels/${label.id}`, {
+      headers: { ...shop.auth, traceparent: `00-${traceId}-00f067aa0ba902b7-01`, baggage: 'request_id=forged,user=x' },
+    });
+    expect(res.status).toBe(200);
+    await tracing.processor.forceFlush();
+    const requestId = res.headers.get('x-request-id');
+    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    const request = spans.find((s) => s.kind === SpanKind.SERVER);
+    expect(request).toMatchObject({ name: 'GET /labels/{label_id}', parentSpanId: '00f067aa0ba902b7' });
+    expect(spans.length).toBeGreaterThan(1);
+    for (const span of spans) expect(span.attributes.request_id).toBe(requestId);
+  });
+
   it("records a refusal's status on the request span without marking the span failed", async () => {
     const shop = await aStoreWithKey(app.orm);
     const res = await app.request('GET', '/v1/labels/lbl_doesnotexist000000000', { headers: shop.auth });
