@@ -56,8 +56,14 @@ function bindPoolCallbacks(): () => void {
   const holder = owner as { connect: ConnectMethod };
   const original = holder.connect;
   holder.connect = function boundConnect(this: Pool, ...args: unknown[]) {
-    // Only a recording span's statements depend on it (an unsampled request's make none).
-    if (typeof args[0] === 'function' && recording()) args[0] = context.bind(context.active(), args[0] as Callback);
+    // Unsampled callers too: handed over inside a recording request, their statements would be recorded in its trace.
+    if (typeof args[0] === 'function') {
+      const callback = args[0] as Callback;
+      const caller = context.active();
+      args[0] = function inCallerContext(this: unknown, ...results: unknown[]) {
+        return context.with(caller, callback, this, ...results);
+      };
+    }
     return original.apply(this, args);
   };
   return () => {

@@ -1,6 +1,7 @@
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
+import { Pool } from 'pg';
 import { startTracing, type Tracing } from '../../src/tracing/provider';
 import { workflowInterceptorModules } from '../../src/temporal/workflow-source';
 import { tracingWorkerOptions } from '../../src/tracing/temporal';
@@ -170,6 +171,29 @@ describe('a creation traced end to end', () => {
         expect(statement.attributes.request_id).toBe(requestId);
       }
     }
+  });
+
+  it("keeps an unsampled caller's statement out of the trace of the statement that handed it a connection", async () => {
+    const pool = new Pool({ connectionString: app.config.databaseUrl, max: 1 });
+    const unsampled = trace.setSpan(
+      ROOT_CONTEXT,
+      trace.wrapSpanContext({ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), traceFlags: TraceFlags.NONE }),
+    );
+    try {
+      await trace.getTracer('test').startActiveSpan('holder', async (holder) => {
+        const first = pool.query('select pg_sleep(0.05) as holder_statement');
+        // Waits for the one connection, handed over from the first statement's callback inside this recording span.
+        const waiting = context.with(unsampled, () => pool.query('select 2 as waiting_statement'));
+        await Promise.all([first, waiting]);
+        holder.end();
+      });
+    } finally {
+      await pool.end();
+    }
+    await tracing.processor.forceFlush();
+    const texts = exporter.getFinishedSpans().map((s) => String(s.attributes['db.query.text']));
+    expect(texts.filter((text) => text.includes('holder_statement'))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes('waiting_statement'))).toEqual([]);
   });
 
   it("continues a caller's sampled trace, and carries the request ID, not the caller's baggage", async () => {
