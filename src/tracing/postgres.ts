@@ -57,13 +57,7 @@ function bindPoolCallbacks(): () => void {
   const original = holder.connect;
   holder.connect = function boundConnect(this: Pool, ...args: unknown[]) {
     // Unsampled callers too: handed over inside a recording request, their statements would be recorded in its trace.
-    if (typeof args[0] === 'function') {
-      const callback = args[0] as Callback;
-      const caller = context.active();
-      args[0] = function inCallerContext(this: unknown, ...results: unknown[]) {
-        return context.with(caller, callback, this, ...results);
-      };
-    }
+    if (typeof args[0] === 'function') args[0] = context.bind(context.active(), args[0] as Callback);
     return original.apply(this, args);
   };
   return () => {
