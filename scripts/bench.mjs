@@ -4,8 +4,10 @@
 import { spawnSync } from 'node:child_process';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
+import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { projectRoot } from './lib/paths.mjs';
 
+await runOnServiceNode();
 ensureDependencies();
 const { findPostgres, createDatabase, dropDatabase } = await import('./lib/postgres.mjs');
 const postgres = await findPostgres();

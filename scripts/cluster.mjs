@@ -10,8 +10,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
+import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 
+await runOnServiceNode();
 ensureDependencies();
 const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');
 const { isPortOpen, waitForPort } = await import('./lib/ports.mjs');

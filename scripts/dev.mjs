@@ -8,8 +8,10 @@ import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
+import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 
+await runOnServiceNode();
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');

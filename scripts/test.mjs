@@ -8,9 +8,11 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
+import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 
 const started = Date.now();
+await runOnServiceNode();
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres } = await import('./lib/postgres.mjs');

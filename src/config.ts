@@ -139,6 +139,13 @@ const envSchema = z.object({
   OTEL_TRACES_SAMPLER: z.enum(TRACE_SAMPLERS).default('parentbased_traceidratio'),
   /** Share of new traces kept (0..1) by the `traceidratio` samplers; the others take no argument. */
   OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /**
+   * Share of the new traces that reads (GET and HEAD requests) start which the `traceidratio` samplers keep, at most
+   * OTEL_TRACES_SAMPLER_ARG. Reads are most requests and each is worth least as a trace: one in ten by default keeps
+   * tracing's cost on the read path under a tenth (docs/decisions/0952-read-sampling.md). A caller's sampled
+   * `traceparent` is followed whatever this says.
+   */
+  TRACES_READ_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
   /** The `service.name` of the spans; the API and the worker append nothing, each process names itself by default. */
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
@@ -368,6 +375,8 @@ export interface TracingSettings {
   /** OTEL_TRACES_SAMPLER: which sampler; `sampleRatio` is its argument (read by the `traceidratio` ones only). */
   sampler: TraceSampler;
   sampleRatio: number;
+  /** TRACES_READ_SAMPLE_RATIO: the `traceidratio` samplers' share for new traces started by reads. */
+  readSampleRatio: number;
   serviceName: string | undefined;
 }
 
@@ -384,6 +393,7 @@ function tracingSettings(e: z.infer<typeof envSchema>): TracingSettings {
     endpoint,
     sampler: e.OTEL_TRACES_SAMPLER,
     sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
+    readSampleRatio: e.TRACES_READ_SAMPLE_RATIO,
     serviceName: e.OTEL_SERVICE_NAME,
   };
 }

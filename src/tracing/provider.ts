@@ -1,4 +1,4 @@
-import { context, propagation, trace as otelTrace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, trace as otelTrace } from '@opentelemetry/api';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -10,6 +10,7 @@ import {
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
   type Sampler,
+  type SamplingResult,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
@@ -72,29 +73,51 @@ export function startTracing(
 }
 
 /**
- * OTEL_TRACES_SAMPLER as the specification defines each name. A ratio of 1 or 0 is the always-on or always-off
- * sampler itself: the same decisions without working out a ratio for every new trace.
+ * OTEL_TRACES_SAMPLER as the specification defines each name. The `traceidratio` ones keep reads' new traces at their
+ * own share (TRACES_READ_SAMPLE_RATIO, at most the ratio). A ratio of 1 or 0 is the always-on or always-off sampler
+ * itself: the same decisions without working out a ratio for every new trace.
  */
-export function samplerOf(settings: Pick<TracingSettings, 'sampler' | 'sampleRatio'>): Sampler {
-  const ratio = (): Sampler =>
-    settings.sampleRatio >= 1
-      ? new AlwaysOnSampler()
-      : settings.sampleRatio <= 0
-        ? new AlwaysOffSampler()
-        : new TraceIdRatioBasedSampler(settings.sampleRatio);
+export function samplerOf(settings: Pick<TracingSettings, 'sampler' | 'sampleRatio' | 'readSampleRatio'>): Sampler {
+  const ratio = (share: number): Sampler =>
+    share >= 1 ? new AlwaysOnSampler() : share <= 0 ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(share);
+  const byRatio = (): Sampler =>
+    settings.readSampleRatio >= settings.sampleRatio
+      ? ratio(settings.sampleRatio)
+      : new ReadsApartSampler(ratio(settings.readSampleRatio), ratio(settings.sampleRatio));
   switch (settings.sampler) {
     case 'always_on':
       return new AlwaysOnSampler();
     case 'always_off':
       return new AlwaysOffSampler();
     case 'traceidratio':
-      return ratio();
+      return byRatio();
     case 'parentbased_always_on':
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
     case 'parentbased_always_off':
       return new ParentBasedSampler({ root: new AlwaysOffSampler() });
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: ratio() });
+      return new ParentBasedSampler({ root: byRatio() });
+  }
+}
+
+/** The methods that read: the request span names its method among the attributes a sampler is given at its start. */
+const READ_METHODS: ReadonlySet<unknown> = new Set(['GET', 'HEAD']);
+
+/** Decides a read's request span by one sampler and every other span by another. */
+export class ReadsApartSampler implements Sampler {
+  constructor(
+    private readonly reads: Sampler,
+    private readonly others: Sampler,
+  ) {}
+
+  shouldSample(...args: Parameters<Sampler['shouldSample']>): SamplingResult {
+    const [, , , kind, attributes] = args;
+    const read = kind === SpanKind.SERVER && READ_METHODS.has(attributes['http.request.method']);
+    return (read ? this.reads : this.others).shouldSample(...args);
+  }
+
+  toString(): string {
+    return `ReadsApartSampler{reads=${this.reads.toString()}, others=${this.others.toString()}}`;
   }
 }
 

@@ -62,6 +62,7 @@ async function exportOneSpan(protocol: OtlpProtocol, endpoint: string, spanName:
       endpoint,
       sampler: 'parentbased_always_on',
       sampleRatio: 1,
+      readSampleRatio: 1,
       serviceName: 'export-test',
     },
     'shipping-label-test',

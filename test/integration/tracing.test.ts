@@ -33,6 +33,8 @@ beforeAll(async () => {
     endpoint: '',
     sampler: 'parentbased_traceidratio',
     sampleRatio: 1,
+    // Every read kept: the reads below start new traces and are looked for in them.
+    readSampleRatio: 1,
     serviceName: undefined,
   } as const;
   tracing = startTracing(settings, 'shipping-label-test', { processor: new SimpleSpanProcessor(exporter) })!;

@@ -1,7 +1,14 @@
 import { defaultPayloadConverter } from '@temporalio/common';
-import { ROOT_CONTEXT, SpanKind, TraceFlags, trace, type Context } from '@opentelemetry/api';
-import { SamplingDecision } from '@opentelemetry/sdk-trace-base';
+import { propagation, ROOT_CONTEXT, SpanKind, TraceFlags, trace, type Context } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SamplingDecision,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { loadConfig, type TraceSampler } from '../../src/config';
+import { traceRequests } from '../../src/http/tracing';
 import { samplerOf } from '../../src/tracing/provider';
 import { redactedStatement, statementName, statementText } from '../../src/tracing/postgres';
 import { baggageEntry, requestIdOf, TRACE_HEADER } from '../../workflows/request-id-interceptor';
@@ -16,6 +23,7 @@ describe('tracing configuration', () => {
       endpoint: 'http://localhost:4318/v1/traces',
       sampler: 'parentbased_traceidratio',
       sampleRatio: 1,
+      readSampleRatio: 0.1,
       serviceName: undefined,
     });
   });
@@ -35,6 +43,7 @@ describe('tracing configuration', () => {
       endpoint: 'http://collector:4318/v1/traces',
       sampler: 'parentbased_traceidratio',
       sampleRatio: 0.25,
+      readSampleRatio: 0.1,
       serviceName: 'labels-eu',
     });
     const own = loadConfig({ ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:1/traces' }).tracing;
@@ -58,6 +67,8 @@ describe('tracing configuration', () => {
   it.each([
     ['OTEL_TRACES_EXPORTER', 'jaeger'],
     ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
+    ['TRACES_READ_SAMPLE_RATIO', '-0.1'],
+    ['TRACES_READ_SAMPLE_RATIO', 'all'],
     ['OTEL_TRACES_SAMPLER', 'jaeger_remote'],
     ['OTEL_TRACES_SAMPLER', 'parentbased_traceidratio '],
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'thrift'],
@@ -79,7 +90,7 @@ describe('the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG)', () => {
     });
   /** Kept or not: a new trace with each trace ID, then the two trace IDs below a sampled and an unsampled caller. */
   function decisions(sampler: TraceSampler, sampleRatio: number): string {
-    const s = samplerOf({ sampler, sampleRatio });
+    const s = samplerOf({ sampler, sampleRatio, readSampleRatio: 1 });
     const kept = (context: Context, traceId: string) =>
       s.shouldSample(context, traceId, 'GET', SpanKind.SERVER, {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED
         ? 'kept'
@@ -110,6 +121,93 @@ describe('the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG)', () => {
     expect(loadConfig({ ...base, OTEL_TRACES_SAMPLER: 'always_off' }).tracing.sampler).toBe('always_off');
     const ratioOnly = loadConfig({ ...base, OTEL_TRACES_SAMPLER_ARG: '0.1' }).tracing;
     expect(decisions(ratioOnly.sampler, ratioOnly.sampleRatio)).toBe('kept dropped kept dropped');
+  });
+});
+
+describe("reads' own share of new traces (TRACES_READ_SAMPLE_RATIO)", () => {
+  const low = '00000000000000000000000000000001';
+  const high = 'ffffffff000000000000000000000000';
+  const sampledCaller = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: high,
+    spanId: '0000000000000001',
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+  });
+  type Span = [kind: SpanKind, method?: string, parent?: Context];
+  /** Kept or not, for a new trace with a low and a high trace ID. */
+  function decide(settings: Parameters<typeof samplerOf>[0], [kind, method, parent]: Span): string {
+    const s = samplerOf(settings);
+    const attributes = method ? { 'http.request.method': method } : {};
+    return [low, high]
+      .map((traceId) =>
+        s.shouldSample(parent ?? ROOT_CONTEXT, traceId, 'x', kind, attributes, []).decision ===
+        SamplingDecision.RECORD_AND_SAMPLED
+          ? 'kept'
+          : 'dropped',
+      )
+      .join(' ');
+  }
+  const byDefault = loadConfig(base).tracing;
+
+  it.each<[string, Span, string]>([
+    ['a GET request', [SpanKind.SERVER, 'GET'], 'kept dropped'],
+    ['a HEAD request', [SpanKind.SERVER, 'HEAD'], 'kept dropped'],
+    ['a POST request', [SpanKind.SERVER, 'POST'], 'kept kept'],
+    ['a DELETE request', [SpanKind.SERVER, 'DELETE'], 'kept kept'],
+    ['an outbound GET (a span of the worker, say)', [SpanKind.CLIENT, 'GET'], 'kept kept'],
+    ['a span without a method (a workflow run, a statement)', [SpanKind.INTERNAL], 'kept kept'],
+    ["a GET below a caller's sampled trace", [SpanKind.SERVER, 'GET', sampledCaller], 'kept kept'],
+  ])('by default keep one new trace in ten of reads and every other: %s', (_, span, expected) => {
+    expect(byDefault).toMatchObject({ sampler: 'parentbased_traceidratio', sampleRatio: 1, readSampleRatio: 0.1 });
+    expect(decide(byDefault, span)).toBe(expected);
+  });
+
+  it('is at most the ratio, and keeps every read at 1 or none at 0', () => {
+    const get: Span = [SpanKind.SERVER, 'GET'];
+    const post: Span = [SpanKind.SERVER, 'POST'];
+    const at = (sampleRatio: number, readSampleRatio: number) =>
+      ({ sampler: 'parentbased_traceidratio', sampleRatio, readSampleRatio }) as const;
+    // Reads' share above the ratio: reads are kept as everything else is, not more.
+    expect([decide(at(0.0001, 1), get), decide(at(0.0001, 1), post)]).toEqual(['kept dropped', 'kept dropped']);
+    expect(decide(at(1, 1), get)).toBe('kept kept');
+    expect([decide(at(1, 0), get), decide(at(1, 0), post)]).toEqual(['dropped dropped', 'kept kept']);
+    expect(decide({ ...at(1, 0), sampler: 'traceidratio' }, get)).toBe('dropped dropped');
+  });
+
+  it('is not read by the samplers that take no ratio', () => {
+    const get: Span = [SpanKind.SERVER, 'GET'];
+    expect(decide({ sampler: 'always_on', sampleRatio: 1, readSampleRatio: 0 }, get)).toBe('kept kept');
+    expect(decide({ sampler: 'parentbased_always_on', sampleRatio: 1, readSampleRatio: 0 }, get)).toBe('kept kept');
+    const configured = loadConfig({ ...base, TRACES_READ_SAMPLE_RATIO: '0.5' }).tracing.readSampleRatio;
+    expect(configured).toBe(0.5);
+  });
+
+  it("is decided by the request span's method, given to the sampler when the middleware starts the span", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      sampler: samplerOf({ sampler: 'parentbased_traceidratio', sampleRatio: 1, readSampleRatio: 0 }),
+    });
+    provider.addSpanProcessor(new SimpleSpanProcessor(exporter));
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    try {
+      const middleware = traceRequests(provider.getTracer('test'));
+      const request = (method: string, headers: Record<string, string> = {}) =>
+        middleware(
+          { method, path: '/v1/labels', headers, status: 200, state: { requestId: `req_${method}` } } as never,
+          async () => undefined,
+        );
+      await request('GET');
+      await request('POST');
+      await request('GET', { traceparent: `00-${high}-00f067aa0ba902b7-01` });
+      const spans = exporter.getFinishedSpans();
+      expect(spans.map((s) => [s.name, s.spanContext().traceId === high])).toEqual([
+        ['POST', false],
+        ['GET', true],
+      ]);
+    } finally {
+      propagation.disable();
+      await provider.shutdown();
+    }
   });
 });
 

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// One Node.js for the service: `.node-version` (what npm test, dev, cluster and bench run on, scripts/lib/node-runtime.mjs),
+// the image's base in both stages, and the oldest Node package.json admits are the same line.
+const root = join(__dirname, '..', '..');
+const read = (name: string) => readFileSync(join(root, name), 'utf8');
+const pinned = read('.node-version').trim();
+
+describe('the service runtime', () => {
+  it('pins one exact version', () => {
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('is the base of both stages of the image', () => {
+    const bases = [...read('Dockerfile').matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(bases).toEqual([`node:${pinned}-bookworm-slim`, `node:${pinned}-bookworm-slim`]);
+  });
+
+  it('is the line package.json admits', () => {
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(engines).toMatch(/^>=\d+\.\d+$/);
+    const [major, minor] = pinned.split('.').map(Number);
+    const [lowestMajor, lowestMinor] = engines.slice(2).split('.').map(Number);
+    expect(lowestMajor).toBe(major);
+    expect(lowestMinor).toBeLessThanOrEqual(minor!);
+  });
+});
