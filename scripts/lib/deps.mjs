@@ -1,12 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { step } from './log.mjs';
 import { projectRoot } from './paths.mjs';
 
+// npm on this process's Node (the service's, scripts/lib/node-runtime.mjs): the machine's `npm` starts `node` from PATH.
 const npm = (args) =>
-  spawnSync('npm', [...args, '--no-audit', '--no-fund'], { cwd: projectRoot, stdio: 'inherit' }).status;
+  spawnSync('npm', [...args, '--no-audit', '--no-fund'], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
+  }).status;
 
 /**
  * Installs dependencies with `npm ci` (exactly the committed lockfile) when node_modules is missing or was installed
