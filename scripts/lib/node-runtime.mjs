@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { step } from './log.mjs';
 import { projectRoot, userCacheDir } from './paths.mjs';
 
@@ -66,7 +66,19 @@ export async function runOnServiceNode() {
     return;
   }
   step(`running on Node.js ${NODE_VERSION} (.node-version), not ${process.version}`);
-  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  // Its directory first on PATH: tools started by name (`jest`, `tsc`, `npm`) run on it too, not the machine's Node.
+  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
+  // A parent that talks to this script over IPC (a test waiting for `npm run cluster`'s ready message) reaches it.
+  const ipc = typeof process.send === 'function';
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
+    env,
+    stdio: ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit',
+  });
+  if (ipc) {
+    child.on('message', (message) => process.send?.(message));
+    process.on('message', (message) => child.send(message));
+    process.on('disconnect', () => child.connected && child.disconnect());
+  }
   // A signal to this process (a CI timeout, a killed npm) goes on to the script, which ends what it started.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   const code = await new Promise((resolve) =>
