@@ -90,7 +90,7 @@ export function samplerOf(settings: Pick<TracingSettings, 'sampler' | 'sampleRat
     case 'always_off':
       return new AlwaysOffSampler();
     case 'traceidratio':
-      return byRatio();
+      return byTraceIdAlone(byRatio());
     case 'parentbased_always_on':
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
     case 'parentbased_always_off':
@@ -98,6 +98,16 @@ export function samplerOf(settings: Pick<TracingSettings, 'sampler' | 'sampleRat
     case 'parentbased_traceidratio':
       return new ParentBasedSampler({ root: byRatio() });
   }
+}
+
+/**
+ * `traceidratio` decides at this service whatever a caller decided. With one share the trace ID alone keeps a trace's
+ * spans together; with reads apart a read's statements and calls (not reads themselves) would be decided apart from it,
+ * so below a parent of this process a span follows its parent.
+ */
+function byTraceIdAlone(sampler: Sampler): Sampler {
+  if (!(sampler instanceof ReadsApartSampler)) return sampler;
+  return new ParentBasedSampler({ root: sampler, remoteParentSampled: sampler, remoteParentNotSampled: sampler });
 }
 
 /** The methods that read: the request span names its method among the attributes a sampler is given at its start. */

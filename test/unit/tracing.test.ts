@@ -174,6 +174,21 @@ describe("reads' own share of new traces (TRACES_READ_SAMPLE_RATIO)", () => {
     expect(decide({ ...at(1, 0), sampler: 'traceidratio' }, get)).toBe('dropped dropped');
   });
 
+  it("decides with traceidratio whatever a caller decided, and a read's own spans follow the read", () => {
+    const settings = { sampler: 'traceidratio', sampleRatio: 1, readSampleRatio: 0 } as const;
+    const local = (sampled: boolean) =>
+      trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: low,
+        spanId: '0000000000000002',
+        traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+      });
+    expect(decide(settings, [SpanKind.SERVER, 'GET', sampledCaller])).toBe('dropped dropped');
+    expect(decide(settings, [SpanKind.SERVER, 'POST', sampledCaller])).toBe('kept kept');
+    // A provider's GET and a statement below a read that was not kept, and below one that was.
+    expect(decide(settings, [SpanKind.CLIENT, 'GET', local(false)])).toBe('dropped dropped');
+    expect(decide(settings, [SpanKind.CLIENT, undefined, local(true)])).toBe('kept kept');
+  });
+
   it('is not read by the samplers that take no ratio', () => {
     const get: Span = [SpanKind.SERVER, 'GET'];
     expect(decide({ sampler: 'always_on', sampleRatio: 1, readSampleRatio: 0 }, get)).toBe('kept kept');
