@@ -142,7 +142,7 @@ const envSchema = z.object({
   /**
    * Share of the new traces that reads (GET and HEAD requests) start which the `traceidratio` samplers keep, at most
    * OTEL_TRACES_SAMPLER_ARG. Reads are most requests and each is worth least as a trace: one in ten by default keeps
-   * tracing's cost on the read path under a tenth (docs/decisions/0951-read-sampling.md). A caller's sampled
+   * most of the export's cost off the read path (docs/decisions/0951-read-sampling.md). A caller's sampled
    * `traceparent` is followed whatever this says.
    */
   TRACES_READ_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
