@@ -2,7 +2,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Tracer } from
 import type { Middleware } from 'koa';
 import { DomainError } from '../domain/errors';
 import { failSpan } from '../tracing/spans';
-import { withRequestId } from '../tracing/request-id';
+import { REQUEST_ID_KEY, withRequestId } from '../tracing/request-id';
 import { ApiError, apiErrorFromDomain } from './api-error';
 import type { AppState } from './state';
 
@@ -13,17 +13,26 @@ import type { AppState } from './state';
  */
 export function traceRequests(tracer: Tracer): Middleware<AppState> {
   return async (ctx, next) => {
-    // Most requests carry no trace context: nothing to parse (a caller's baggage is replaced by the request ID anyway).
+    // Most requests carry no trace context: nothing to parse. A caller's baggage is not carried on.
     const incoming =
-      ctx.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, ctx.headers);
-    const parent = withRequestId(incoming, ctx.state.requestId);
+      ctx.headers.traceparent === undefined
+        ? ROOT_CONTEXT
+        : propagation.deleteBaggage(propagation.extract(ROOT_CONTEXT, ctx.headers));
+    // The method is what the sampler reads (reads keep their own share of new traces, decision 0951).
     const span = tracer.startSpan(
       ctx.method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path } },
-      parent,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method } },
+      incoming,
     );
+    let active = trace.setSpan(incoming, span);
+    // The rest only for a span that records: below one that does not, nothing records (the samplers are parent-based,
+    // and `traceidratio` follows a parent of this process), so an unsampled read pays for no baggage or attribute.
+    if (span.isRecording()) {
+      span.setAttributes({ 'url.path': ctx.path, [REQUEST_ID_KEY]: ctx.state.requestId });
+      active = withRequestId(active, ctx.state.requestId);
+    }
     try {
-      await context.with(trace.setSpan(parent, span), next);
+      await context.with(active, next);
       span.setAttribute('http.response.status_code', ctx.status);
     } catch (error) {
       // A refusal is an answer (4xx), not a failure of the service; requestContext renders both.

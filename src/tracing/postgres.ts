@@ -5,6 +5,7 @@ import { activeTracer } from './spans';
 type QueryMethod = (this: Client, ...args: unknown[]) => unknown;
 type Callback = (this: unknown, error: unknown, result: unknown) => unknown;
 type ConnectMethod = (this: Pool, ...args: unknown[]) => unknown;
+type ConnectCallback = (this: unknown, ...results: unknown[]) => unknown;
 
 /** Long statements (batched inserts) are cut: a span records what ran, not a copy of the data. */
 const MAX_STATEMENT = 2_000;
@@ -57,11 +58,24 @@ function bindPoolCallbacks(): () => void {
   const original = holder.connect;
   holder.connect = function boundConnect(this: Pool, ...args: unknown[]) {
     // Unsampled callers too: handed over inside a recording request, their statements would be recorded in its trace.
-    if (typeof args[0] === 'function') args[0] = context.bind(context.active(), args[0] as Callback);
+    if (typeof args[0] === 'function') args[0] = inCallersContext(args[0] as ConnectCallback);
     return original.apply(this, args);
   };
   return () => {
     holder.connect = original;
+  };
+}
+
+/**
+ * The callback run in its caller's context. Not `context.bind`: this runs for every statement of every request, and
+ * a callback handed its connection at once is already in its caller's context, which needs no switch.
+ */
+function inCallersContext(callback: ConnectCallback): ConnectCallback {
+  const caller = context.active();
+  // Every argument passes on: `connect`'s callback takes a third, the release.
+  return function (this: unknown, ...results: unknown[]) {
+    if (context.active() === caller) return callback.apply(this, results);
+    return context.with(caller, callback, this, ...results);
   };
 }
 

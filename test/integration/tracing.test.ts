@@ -198,6 +198,35 @@ describe('a creation traced end to end', () => {
     expect(texts.filter((text) => text.includes('waiting_statement'))).toEqual([]);
   });
 
+  it("hands a pool's connect callback its client and its release, in its caller's context", async () => {
+    const pool = new Pool({ connectionString: app.config.databaseUrl, max: 1 });
+    try {
+      const held = await pool.connect();
+      const caller = trace.setSpan(
+        ROOT_CONTEXT,
+        trace.wrapSpanContext({ traceId: 'ef'.repeat(16), spanId: '12'.repeat(8), traceFlags: TraceFlags.NONE }),
+      );
+      // Waits for the one connection; handed it when `held` is released, outside the caller's context.
+      const handed = context.with(
+        caller,
+        () =>
+          new Promise<{ sameContext: boolean; released: boolean }>((resolve, reject) =>
+            pool.connect((error, client, release) => {
+              if (error || !client) return reject(error ?? new Error('no client'));
+              const sameContext = trace.getSpanContext(context.active())?.traceId === 'ef'.repeat(16);
+              release();
+              resolve({ sameContext, released: true });
+            }),
+          ),
+      );
+      held.release();
+      expect(await handed).toEqual({ sameContext: true, released: true });
+      expect(pool.idleCount).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("continues a caller's sampled trace, and carries the request ID, not the caller's baggage", async () => {
     const shop = await aStoreWithKey(app.orm);
     const label = await aLabel(app.orm, shop.storeId);

@@ -219,6 +219,9 @@ describe("reads' own share of new traces (TRACES_READ_SAMPLE_RATIO)", () => {
         ['POST', false],
         ['GET', true],
       ]);
+      // A span kept names its path and request; the caller's read is continued below its span.
+      expect(spans[0]!.attributes).toMatchObject({ 'url.path': '/v1/labels', request_id: 'req_POST' });
+      expect(spans[1]!.parentSpanId).toBe('00f067aa0ba902b7');
     } finally {
       propagation.disable();
       await provider.shutdown();
