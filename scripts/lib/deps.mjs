@@ -1,17 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { step } from './log.mjs';
 import { projectRoot } from './paths.mjs';
 
-// npm on this process's Node (the service's, scripts/lib/node-runtime.mjs): the machine's `npm` starts `node` from PATH.
+// npm from PATH: the scripts that run the service put their Node first on it (scripts/lib/node-runtime.mjs).
 const npm = (args) =>
-  spawnSync('npm', [...args, '--no-audit', '--no-fund'], {
-    cwd: projectRoot,
-    stdio: 'inherit',
-    env: { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
-  }).status;
+  spawnSync('npm', [...args, '--no-audit', '--no-fund'], { cwd: projectRoot, stdio: 'inherit' }).status;
 
 /**
  * Installs dependencies with `npm ci` (exactly the committed lockfile) when node_modules is missing or was installed

@@ -59,19 +59,17 @@ export function findServiceNode() {
  * Node (any 20.19 or newer runs the service).
  */
 export async function runOnServiceNode() {
-  if (process.versions.node === NODE_VERSION || process.env.NODE_RUNTIME === 'current') return;
+  if (process.versions.node === NODE_VERSION || process.env.NODE_RUNTIME === 'current') return ownNodeFirstOnPath();
   const node = findServiceNode();
   if (!node) {
     step(`no build of Node.js ${NODE_VERSION} for ${process.platform}/${process.arch}: running on ${process.version}`);
-    return;
+    return ownNodeFirstOnPath();
   }
   step(`running on Node.js ${NODE_VERSION} (.node-version), not ${process.version}`);
-  // Its directory first on PATH: tools started by name (`jest`, `tsc`, `npm`) run on it too, not the machine's Node.
-  const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}` };
   // A parent that talks to this script over IPC (a test waiting for `npm run cluster`'s ready message) reaches it.
   const ipc = typeof process.send === 'function';
+  // The script again on that Node, which then puts its own directory first on PATH (above) for what it starts.
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
-    env,
     stdio: ipc ? ['inherit', 'inherit', 'inherit', 'ipc'] : 'inherit',
   });
   if (ipc) {
@@ -85,4 +83,14 @@ export async function runOnServiceNode() {
     child.once('exit', (status, signal) => resolve(status ?? 128 + (constants.signals[signal] ?? 0))),
   );
   process.exit(code);
+}
+
+/**
+ * This Node's directory first on PATH, for every child the script starts: tools started by name (`jest`, `tsc`,
+ * `npm ci`) then run on the Node that runs the script, not on whatever `node` the machine's PATH finds first.
+ */
+function ownNodeFirstOnPath() {
+  const own = dirname(process.execPath);
+  const path = process.env.PATH ?? '';
+  if (!path.startsWith(`${own}${delimiter}`)) process.env.PATH = `${own}${delimiter}${path}`;
 }

@@ -25,8 +25,9 @@ export function traceRequests(tracer: Tracer): Middleware<AppState> {
       incoming,
     );
     let active = trace.setSpan(incoming, span);
-    // The rest only for a span that records: below one that does not, nothing records (the samplers are parent-based,
-    // and `traceidratio` follows a parent of this process), so an unsampled read pays for no baggage or attribute.
+    // The rest only for a span that records: below one that does not, nothing records (every sampler keeps a trace's
+    // decisions together: parent-based ones follow the parent, `traceidratio` decides by the trace ID alone, or follows
+    // a parent of this process when reads have a share of their own), so an unsampled read pays for no baggage.
     if (span.isRecording()) {
       span.setAttributes({ 'url.path': ctx.path, [REQUEST_ID_KEY]: ctx.state.requestId });
       active = withRequestId(active, ctx.state.requestId);

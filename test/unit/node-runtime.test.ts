@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 
 // One Node.js for the service: `.node-version` (what npm test, dev, cluster and bench run on, scripts/lib/node-runtime.mjs),
 // the image's base in both stages, and the oldest Node package.json admits are the same line.
@@ -24,5 +25,18 @@ describe('the service runtime', () => {
     const [lowestMajor, lowestMinor] = engines.slice(2).split('.').map(Number);
     expect(lowestMajor).toBe(major);
     expect(lowestMinor).toBeLessThanOrEqual(minor!);
+  });
+});
+
+describe('a script already on the service runtime', () => {
+  it("puts its Node's directory first on PATH, so the tools it starts by name (jest, npm ci) run on it", () => {
+    const script = `import { runOnServiceNode } from ${JSON.stringify(join(root, 'scripts/lib/node-runtime.mjs'))};
+      await runOnServiceNode(); await runOnServiceNode(); process.stdout.write(process.env.PATH);`;
+    const path = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, NODE_RUNTIME: 'current', PATH: '/opt/none/bin:/usr/local/none/bin' },
+      encoding: 'utf8',
+    });
+    // Once, however often the scripts it imports ask.
+    expect(path).toBe(`${dirname(process.execPath)}${delimiter}/opt/none/bin:/usr/local/none/bin`);
   });
 });
