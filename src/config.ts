@@ -146,6 +146,13 @@ const envSchema = z.object({
    * `traceparent` is followed whatever this says.
    */
   TRACES_READ_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(0.1),
+  /**
+   * At most this many of those read traces kept per second by each process (`unlimited`: no cap): what kept reads cost
+   * stays the same however busy the API gets, as a peer tracer's rate limit does (decision 0951).
+   */
+  TRACES_READ_SAMPLES_PER_SECOND: z
+    .union([z.literal('unlimited').transform(() => Infinity), z.coerce.number().positive()])
+    .default(10),
   /** The `service.name` of the spans; the API and the worker append nothing, each process names itself by default. */
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
   /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
@@ -377,6 +384,8 @@ export interface TracingSettings {
   sampleRatio: number;
   /** TRACES_READ_SAMPLE_RATIO: the `traceidratio` samplers' share for new traces started by reads. */
   readSampleRatio: number;
+  /** TRACES_READ_SAMPLES_PER_SECOND: at most this many of those kept per second and process (Infinity: no cap). */
+  readSamplesPerSecond: number;
   serviceName: string | undefined;
 }
 
@@ -394,6 +403,7 @@ function tracingSettings(e: z.infer<typeof envSchema>): TracingSettings {
     sampler: e.OTEL_TRACES_SAMPLER,
     sampleRatio: e.OTEL_TRACES_SAMPLER_ARG,
     readSampleRatio: e.TRACES_READ_SAMPLE_RATIO,
+    readSamplesPerSecond: e.TRACES_READ_SAMPLES_PER_SECOND,
     serviceName: e.OTEL_SERVICE_NAME,
   };
 }

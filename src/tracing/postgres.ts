@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { Client, Pool } from 'pg';
 import { activeTracer } from './spans';
 
@@ -68,19 +68,27 @@ function bindPoolCallbacks(): () => void {
 
 /**
  * The callback run in its caller's context. Not `context.bind`: this runs for every statement of every request, and
- * a callback handed its connection at once is already in its caller's context, which needs no switch.
+ * most need no switch: a callback handed its connection at once is already in its caller's context, and one handed it
+ * from another unsampled request's context records nothing there, as in its own (most reads are not kept, decision
+ * 0951). A switch is only needed when either context records.
  */
 function inCallersContext(callback: ConnectCallback): ConnectCallback {
   const caller = context.active();
+  const callerRecords = recordingIn(caller);
   // Every argument passes on: `connect`'s callback takes a third, the release.
   return function (this: unknown, ...results: unknown[]) {
-    if (context.active() === caller) return callback.apply(this, results);
+    const current = context.active();
+    if (current === caller || (!callerRecords && !recordingIn(current))) return callback.apply(this, results);
     return context.with(caller, callback, this, ...results);
   };
 }
 
 function recording(): boolean {
-  return trace.getSpan(context.active())?.isRecording() === true;
+  return recordingIn(context.active());
+}
+
+function recordingIn(active: Context): boolean {
+  return trace.getSpan(active)?.isRecording() === true;
 }
 
 /** Calls `query` with the span ended by its outcome, however the caller takes it: a callback or a promise. */

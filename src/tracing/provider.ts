@@ -8,6 +8,7 @@ import {
   AlwaysOnSampler,
   BatchSpanProcessor,
   ParentBasedSampler,
+  SamplingDecision,
   TraceIdRatioBasedSampler,
   type Sampler,
   type SamplingResult,
@@ -74,16 +75,24 @@ export function startTracing(
 
 /**
  * OTEL_TRACES_SAMPLER as the specification defines each name. The `traceidratio` ones keep reads' new traces at their
- * own share (TRACES_READ_SAMPLE_RATIO, at most the ratio). A ratio of 1 or 0 is the always-on or always-off sampler
- * itself: the same decisions without working out a ratio for every new trace.
+ * own share (TRACES_READ_SAMPLE_RATIO, at most the ratio), and at most TRACES_READ_SAMPLES_PER_SECOND of them. A ratio
+ * of 1 or 0 is the always-on or always-off sampler itself: the same decisions without working out a ratio for every
+ * new trace.
  */
-export function samplerOf(settings: Pick<TracingSettings, 'sampler' | 'sampleRatio' | 'readSampleRatio'>): Sampler {
+export function samplerOf(
+  settings: Pick<TracingSettings, 'sampler' | 'sampleRatio' | 'readSampleRatio' | 'readSamplesPerSecond'>,
+): Sampler {
   const ratio = (share: number): Sampler =>
     share >= 1 ? new AlwaysOnSampler() : share <= 0 ? new AlwaysOffSampler() : new TraceIdRatioBasedSampler(share);
+  const readShare = Math.min(settings.readSampleRatio, settings.sampleRatio);
+  const capped = Number.isFinite(settings.readSamplesPerSecond) && readShare > 0;
   const byRatio = (): Sampler =>
-    settings.readSampleRatio >= settings.sampleRatio
+    readShare === settings.sampleRatio && !capped
       ? ratio(settings.sampleRatio)
-      : new ReadsApartSampler(ratio(settings.readSampleRatio), ratio(settings.sampleRatio));
+      : new ReadsApartSampler(
+          capped ? new RateLimitedSampler(ratio(readShare), settings.readSamplesPerSecond) : ratio(readShare),
+          ratio(settings.sampleRatio),
+        );
   switch (settings.sampler) {
     case 'always_on':
       return new AlwaysOnSampler();
@@ -128,6 +137,46 @@ export class ReadsApartSampler implements Sampler {
 
   toString(): string {
     return `ReadsApartSampler{reads=${this.reads.toString()}, others=${this.others.toString()}}`;
+  }
+}
+
+/**
+ * Keeps at most `perSecond` of the traces its sampler keeps, and a second's worth at once (a token bucket of this
+ * process): kept reads cost the same share of a busy API as of a quiet one. The clock is read only for a trace the
+ * sampler keeps.
+ */
+export class RateLimitedSampler implements Sampler {
+  private readonly capacity: number;
+  private tokens: number;
+  private filledAt: number;
+
+  constructor(
+    private readonly sampler: Sampler,
+    private readonly perSecond: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.capacity = Math.max(1, perSecond);
+    this.tokens = this.capacity;
+    this.filledAt = now();
+  }
+
+  shouldSample(...args: Parameters<Sampler['shouldSample']>): SamplingResult {
+    const result = this.sampler.shouldSample(...args);
+    if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED || this.take()) return result;
+    return { decision: SamplingDecision.NOT_RECORD };
+  }
+
+  private take(): boolean {
+    const at = this.now();
+    this.tokens = Math.min(this.capacity, this.tokens + ((at - this.filledAt) / 1000) * this.perSecond);
+    this.filledAt = at;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  toString(): string {
+    return `RateLimitedSampler{${this.sampler.toString()}, at most ${this.perSecond}/s}`;
   }
 }
 

@@ -63,6 +63,7 @@ async function exportOneSpan(protocol: OtlpProtocol, endpoint: string, spanName:
       sampler: 'parentbased_always_on',
       sampleRatio: 1,
       readSampleRatio: 1,
+      readSamplesPerSecond: Infinity,
       serviceName: 'export-test',
     },
     'shipping-label-test',

@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Context } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { DefaultLogger, Runtime, type LogEntry } from '@temporalio/worker';
 import { Pool } from 'pg';
@@ -35,6 +35,7 @@ beforeAll(async () => {
     sampleRatio: 1,
     // Every read kept: the reads below start new traces and are looked for in them.
     readSampleRatio: 1,
+    readSamplesPerSecond: Infinity,
     serviceName: undefined,
   } as const;
   tracing = startTracing(settings, 'shipping-label-test', { processor: new SimpleSpanProcessor(exporter) })!;
@@ -198,29 +199,60 @@ describe('a creation traced end to end', () => {
     expect(texts.filter((text) => text.includes('waiting_statement'))).toEqual([]);
   });
 
-  it("hands a pool's connect callback its client and its release, in its caller's context", async () => {
+  /**
+   * A statement that waits for the pool's one connection, handed it when a connection is released in another context:
+   * whose trace gets the statement's span (the trace IDs of the statement spans found).
+   */
+  async function handedOver(caller: Context, releaser: Context, marker: string): Promise<string[]> {
     const pool = new Pool({ connectionString: app.config.databaseUrl, max: 1 });
     try {
       const held = await pool.connect();
-      const caller = trace.setSpan(
-        ROOT_CONTEXT,
-        trace.wrapSpanContext({ traceId: 'ef'.repeat(16), spanId: '12'.repeat(8), traceFlags: TraceFlags.NONE }),
-      );
-      // Waits for the one connection; handed it when `held` is released, outside the caller's context.
-      const handed = context.with(
-        caller,
-        () =>
-          new Promise<{ sameContext: boolean; released: boolean }>((resolve, reject) =>
-            pool.connect((error, client, release) => {
-              if (error || !client) return reject(error ?? new Error('no client'));
-              const sameContext = trace.getSpanContext(context.active())?.traceId === 'ef'.repeat(16);
-              release();
-              resolve({ sameContext, released: true });
-            }),
-          ),
+      const statement = context.with(caller, () => pool.query(`SELECT 1 AS ${marker}`));
+      context.with(releaser, () => held.release());
+      await statement;
+      await tracing.processor.forceFlush();
+      return exporter
+        .getFinishedSpans()
+        .filter((s) => String(s.attributes['db.query.text']).includes(marker))
+        .map((s) => s.spanContext().traceId);
+    } finally {
+      await pool.end();
+    }
+  }
+  const unsampled = (traceId: string) =>
+    trace.setSpan(
+      ROOT_CONTEXT,
+      trace.wrapSpanContext({ traceId, spanId: '12'.repeat(8), traceFlags: TraceFlags.NONE }),
+    );
+
+  it("runs a statement handed its connection from another context in its caller's trace", async () => {
+    const caller = trace.getTracer('test').startSpan('caller');
+    try {
+      const traces = await handedOver(trace.setSpan(ROOT_CONTEXT, caller), ROOT_CONTEXT, 'handed_to_kept');
+      expect(traces).toEqual([caller.spanContext().traceId]);
+    } finally {
+      caller.end();
+    }
+  });
+
+  it('records nothing of a statement handed its connection between two contexts not kept', async () => {
+    // The callback runs where it is handed over, without a switch (reads mostly are not kept): neither records.
+    expect(await handedOver(unsampled('ab'.repeat(16)), unsampled('cd'.repeat(16)), 'between_dropped')).toEqual([]);
+  });
+
+  it("hands a pool's connect callback its client and its release", async () => {
+    const pool = new Pool({ connectionString: app.config.databaseUrl, max: 1 });
+    try {
+      const held = await pool.connect();
+      const handed = new Promise<boolean>((resolve, reject) =>
+        pool.connect((error, client, release) => {
+          if (error || !client) return reject(error ?? new Error('no client'));
+          release();
+          resolve(true);
+        }),
       );
       held.release();
-      expect(await handed).toEqual({ sameContext: true, released: true });
+      expect(await handed).toBe(true);
       expect(pool.idleCount).toBe(1);
     } finally {
       await pool.end();

@@ -2,14 +2,16 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { propagation, ROOT_CONTEXT, SpanKind, TraceFlags, trace, type Context } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
+  AlwaysOnSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
   SamplingDecision,
   SimpleSpanProcessor,
+  type Sampler,
 } from '@opentelemetry/sdk-trace-base';
 import { loadConfig, type TraceSampler } from '../../src/config';
 import { traceRequests } from '../../src/http/tracing';
-import { samplerOf } from '../../src/tracing/provider';
+import { RateLimitedSampler, samplerOf } from '../../src/tracing/provider';
 import { redactedStatement, statementName, statementText } from '../../src/tracing/postgres';
 import { baggageEntry, requestIdOf, TRACE_HEADER } from '../../workflows/request-id-interceptor';
 
@@ -24,6 +26,7 @@ describe('tracing configuration', () => {
       sampler: 'parentbased_traceidratio',
       sampleRatio: 1,
       readSampleRatio: 0.1,
+      readSamplesPerSecond: 10,
       serviceName: undefined,
     });
   });
@@ -44,6 +47,7 @@ describe('tracing configuration', () => {
       sampler: 'parentbased_traceidratio',
       sampleRatio: 0.25,
       readSampleRatio: 0.1,
+      readSamplesPerSecond: 10,
       serviceName: 'labels-eu',
     });
     const own = loadConfig({ ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:1/traces' }).tracing;
@@ -69,6 +73,9 @@ describe('tracing configuration', () => {
     ['OTEL_TRACES_SAMPLER_ARG', '1.5'],
     ['TRACES_READ_SAMPLE_RATIO', '-0.1'],
     ['TRACES_READ_SAMPLE_RATIO', 'all'],
+    ['TRACES_READ_SAMPLES_PER_SECOND', '0'],
+    ['TRACES_READ_SAMPLES_PER_SECOND', '-5'],
+    ['TRACES_READ_SAMPLES_PER_SECOND', 'none'],
     ['OTEL_TRACES_SAMPLER', 'jaeger_remote'],
     ['OTEL_TRACES_SAMPLER', 'parentbased_traceidratio '],
     ['OTEL_EXPORTER_OTLP_PROTOCOL', 'thrift'],
@@ -90,7 +97,7 @@ describe('the sampler (OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG)', () => {
     });
   /** Kept or not: a new trace with each trace ID, then the two trace IDs below a sampled and an unsampled caller. */
   function decisions(sampler: TraceSampler, sampleRatio: number): string {
-    const s = samplerOf({ sampler, sampleRatio, readSampleRatio: 1 });
+    const s = samplerOf({ sampler, sampleRatio, readSampleRatio: 1, readSamplesPerSecond: Infinity });
     const kept = (context: Context, traceId: string) =>
       s.shouldSample(context, traceId, 'GET', SpanKind.SERVER, {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED
         ? 'kept'
@@ -135,8 +142,10 @@ describe("reads' own share of new traces (TRACES_READ_SAMPLE_RATIO)", () => {
   });
   type Span = [kind: SpanKind, method?: string, parent?: Context];
   /** Kept or not, for a new trace with a low and a high trace ID. */
-  function decide(settings: Parameters<typeof samplerOf>[0], [kind, method, parent]: Span): string {
-    const s = samplerOf(settings);
+  type Settings = Omit<Parameters<typeof samplerOf>[0], 'readSamplesPerSecond'> & { readSamplesPerSecond?: number };
+  /** Without a cap unless one is given: the cap is tested below, with a clock of its own. */
+  function decide(settings: Settings, [kind, method, parent]: Span): string {
+    const s = samplerOf({ readSamplesPerSecond: Infinity, ...settings });
     const attributes = method ? { 'http.request.method': method } : {};
     return [low, high]
       .map((traceId) =>
@@ -158,7 +167,12 @@ describe("reads' own share of new traces (TRACES_READ_SAMPLE_RATIO)", () => {
     ['a span without a method (a workflow run, a statement)', [SpanKind.INTERNAL], 'kept kept'],
     ["a GET below a caller's sampled trace", [SpanKind.SERVER, 'GET', sampledCaller], 'kept kept'],
   ])('by default keep one new trace in ten of reads and every other: %s', (_, span, expected) => {
-    expect(byDefault).toMatchObject({ sampler: 'parentbased_traceidratio', sampleRatio: 1, readSampleRatio: 0.1 });
+    expect(byDefault).toMatchObject({
+      sampler: 'parentbased_traceidratio',
+      sampleRatio: 1,
+      readSampleRatio: 0.1,
+      readSamplesPerSecond: 10,
+    });
     expect(decide(byDefault, span)).toBe(expected);
   });
 
@@ -200,7 +214,12 @@ describe("reads' own share of new traces (TRACES_READ_SAMPLE_RATIO)", () => {
   it("is decided by the request span's method, given to the sampler when the middleware starts the span", async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({
-      sampler: samplerOf({ sampler: 'parentbased_traceidratio', sampleRatio: 1, readSampleRatio: 0 }),
+      sampler: samplerOf({
+        sampler: 'parentbased_traceidratio',
+        sampleRatio: 1,
+        readSampleRatio: 0,
+        readSamplesPerSecond: 10,
+      }),
     });
     provider.addSpanProcessor(new SimpleSpanProcessor(exporter));
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -226,6 +245,89 @@ describe("reads' own share of new traces (TRACES_READ_SAMPLE_RATIO)", () => {
       propagation.disable();
       await provider.shutdown();
     }
+  });
+});
+
+describe("a cap on reads' kept traces (TRACES_READ_SAMPLES_PER_SECOND)", () => {
+  const traceId = '00000000000000000000000000000001';
+  const sample = (s: Sampler, kind = SpanKind.SERVER, method = 'GET') =>
+    s.shouldSample(ROOT_CONTEXT, traceId, method, kind, { 'http.request.method': method }, []).decision ===
+    SamplingDecision.RECORD_AND_SAMPLED
+      ? 'kept'
+      : 'dropped';
+  const times = (n: number, s: Sampler, kind?: SpanKind, method?: string) =>
+    Array.from({ length: n }, () => sample(s, kind, method));
+
+  it('is read as a positive number, or unlimited', () => {
+    expect(loadConfig({ ...base, TRACES_READ_SAMPLES_PER_SECOND: '25' }).tracing.readSamplesPerSecond).toBe(25);
+    expect(loadConfig({ ...base, TRACES_READ_SAMPLES_PER_SECOND: '0.5' }).tracing.readSamplesPerSecond).toBe(0.5);
+    const unlimited = loadConfig({ ...base, TRACES_READ_SAMPLES_PER_SECOND: 'unlimited' }).tracing;
+    expect(unlimited.readSamplesPerSecond).toBe(Infinity);
+  });
+
+  it('keeps at most a second of them at once, then as many as the time since allows', () => {
+    let now = 0;
+    const capped = new RateLimitedSampler(new AlwaysOnSampler(), 2, () => now);
+    expect(times(3, capped)).toEqual(['kept', 'kept', 'dropped']);
+    now = 499;
+    expect(times(1, capped)).toEqual(['dropped']);
+    now = 500;
+    expect(times(2, capped)).toEqual(['kept', 'dropped']);
+    // A quiet minute saves no more than a second's worth.
+    now = 60_500;
+    expect(times(3, capped)).toEqual(['kept', 'kept', 'dropped']);
+  });
+
+  it('keeps one at a time when the cap is below one a second', () => {
+    let now = 0;
+    const capped = new RateLimitedSampler(new AlwaysOnSampler(), 0.5, () => now);
+    expect(times(2, capped)).toEqual(['kept', 'dropped']);
+    now = 1_999;
+    expect(times(1, capped)).toEqual(['dropped']);
+    now = 3_999;
+    expect(times(2, capped)).toEqual(['kept', 'dropped']);
+  });
+
+  it('spends nothing on what its sampler drops', () => {
+    let now = 0;
+    let keep = false;
+    const inner: Sampler = {
+      shouldSample: () => ({ decision: keep ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD }),
+      toString: () => 'toggle',
+    };
+    const capped = new RateLimitedSampler(inner, 1, () => now);
+    expect(times(5, capped)).toEqual(['dropped', 'dropped', 'dropped', 'dropped', 'dropped']);
+    keep = true;
+    expect(times(2, capped)).toEqual(['kept', 'dropped']);
+    now = 1_000;
+    expect(times(1, capped)).toEqual(['kept']);
+  });
+
+  it("caps reads' new traces by default, and neither other requests nor a configured `unlimited`", () => {
+    const settings = { sampler: 'parentbased_traceidratio', sampleRatio: 1, readSampleRatio: 1 } as const;
+    // Calls microseconds apart: no token comes back between them.
+    const byDefault = samplerOf({ ...settings, readSamplesPerSecond: 10 });
+    expect(times(12, byDefault).filter((d) => d === 'kept')).toHaveLength(10);
+    expect(times(12, byDefault, SpanKind.SERVER, 'POST').every((d) => d === 'kept')).toBe(true);
+    const unlimited = samplerOf({ ...settings, readSamplesPerSecond: Infinity });
+    expect(times(50, unlimited).every((d) => d === 'kept')).toBe(true);
+    // The samplers without a ratio keep every read, as their names say.
+    const alwaysOn = samplerOf({ ...settings, sampler: 'parentbased_always_on', readSamplesPerSecond: 1 });
+    expect(times(5, alwaysOn).every((d) => d === 'kept')).toBe(true);
+  });
+
+  it('caps a read share below the ratio, after the share', () => {
+    const s = samplerOf({
+      sampler: 'parentbased_traceidratio',
+      sampleRatio: 1,
+      readSampleRatio: 0.5,
+      readSamplesPerSecond: 3,
+    });
+    // A trace ID above the share is dropped by it, and takes none of the three.
+    const high = 'ffffffff000000000000000000000000';
+    const dropped = s.shouldSample(ROOT_CONTEXT, high, 'GET', SpanKind.SERVER, { 'http.request.method': 'GET' }, []);
+    expect(dropped.decision).toBe(SamplingDecision.NOT_RECORD);
+    expect(times(4, s)).toEqual(['kept', 'kept', 'kept', 'dropped']);
   });
 });
 
