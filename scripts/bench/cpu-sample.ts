@@ -37,6 +37,12 @@ function ticksOf(pid: number): number | null {
   }
 }
 
+/** A process's CPU (user and system) since it started, in milliseconds; NaN once it is gone. */
+export function cpuMsOf(pid: number): number {
+  const ticks = ticksOf(pid);
+  return ticks === null ? NaN : (ticks * 1000) / TICKS_PER_SECOND;
+}
+
 export function sampleCpu(): CpuSample {
   const sample: CpuSample = new Map();
   for (const entry of readdirSync('/proc')) {

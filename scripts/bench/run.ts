@@ -23,6 +23,7 @@ import { measureLatency } from './latency';
 import { creationBench } from './creation';
 import { memoryBench } from './memory';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
+import { sideBySide, type Side, type SideResult } from './side-by-side';
 import { aCreationRecord } from '../../test/helpers/creation';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
@@ -283,38 +284,13 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
     ['GET /v1/label-creations/{id}', `http://127.0.0.1:${api.port}/v1/label-creations/${creationId}`, writeAuth],
     ['GET /v1/label-creations?limit=50', `http://127.0.0.1:${api.port}/v1/label-creations?limit=50`, writeAuth],
   ];
-  // Each traced load right after the same load untraced, so the two meet the same moment of a noisy machine.
-  type Load = [string, string, Record<string, string>];
-  const variants: Array<[string, { port: number } | null]> = [
-    ['tracing on', traced],
-    ['tracing on, every read kept', everyRead],
-    ['tracing on, one in ten, no cap', uncapped],
-    ['tracing on, none kept', unsampled],
-  ];
-  const tracedLoads = (route: string, path: string, leftOut: readonly string[] = []): Load[] =>
-    variants
-      .filter(([variant, server]) => server && !leftOut.includes(variant))
-      .map(([variant, server]) => [`${route}, ${variant}`, `http://127.0.0.1:${server!.port}${path}`, auth]);
-  loads.splice(
-    loads.findIndex(([name]) => name === 'GET /v1/labels?limit=50') + 1,
-    0,
-    ...tracedLoads('GET /v1/labels?limit=50', '/v1/labels?limit=50', [
-      'tracing on, none kept',
-      'tracing on, one in ten, no cap',
-    ]),
-  );
-  loads.splice(
-    loads.findIndex(([name]) => name === 'GET /v1/labels/{id}') + 1,
-    0,
-    ...tracedLoads('GET /v1/labels/{id}', `/v1/labels/${labelId}`),
-  );
   // BENCH_READ_ONLY=<regex>: only the loads whose names match (a profile of one load, a quick look).
   const only = process.env.BENCH_READ_ONLY ? new RegExp(process.env.BENCH_READ_ONLY) : null;
   if (only) loads.splice(0, loads.length, ...loads.filter(([name]) => only.test(name)));
   const runs = new Map<string, LoadResult[]>();
   const cpu = READ_CPU ? new Map<string, CpuOfLoad>() : null;
   // Every server once under each of its loads before the rounds: a long-running service's code is optimised and its
-  // heap grown; the first measured round otherwise pays for that, the traced servers' (more code) the most.
+  // heap grown; the first measured round otherwise pays for that.
   for (const [, url, headers] of loads)
     await autocannon({ url, connections: READ_CONNECTIONS, duration: READ_WARM_SECONDS, headers });
   for (let round = 0; round < READ_ROUNDS; round += 1) {
@@ -326,6 +302,26 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
       if (cpu && before) addCpu(cpu, name, cpuSince(before), result.requests ?? 0);
     }
   }
+  // Tracing beside no tracing: each traced server loaded at once with an untraced one that serves the same loads and
+  // no other (a server that has served many routes runs slower code: the API above is 3 % slower than a new one). First
+  // a second untraced server beside it: what the method reads where there is no difference (its own error).
+  const baseline = sink ? await startReadServer('api', env) : null;
+  const control = sink ? await startReadServer('api', env) : null;
+  const tracedServers: Array<[string, { port: number; pid: number } | null, readonly string[]]> = [
+    ['tracing off, a second server', control, ['/v1/labels/{id}', '/v1/labels?limit=50']],
+    ['tracing on', traced, ['/v1/labels/{id}', '/v1/labels?limit=50']],
+    ['tracing on, every read kept', everyRead, ['/v1/labels/{id}', '/v1/labels?limit=50']],
+    ['tracing on, one in ten, no cap', uncapped, ['/v1/labels/{id}']],
+    ['tracing on, none kept', unsampled, ['/v1/labels/{id}']],
+  ];
+  const comparisons = tracedServers
+    .flatMap(([variant, server, routes]) =>
+      server ? routes.map((route) => ({ name: `GET ${route}, ${variant}`, route, server })) : [],
+    )
+    .filter(({ name }) => !only || only.test(name));
+  const tracing = baseline ? await tracingBeside(comparisons, baseline, { labelId, auth }) : (new Map() as Compared);
+  baseline?.stop();
+  control?.stop();
   const apiLoaded = memoryOf(api.pid);
   bare.stop();
   floor.stop();
@@ -348,7 +344,7 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
     );
   }
   if (cpu) printCpu(cpu);
-  printTracingRatios(runs);
+  printTracing(tracing);
   const has = (name: string) => runs.has(name);
   if (
     ![
@@ -392,26 +388,56 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
   );
 }
 
+type Compared = Map<string, Array<[on: SideResult, off: SideResult]>>;
+
 /**
- * Tracing's cost as each traced load's throughput over the same load's untraced, round by round (the two ran next to
- * each other, so a machine's drift hits both): the median of the rounds, and each.
+ * Each traced server and the untraced one loaded at once, half the connections each, READ_ROUNDS times (after a
+ * warm-up of both): loads run one after the other on this machine differ by more than tracing costs.
  */
-function printTracingRatios(runs: ReadonlyMap<string, readonly LoadResult[]>): void {
-  const paired = (route: string, variant: string) => {
-    const on = runs.get(`${route}, ${variant}`);
-    const off = runs.get(route);
-    if (!on || !off) return 'not run';
-    const each = on.map((x, i) => x.rps / off[i]!.rps);
-    return `${median(each).toFixed(3)} (rounds: ${each.map((r) => r.toFixed(2)).join(', ')})`;
-  };
-  const single = 'GET /v1/labels/{id}';
-  const page = 'GET /v1/labels?limit=50';
-  if (!runs.has(`${single}, tracing on`) && !runs.has(`${page}, tracing on`)) return;
+async function tracingBeside(
+  comparisons: ReadonlyArray<{ name: string; route: string; server: { port: number; pid: number } }>,
+  untraced: { port: number; pid: number },
+  { labelId, auth }: { labelId: string; auth: Record<string, string> },
+): Promise<Compared> {
+  const compared: Compared = new Map();
+  const path = (route: string) => route.replace('{id}', labelId);
+  const sides = (route: string, server: { port: number; pid: number }) =>
+    [server, untraced].map(({ port, pid }) => ({
+      url: `http://127.0.0.1:${port}${path(route)}`,
+      pid,
+      headers: auth,
+    })) as [Side, Side];
+  const half = READ_CONNECTIONS / 2;
+  for (const { route, server } of comparisons) await sideBySide(sides(route, server), half, READ_WARM_SECONDS);
+  for (let round = 0; round < READ_ROUNDS; round += 1) {
+    for (const { name, route, server } of comparisons) {
+      await sideBySide(sides(route, server), half, 2);
+      const pair = await sideBySide(sides(route, server), half, READ_SECONDS);
+      compared.set(name, [...(compared.get(name) ?? []), pair]);
+    }
+  }
+  return compared;
+}
+
+/** Tracing's cost: each traced server's throughput over the untraced one's beside it, and their CPU per request. */
+function printTracing(compared: Compared): void {
+  if (compared.size === 0) return;
   console.log(
-    `  ratio tracing on / off: GET /labels/{id} ${paired(single, 'tracing on')}, GET /labels?limit=50 ${paired(page, 'tracing on')} (target at least 0.90; by default one read in ten is kept, at most 10 a second)`,
+    `  Tracing on beside tracing off (both servers loaded at once, ${READ_CONNECTIONS / 2} connections each; medians of ${READ_ROUNDS} rounds):`,
   );
+  const ratios = new Map<string, number>();
+  for (const [name, pairs] of compared) {
+    const each = pairs.map(([on, off]) => on.rps / off.rps);
+    const cpu = pairs.map(([on, off]) => off.cpuUs / on.cpuUs);
+    ratios.set(name, median(each));
+    const failed = pairs.reduce((n, [on, off]) => n + on.non2xx + off.non2xx, 0);
+    console.log(
+      `  ${name.padEnd(48)} ${median(pairs.map(([on]) => on.rps)).toFixed(0)} req/s beside ${median(pairs.map(([, off]) => off.rps)).toFixed(0)}: ${median(each).toFixed(3)} (rounds: ${each.map((r) => r.toFixed(2)).join(', ')}); API CPU per request ${median(pairs.map(([on]) => on.cpuUs)).toFixed(0)} µs beside ${median(pairs.map(([, off]) => off.cpuUs)).toFixed(0)}: ${median(cpu).toFixed(3)}${failed ? `  (${failed} non-2xx!)` : ''}`,
+    );
+  }
+  const ratio = (name: string) => ratios.get(name)?.toFixed(3) ?? 'not run';
   console.log(
-    `  ratio tracing on, every read kept / off: GET /labels/{id} ${paired(single, 'tracing on, every read kept')}, GET /labels?limit=50 ${paired(page, 'tracing on, every read kept')}; one in ten without the cap: GET /labels/{id} ${paired(single, 'tracing on, one in ten, no cap')}; none kept: GET /labels/{id} ${paired(single, 'tracing on, none kept')} (no target: for the record)`,
+    `  ratio tracing on / off: GET /labels/{id} ${ratio('GET /v1/labels/{id}, tracing on')}, GET /labels?limit=50 ${ratio('GET /v1/labels?limit=50, tracing on')} (target at least 0.90; by default one read in ten is kept, at most 10 a second)`,
   );
 }
 
@@ -464,7 +490,6 @@ async function limiterCost(secrets: readonly string[]): Promise<void> {
   }
   for (const server of Object.values(servers)) server.stop();
   if (cpu) printCpu(cpu);
-  printTracingRatios(runs);
   const summary = (key: string) => medianLoad(runs.get(key)!);
   const change = (a: number, b: number) => `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)} %`;
   for (const profile of LIMITER_PROFILES) {

@@ -1,4 +1,12 @@
-import { context, propagation, SpanKind, trace as otelTrace } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanKind,
+  trace as otelTrace,
+  type Attributes,
+  type Context,
+  type Link,
+} from '@opentelemetry/api';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -129,10 +137,16 @@ export class ReadsApartSampler implements Sampler {
     private readonly others: Sampler,
   ) {}
 
-  shouldSample(...args: Parameters<Sampler['shouldSample']>): SamplingResult {
-    const [, , , kind, attributes] = args;
+  shouldSample(
+    parent: Context,
+    traceId: string,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
     const read = kind === SpanKind.SERVER && READ_METHODS.has(attributes['http.request.method']);
-    return (read ? this.reads : this.others).shouldSample(...args);
+    return (read ? this.reads : this.others).shouldSample(parent, traceId, name, kind, attributes, links);
   }
 
   toString(): string {
@@ -160,8 +174,15 @@ export class RateLimitedSampler implements Sampler {
     this.filledAt = now();
   }
 
-  shouldSample(...args: Parameters<Sampler['shouldSample']>): SamplingResult {
-    const result = this.sampler.shouldSample(...args);
+  shouldSample(
+    parent: Context,
+    traceId: string,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
+    const result = this.sampler.shouldSample(parent, traceId, name, kind, attributes, links);
     if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED || this.take()) return result;
     return { decision: SamplingDecision.NOT_RECORD };
   }
