@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ import { measureLatency } from './latency';
 import { creationBench } from './creation';
 import { memoryBench } from './memory';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
-import { sideBySide, type Side, type SideResult } from './side-by-side';
+import { tracingCost } from './tracing-cost';
 import { aCreationRecord } from '../../test/helpers/creation';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
@@ -196,19 +196,6 @@ const READ_WARM_SECONDS = Number(process.env.BENCH_READ_WARM_SECONDS ?? 5);
 /** `BENCH_READ_TRACING=0` leaves out the app with tracing on (OTLP export of every request's span). */
 const READ_TRACING = process.env.BENCH_READ_TRACING !== '0';
 
-/** An OTLP/HTTP receiver that reads and drops what it gets: the traced app exports somewhere, as in production. */
-function startSpanSink(): Promise<{ url: string; stop: () => void }> {
-  const sink = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-  });
-  return new Promise((resolve) =>
-    sink.listen(0, '127.0.0.1', () =>
-      resolve({ url: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`, stop: () => sink.close() }),
-    ),
-  );
-}
-
 /**
  * Creations as a client polls them: `processing`, each on an order of its own, newest last (the list reads newest
  * first). The records only: nothing runs them.
@@ -247,25 +234,6 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
   const apiIdle = memoryOf(api.pid);
   // The same app keeping the JSON of one label only: every label of a page is read in full (decision 0020's misses).
   const uncached = await startReadServer('api', { ...env, LABEL_JSON_CACHE_ENTRIES: '1' });
-  // The same app with tracing on, as configured by default (one read in ten starts a kept trace, at most 10 a second), exporting over
-  // OTLP/HTTP to a receiver that drops what it gets.
-  const sink = READ_TRACING ? await startSpanSink() : null;
-  const tracedEnv = { ...env, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: sink?.url };
-  const traced = sink ? await startReadServer('api', tracedEnv) : null;
-  // And keeping every read's trace (TRACES_READ_SAMPLE_RATIO=1, no cap): for the record, no target.
-  const everyRead = sink
-    ? await startReadServer('api', {
-        ...tracedEnv,
-        TRACES_READ_SAMPLE_RATIO: '1',
-        TRACES_READ_SAMPLES_PER_SECOND: 'unlimited',
-      })
-    : null;
-  // And one read in ten without the default's cap (at this load some 200 a second, not 10): what the cap saves.
-  const uncapped = sink
-    ? await startReadServer('api', { ...tracedEnv, TRACES_READ_SAMPLES_PER_SECOND: 'unlimited' })
-    : null;
-  // And keeping none: what tracing costs before any span is recorded (the context manager, unsampled spans).
-  const unsampled = sink ? await startReadServer('api', { ...tracedEnv, OTEL_TRACES_SAMPLER_ARG: '0' }) : null;
   const firstPage = await fetch(`http://127.0.0.1:${api.port}/v1/labels?limit=50`, { headers: auth });
   const { next_cursor: cursor } = (await firstPage.json()) as { next_cursor: string };
   const loads: Array<[string, string, Record<string, string>]> = [
@@ -302,36 +270,11 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
       if (cpu && before) addCpu(cpu, name, cpuSince(before), result.requests ?? 0);
     }
   }
-  // Tracing beside no tracing: each traced server loaded at once with an untraced one that serves the same loads and
-  // no other (a server that has served many routes runs slower code: the API above is 3 % slower than a new one). First
-  // a second untraced server beside it: what the method reads where there is no difference (its own error).
-  const baseline = sink ? await startReadServer('api', env) : null;
-  const control = sink ? await startReadServer('api', env) : null;
-  const tracedServers: Array<[string, { port: number; pid: number } | null, readonly string[]]> = [
-    ['tracing off, a second server', control, ['/v1/labels/{id}', '/v1/labels?limit=50']],
-    ['tracing on', traced, ['/v1/labels/{id}', '/v1/labels?limit=50']],
-    ['tracing on, every read kept', everyRead, ['/v1/labels/{id}', '/v1/labels?limit=50']],
-    ['tracing on, one in ten, no cap', uncapped, ['/v1/labels/{id}']],
-    ['tracing on, none kept', unsampled, ['/v1/labels/{id}']],
-  ];
-  const comparisons = tracedServers
-    .flatMap(([variant, server, routes]) =>
-      server ? routes.map((route) => ({ name: `GET ${route}, ${variant}`, route, server })) : [],
-    )
-    .filter(({ name }) => !only || only.test(name));
-  const tracing = baseline ? await tracingBeside(comparisons, baseline, { labelId, auth }) : (new Map() as Compared);
-  baseline?.stop();
-  control?.stop();
   const apiLoaded = memoryOf(api.pid);
   bare.stop();
   floor.stop();
   api.stop();
   uncached.stop();
-  traced?.stop();
-  everyRead?.stop();
-  uncapped?.stop();
-  unsampled?.stop();
-  sink?.stop();
   const result = (name: string) => medianLoad(runs.get(name)!);
   for (const [name] of loads) {
     const r = result(name);
@@ -344,7 +287,19 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
     );
   }
   if (cpu) printCpu(cpu);
-  printTracing(tracing);
+  if (READ_TRACING) {
+    await tracingCost({
+      start: (serverEnv) => startReadServer('api', serverEnv),
+      env,
+      paths: { '/v1/labels/{id}': `/v1/labels/${labelId}`, '/v1/labels?limit=50': '/v1/labels?limit=50' },
+      headers: auth,
+      connections: READ_CONNECTIONS,
+      seconds: READ_SECONDS,
+      warmSeconds: READ_WARM_SECONDS,
+      rounds: READ_ROUNDS,
+      only,
+    });
+  }
   const has = (name: string) => runs.has(name);
   if (
     ![
@@ -385,59 +340,6 @@ async function readPath(orm: Orm, storeId: string, secret: string, writeSecret: 
   );
   console.log(
     `  API process memory: idle RSS ${apiIdle.rssMiB} MiB; after every read load RSS ${apiLoaded.rssMiB} MiB, peak ${apiLoaded.peakMiB} MiB`,
-  );
-}
-
-type Compared = Map<string, Array<[on: SideResult, off: SideResult]>>;
-
-/**
- * Each traced server and the untraced one loaded at once, half the connections each, READ_ROUNDS times (after a
- * warm-up of both): loads run one after the other on this machine differ by more than tracing costs.
- */
-async function tracingBeside(
-  comparisons: ReadonlyArray<{ name: string; route: string; server: { port: number; pid: number } }>,
-  untraced: { port: number; pid: number },
-  { labelId, auth }: { labelId: string; auth: Record<string, string> },
-): Promise<Compared> {
-  const compared: Compared = new Map();
-  const path = (route: string) => route.replace('{id}', labelId);
-  const sides = (route: string, server: { port: number; pid: number }) =>
-    [server, untraced].map(({ port, pid }) => ({
-      url: `http://127.0.0.1:${port}${path(route)}`,
-      pid,
-      headers: auth,
-    })) as [Side, Side];
-  const half = READ_CONNECTIONS / 2;
-  for (const { route, server } of comparisons) await sideBySide(sides(route, server), half, READ_WARM_SECONDS);
-  for (let round = 0; round < READ_ROUNDS; round += 1) {
-    for (const { name, route, server } of comparisons) {
-      await sideBySide(sides(route, server), half, 2);
-      const pair = await sideBySide(sides(route, server), half, READ_SECONDS);
-      compared.set(name, [...(compared.get(name) ?? []), pair]);
-    }
-  }
-  return compared;
-}
-
-/** Tracing's cost: each traced server's throughput over the untraced one's beside it, and their CPU per request. */
-function printTracing(compared: Compared): void {
-  if (compared.size === 0) return;
-  console.log(
-    `  Tracing on beside tracing off (both servers loaded at once, ${READ_CONNECTIONS / 2} connections each; medians of ${READ_ROUNDS} rounds):`,
-  );
-  const ratios = new Map<string, number>();
-  for (const [name, pairs] of compared) {
-    const each = pairs.map(([on, off]) => on.rps / off.rps);
-    const cpu = pairs.map(([on, off]) => off.cpuUs / on.cpuUs);
-    ratios.set(name, median(each));
-    const failed = pairs.reduce((n, [on, off]) => n + on.non2xx + off.non2xx, 0);
-    console.log(
-      `  ${name.padEnd(48)} ${median(pairs.map(([on]) => on.rps)).toFixed(0)} req/s beside ${median(pairs.map(([, off]) => off.rps)).toFixed(0)}: ${median(each).toFixed(3)} (rounds: ${each.map((r) => r.toFixed(2)).join(', ')}); API CPU per request ${median(pairs.map(([on]) => on.cpuUs)).toFixed(0)} µs beside ${median(pairs.map(([, off]) => off.cpuUs)).toFixed(0)}: ${median(cpu).toFixed(3)}${failed ? `  (${failed} non-2xx!)` : ''}`,
-    );
-  }
-  const ratio = (name: string) => ratios.get(name)?.toFixed(3) ?? 'not run';
-  console.log(
-    `  ratio tracing on / off: GET /labels/{id} ${ratio('GET /v1/labels/{id}, tracing on')}, GET /labels?limit=50 ${ratio('GET /v1/labels?limit=50, tracing on')} (target at least 0.90; by default one read in ten is kept, at most 10 a second)`,
   );
 }
 
