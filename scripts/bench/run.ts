@@ -23,6 +23,7 @@ import { measureLatency } from './latency';
 import { creationBench } from './creation';
 import { memoryBench } from './memory';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
+import { median } from './median';
 import { tracingCost } from './tracing-cost';
 import { aCreationRecord } from '../../test/helpers/creation';
 
@@ -36,10 +37,6 @@ const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 10);
 /** Alternating runs with and without the rate limiter, so machine noise hits both alike. */
 const LIMITER_ROUNDS = Number(process.env.BENCH_LIMITER_ROUNDS ?? 3);
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -193,7 +190,7 @@ async function seedReadLabels(orm: Orm, storeId: string): Promise<string> {
 const READ_ROUNDS = Number(process.env.BENCH_READ_ROUNDS ?? 3);
 /** Seconds of load each read server gets under each of its loads before the first round, not measured. */
 const READ_WARM_SECONDS = Number(process.env.BENCH_READ_WARM_SECONDS ?? 5);
-/** `BENCH_READ_TRACING=0` leaves out the app with tracing on (OTLP export of every request's span). */
+/** `BENCH_READ_TRACING=0` leaves out tracing's cost (the traced servers beside untraced ones, scripts/bench/tracing-cost.ts). */
 const READ_TRACING = process.env.BENCH_READ_TRACING !== '0';
 
 /**

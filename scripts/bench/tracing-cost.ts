@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { median } from './median';
 import { sideBySide, type Side, type SideResult } from './side-by-side';
 
 interface Server {
@@ -22,8 +23,6 @@ export interface TracingCostOptions {
   /** Only the comparisons whose names match (BENCH_READ_ONLY). */
   only: RegExp | null;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * What tracing costs the read path: each traced configuration and an untraced server, started together and loaded at
