@@ -1,5 +1,5 @@
-import { failUnstartedCreations } from '../src/creation/transitions';
 import type { ActivityDeps } from './deps';
+import { sweepUnstartedCreations } from './unstarted-creations';
 
 /**
  * Deletes webhook events created before `createdBefore`, their deliveries and attempts going with them (foreign keys
@@ -23,7 +23,8 @@ export interface PurgeRequestLogInput {
   retentionMs: number;
   /**
    * A creation still `processing` this long after it was created that never reached the carrier has no workflow
-   * carrying it any more (never started, or terminated by hand): it fails `not_started` and releases its key and locks.
+   * carrying it any more (never started, or terminated by hand): it fails `not_started` like any failure before the
+   * carrier (`./unstarted-creations.ts`).
    */
   staleCreationAfterMs?: number;
   /** Webhook events older than this go, with their deliveries and attempts (none while a delivery is pending). */
@@ -59,9 +60,8 @@ export function createRequestLogActivities(deps: ActivityDeps) {
       const abandonedClaims =
         input.staleCreationAfterMs === undefined
           ? 0
-          : await failUnstartedCreations(deps.orm, {
+          : await sweepUnstartedCreations(deps, {
               createdBefore: new Date(deps.now().getTime() - input.staleCreationAfterMs),
-              now: deps.now(),
             });
       const webhookEvents =
         input.webhookRetentionMs === undefined

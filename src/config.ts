@@ -180,6 +180,11 @@ const envSchema = z.object({
   // Label creation (spec "Label creation `status`" and "Limits"); tests shorten them.
   CREATION_NOT_STARTED_AFTER: duration('5m'),
   CREATION_KEY_TTL: duration('30d'),
+  /**
+   * Creations in flight (accepted, not yet out of `processing`) across every store, counted exactly in PostgreSQL;
+   * beyond it `POST /labels` answers 503 `temporarily_unavailable` with `Retry-After: 30` (decision 0407).
+   */
+  CREATION_QUEUE_PLATFORM_MAX: z.coerce.number().int().positive().default(1000),
   CREATION_LOCK_RETRY: duration('3s'),
   CREATION_LOCK_STALE_AFTER: duration('15m'),
   CREATION_ADOPTION_POLL: duration('2s'),
@@ -350,6 +355,8 @@ export type Config = Readonly<{
   creation: Readonly<{
     notStartedMs: number;
     keyTtlMs: number;
+    /** CREATION_QUEUE_PLATFORM_MAX: the platform-wide creation queue's cap. */
+    platformQueueMax: number;
     lockRetryMs: number;
     lockStaleMs: number;
     adoptionPollMs: number;
@@ -479,6 +486,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     creation: Object.freeze({
       notStartedMs: e.CREATION_NOT_STARTED_AFTER,
       keyTtlMs: e.CREATION_KEY_TTL,
+      platformQueueMax: e.CREATION_QUEUE_PLATFORM_MAX,
       lockRetryMs: e.CREATION_LOCK_RETRY,
       lockStaleMs: e.CREATION_LOCK_STALE_AFTER,
       adoptionPollMs: e.CREATION_ADOPTION_POLL,

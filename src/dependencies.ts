@@ -58,7 +58,14 @@ export async function openAppDeps(
     max: config.hotPoolSize,
   });
   registerPoolMetrics(metrics.registry, [ormPoolReader(orm), pgPoolReader('hot', hotPool)]);
-  registerStateMetrics(metrics.registry, () => readOperationalState({ orm, now, settings: config.carrierProtection }));
+  registerStateMetrics(metrics.registry, () =>
+    readOperationalState({
+      orm,
+      now,
+      settings: config.carrierProtection,
+      platformQueueMax: config.creation.platformQueueMax,
+    }),
+  );
   const keys = keyStatements(hotPool);
   const limiter =
     options.overrides?.limiter ?? createRequestLimiter({ take: postgresCounterStore(hotPool).take, now, logger });
@@ -69,7 +76,15 @@ export async function openAppDeps(
     temporal,
     logger,
     requestLog,
-    liveCreation: temporalLiveCreation({ orm, logger, temporal, config, now, limits: createWriteLimits({ orm, now }) }),
+    liveCreation: temporalLiveCreation({
+      orm,
+      logger,
+      temporal,
+      config,
+      now,
+      platform: options.overrides?.platform ?? adapters.platform,
+      limits: createWriteLimits({ orm, now, platformQueueMax: config.creation.platformQueueMax }),
+    }),
     now,
     authorize: createAuthorizer({ keys, now, supportEmail: config.supportEmail }),
     limiter,

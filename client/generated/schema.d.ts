@@ -1794,7 +1794,7 @@ export interface operations {
               label_id: string | null;
               fulfillment_order_ids: string[];
             } | null;
-            /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+            /** @description `{id, legacy_id, name}` (order GID, numeric ID, order name). An order named by `order_id` has its `name` in every answer, an early 202 included; `name` is null only when the store platform could not be read in time or has no such order. An order named by `order_name` has the name as the request gave it until the creation has found the order, and `id` and `legacy_id` null until then. */
             order: {
               id: string | null;
               legacy_id: string | null;
@@ -2273,7 +2273,7 @@ export interface operations {
               label_id: string | null;
               fulfillment_order_ids: string[];
             } | null;
-            /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+            /** @description `{id, legacy_id, name}` (order GID, numeric ID, order name). An order named by `order_id` has its `name` in every answer, an early 202 included; `name` is null only when the store platform could not be read in time or has no such order. An order named by `order_name` has the name as the request gave it until the creation has found the order, and `id` and `legacy_id` null until then. */
             order: {
               id: string | null;
               legacy_id: string | null;
@@ -2750,7 +2750,7 @@ export interface operations {
               label_id: string | null;
               fulfillment_order_ids: string[];
             } | null;
-            /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+            /** @description `{id, legacy_id, name}` (order GID, numeric ID, order name). An order named by `order_id` has its `name` in every answer, an early 202 included; `name` is null only when the store platform could not be read in time or has no such order. An order named by `order_name` has the name as the request gave it until the creation has found the order, and `id` and `legacy_id` null until then. */
             order: {
               id: string | null;
               legacy_id: string | null;
@@ -5845,7 +5845,7 @@ export interface operations {
                 label_id: string | null;
                 fulfillment_order_ids: string[];
               } | null;
-              /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+              /** @description `{id, legacy_id, name}` (order GID, numeric ID, order name). An order named by `order_id` has its `name` in every answer, an early 202 included; `name` is null only when the store platform could not be read in time or has no such order. An order named by `order_name` has the name as the request gave it until the creation has found the order, and `id` and `legacy_id` null until then. */
               order: {
                 id: string | null;
                 legacy_id: string | null;
@@ -6632,7 +6632,7 @@ export interface operations {
               label_id: string | null;
               fulfillment_order_ids: string[];
             } | null;
-            /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+            /** @description `{id, legacy_id, name}` (order GID, numeric ID, order name). An order named by `order_id` has its `name` in every answer, an early 202 included; `name` is null only when the store platform could not be read in time or has no such order. An order named by `order_name` has the name as the request gave it until the creation has found the order, and `id` and `legacy_id` null until then. */
             order: {
               id: string | null;
               legacy_id: string | null;
@@ -7437,7 +7437,7 @@ export interface operations {
               label_id: string | null;
               fulfillment_order_ids: string[];
             } | null;
-            /** @description `{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202) */
+            /** @description `{id, legacy_id, name}` (order GID, numeric ID, order name). An order named by `order_id` has its `name` in every answer, an early 202 included; `name` is null only when the store platform could not be read in time or has no such order. An order named by `order_name` has the name as the request gave it until the creation has found the order, and `id` and `legacy_id` null until then. */
             order: {
               id: string | null;
               legacy_id: string | null;

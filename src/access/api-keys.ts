@@ -56,7 +56,7 @@ function insertKey(tx: EntityManager, input: NewKey): { key: ApiKey; secret: str
     name: input.name,
     secretHash: hashSecret(secret),
     secretLast4: secret.slice(-4),
-    scopes: scopesForNewKey(input.scopes),
+    scopes: scopesForNewKey(input.scopes, input.now),
     pinnedVersion: input.pinnedVersion ?? CURRENT_VERSION,
     createdAt: input.now,
     expiresAt: null,
@@ -72,7 +72,7 @@ export async function createApiKey(
   em: EntityManager,
   input: Omit<NewKey, 'rotatedFromId'>,
 ): Promise<{ key: ApiKey; secret: string }> {
-  scopesForNewKey(input.scopes);
+  scopesForNewKey(input.scopes, input.now);
   return em.transactional(async (tx) => {
     await lockStoreKeys(tx, input.storeId);
     await refuseOverLimit(tx, input.storeId, input.now, 'revoke one first');

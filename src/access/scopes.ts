@@ -9,6 +9,13 @@ export const GRANTABLE_SCOPES = [
 export const ALL_SCOPES = [...READ_SCOPES, ...GRANTABLE_SCOPES] as const;
 /** Retired on 2026-10-20; keys created with it hold `labels:print`. */
 export const RETIRED_SCOPE_REPLACEMENTS: Readonly<Record<string, string>> = { 'label_documents:read': 'labels:print' };
+/**
+ * Spec "Authentication": on 20 October 2026 `labels:print` replaced `label_documents:read` and took over marking
+ * printed from `labels:write`; "earlier keys hold `labels:print`" (docs/decisions/0032-labels-print-for-earlier-keys.md).
+ */
+export const LABELS_PRINT_SINCE = new Date('2026-10-20T00:00:00Z');
+/** The scopes that gave part of what `labels:print` gives before it existed. */
+export const PRINTING_BEFORE_LABELS_PRINT = ['labels:write', 'label_documents:read'] as const;
 
 export type Scope = (typeof ALL_SCOPES)[number];
 
@@ -24,8 +31,11 @@ export function effectiveScopes(granted: readonly string[]): Scope[] {
   return ALL_SCOPES.filter((s) => scopes.has(s));
 }
 
-/** Validates the scopes asked for at key creation; returns what is stored (retired names mapped). */
-export function scopesForNewKey(requested: readonly string[]): Scope[] {
+/**
+ * Validates the scopes asked for at key creation; returns what is stored (retired names mapped). A key created before
+ * `LABELS_PRINT_SINCE` with a scope that printed then holds `labels:print`; a key created since holds what it was given.
+ */
+export function scopesForNewKey(requested: readonly string[], createdAt: Date): Scope[] {
   const mapped = requested.map((s) => RETIRED_SCOPE_REPLACEMENTS[s] ?? s);
   for (const scope of mapped) {
     if (!(ALL_SCOPES as readonly string[]).includes(scope)) throw new ScopeError(`unknown scope "${scope}"`);
@@ -33,7 +43,10 @@ export function scopesForNewKey(requested: readonly string[]): Scope[] {
   if (mapped.includes('label_creations:resolve') && !mapped.includes('labels:write')) {
     throw new ScopeError('label_creations:resolve is only granted together with labels:write');
   }
-  return effectiveScopes(mapped);
+  const printedThen =
+    createdAt.getTime() < LABELS_PRINT_SINCE.getTime() &&
+    requested.some((s) => (PRINTING_BEFORE_LABELS_PRINT as readonly string[]).includes(s));
+  return effectiveScopes(printedThen ? [...mapped, 'labels:print'] : mapped);
 }
 
 /** `effectiveScopes(granted).includes(required)` without building the set: every request of a key asks it. */

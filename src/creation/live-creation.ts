@@ -5,6 +5,7 @@ import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
 import type { WriteLimits } from '../limits/write-limits';
 import type { WriteQueueTicket } from '../limits/write-queue';
+import type { StorePlatformPort } from '../platform/port';
 import { idempotencyFingerprint, requestedWire } from '../domain/creation-request';
 import { parseOrderId } from '../domain/platform-ids';
 import { DomainError } from '../domain/errors';
@@ -22,6 +23,7 @@ import {
 import { REQUEST_ID_MEMO } from '../../workflows/request-id-contract';
 import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
 import { requestedOrder, startMetadata } from '../../workflows/label-creation/details';
+import { readOrderName, withOrderName } from './order-name';
 import { takeWaitHold } from './prefer-wait';
 import { claimCreation, dropClaim, isKeyBound, readCreation, readCreationById, type CreationRow } from './records';
 
@@ -35,6 +37,8 @@ export interface LiveCreationInput {
   waitSeconds: number;
   /** The normalized request: what idempotency compares and the decisions read. */
   request: CreationRequest;
+  /** `order_name` as the request gave it: the creation's order name until the creation has found the order. */
+  orderName?: string | null | undefined;
   /** Whether the key was bound when the request's limit class was decided (`isBound`); looked up when absent. */
   keyBound?: boolean | undefined;
   /** The request's `X-Request-Id`: the workflow's start memo, which its log lines and spans name. */
@@ -71,6 +75,8 @@ export interface LiveCreationDeps {
   temporal: Client;
   config: Pick<Config, 'temporal' | 'creation' | 'carrierTimeoutMs'>;
   now: () => Date;
+  /** The order's name for an answer given before the creation read the order (`./order-name.ts`). */
+  platform: Pick<StorePlatformPort, 'getOrder'>;
 }
 
 export function creationDurations(config: LiveCreationDeps['config']): CreationDurations {
@@ -230,6 +236,12 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
         input.apiKeyId,
         input.waitSeconds,
       );
+      // An answer due at once (`wait=0`) for a new creation of an order known by ID comes before the creation has read
+      // the order: its name is read beside the claim, so the answer has it without waiting longer.
+      const early =
+        order && !repeat && input.waitSeconds === 0
+          ? readOrderName(deps, { storeId: input.storeId, orderGid: order.gid })
+          : null;
       try {
         let ticket = repeat ? null : await takeWriteLimits(input, creationId);
         const claim = await claimCreation(em, {
@@ -242,6 +254,8 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
           clientReference: input.request.clientReference,
           workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
           order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
+          orderName: input.request.order.by === 'name' ? (input.orderName ?? input.request.order.name) : null,
+          queueTicketId: ticket?.id ?? null,
           now,
           keyTtlMs: deps.config.creation.keyTtlMs,
         });
@@ -284,7 +298,7 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
         void hold.release();
         // The record with its labels in one statement: the answer renders both.
         const moved = await readCreation(deps.orm.em.fork(), input.storeId, row.id);
-        return { row: moved ?? row, waitSeconds, replayed: false };
+        return { row: await withOrderName(deps, moved ?? row, early), waitSeconds, replayed: false };
       } finally {
         await hold.release();
       }

@@ -67,6 +67,10 @@ export interface NewClaim {
   workflowId: string;
   /** The order when the request named it by ID (known before the workflow looks it up). */
   order: { gid: string; legacyId: string } | null;
+  /** The order's name when the request named it by name, as given (the creation records the order's own once found). */
+  orderName: string | null;
+  /** The creation's place in its store's write queue (none for a creation that took none). */
+  queueTicketId: string | null;
   now: Date;
   /** Spec "Limits": the key binds the creation for 30 days. */
   keyTtlMs: number;
@@ -103,8 +107,9 @@ export async function claimCreation(em: EntityManager, claim: NewClaim): Promise
 function insertClaim(em: EntityManager, claim: NewClaim): Promise<CreationRow[]> {
   return em.execute<CreationRow[]>(
     `insert into label_creations (id, store_id, status, phase, idempotency_key, request_hash, key_bound, api_key_id,
-       order_gid, order_legacy_id, requested, client_reference, workflow_id, created_at, updated_at)
-     values (?, ?, 'processing', 'queued', ?, ?, true, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+       order_gid, order_legacy_id, order_name, queue_ticket_id, requested, client_reference, workflow_id, created_at,
+       updated_at)
+     values (?, ?, 'processing', 'queued', ?, ?, true, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
      on conflict (store_id, idempotency_key) where key_bound do nothing
      returning ${COLUMNS}`,
     [
@@ -115,6 +120,8 @@ function insertClaim(em: EntityManager, claim: NewClaim): Promise<CreationRow[]>
       claim.apiKeyId,
       claim.order?.gid ?? null,
       claim.order?.legacyId ?? null,
+      claim.orderName,
+      claim.queueTicketId,
       JSON.stringify(claim.requested),
       claim.clientReference,
       claim.workflowId,

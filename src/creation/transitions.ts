@@ -20,6 +20,7 @@ import {
 } from '../locks/fulfillment-order-locks';
 import type { CreationError } from '../domain/refusal';
 import type { SideEffects, StoredAttention } from '../domain/creation-record';
+import { readCreationById, type CreationRow } from './records';
 
 /**
  * The state changes of a creation record, as its workflow's activities make them (spec "Label creation `status`").
@@ -432,29 +433,45 @@ export async function finishFailed(orm: Orm, input: { id: string; error: Creatio
 }
 
 /**
- * Housekeeping: fails `not_started` the creations nothing carries on any more (still `processing`, never sent, created
- * before `createdBefore`), at most 500 a run. Returns how many.
+ * Housekeeping: the creations nothing carries on any more (still `processing`, never sent, created before
+ * `createdBefore`: never started, or their workflow terminated by hand), at most `limit`, oldest first.
  */
-export async function failUnstartedCreations(orm: Orm, input: { createdBefore: Date; now: Date }): Promise<number> {
-  const stale = await orm.em
-    .fork()
-    .execute<Array<{ id: string }>>(
-      `select id from label_creations where status = 'processing' and sent_at is null and created_at < ? limit 500`,
-      [input.createdBefore],
-    );
-  for (const { id } of stale) {
-    await finishFailed(orm, {
-      id,
-      now: input.now,
-      error: {
-        code: 'not_started',
-        message:
-          'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
-        details: { label_creation_id: id },
-      },
-    });
-  }
-  return stale.length;
+export async function unstartedCreations(
+  em: EntityManager,
+  input: { createdBefore: Date; limit: number },
+): Promise<string[]> {
+  const rows = await em.execute<Array<{ id: string }>>(
+    `select id from label_creations where status = 'processing' and sent_at is null and created_at < ?
+      order by created_at limit ?`,
+    [input.createdBefore, input.limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Fails one of `unstartedCreations` `not_started` inside the caller's transaction, fenced as the list was chosen (a
+ * creation that moved meanwhile is left alone), releasing its key and locks. Returns the failed record and its
+ * write-queue place, or null when it had moved: one sweep of two ever fails it.
+ */
+export async function failUnstarted(
+  tx: EntityManager,
+  input: { id: string; now: Date },
+): Promise<{ row: CreationRow; queueTicketId: string | null } | null> {
+  const error: CreationError = {
+    code: 'not_started',
+    message: 'The creation did not reach the carrier within 5 minutes; nothing was created. Send the request again.',
+    details: { label_creation_id: input.id },
+  };
+  const [failed] = await tx.execute<Array<{ queue_ticket_id: string | null }>>(
+    `update label_creations set status = 'failed', phase = null, waiting_for = null, created = false, error = ?::jsonb,
+            key_bound = false, updated_at = ?
+      where id = ? and status = 'processing' and sent_at is null
+      returning queue_ticket_id`,
+    [JSON.stringify(error), input.now, input.id],
+  );
+  if (!failed) return null;
+  await releaseLocks(tx, input.id);
+  return { row: (await readCreationById(tx, input.id))!, queueTicketId: failed.queue_ticket_id };
 }
 
 /** `needs_attention`: the outcome is unclear; the fulfillment orders stay locked. */

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm';
 import {
   WINDOW_BUCKETS,
@@ -33,6 +34,15 @@ export interface CreationUnits {
  */
 export const confirmUnitsSql = (idsSql: string) =>
   `update creation_units set state = 'confirmed' where unit_id in (${idsSql})`;
+
+/** Gives back a reserved unit through `em` (inside a caller's transaction where it has one); false when none was. */
+export async function returnUnitWith(em: EntityManager, unitId: string): Promise<boolean> {
+  const rows = await em.execute<Array<{ unit_id: string }>>(
+    `update creation_units set state = 'returned' where unit_id = ? and state = 'reserved' returning unit_id`,
+    [unitId],
+  );
+  return rows.length > 0;
+}
 
 /**
  * A ledger row per unit (`creation_units`), durable and exact across processes: reservations are admitted by
@@ -74,15 +84,7 @@ export function createCreationUnits(deps: { orm: Orm; now: () => Date; leaseMs: 
       await deps.orm.em.fork().execute(confirmUnitsSql('?'), [unitId]);
     },
 
-    async returnUnit(unitId) {
-      const rows = await deps.orm.em
-        .fork()
-        .execute<Array<{ unit_id: string }>>(
-          `update creation_units set state = 'returned' where unit_id = ? and state = 'reserved' returning unit_id`,
-          [unitId],
-        );
-      return rows.length > 0;
-    },
+    returnUnit: (unitId) => returnUnitWith(deps.orm.em.fork(), unitId),
   };
 }
 

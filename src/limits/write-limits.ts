@@ -19,10 +19,15 @@ const WRITE_QUEUE_LEASE_MS = 15 * 60_000;
 /** A reservation neither confirmed nor returned stops counting after this long. */
 const CREATION_UNIT_LEASE_MS = 15 * 60_000;
 
-export function createWriteLimits(deps: { orm: Orm; now: () => Date }): WriteLimits {
+/**
+ * `platformQueueMax`: the platform-wide creation queue's cap (CREATION_QUEUE_PLATFORM_MAX) for the API, which admits
+ * creations; a worker only releases places and passes none.
+ */
+export function createWriteLimits(deps: { orm: Orm; now: () => Date; platformQueueMax?: number }): WriteLimits {
+  const { platformQueueMax, ...shared } = deps;
   return {
-    writeQueue: createWriteQueue({ ...deps, leaseMs: WRITE_QUEUE_LEASE_MS }),
-    waitHolds: createWaitHolds(deps),
-    creationUnits: createCreationUnits({ ...deps, leaseMs: CREATION_UNIT_LEASE_MS }),
+    writeQueue: createWriteQueue({ ...shared, leaseMs: WRITE_QUEUE_LEASE_MS, platformCap: platformQueueMax ?? null }),
+    waitHolds: createWaitHolds(shared),
+    creationUnits: createCreationUnits({ ...shared, leaseMs: CREATION_UNIT_LEASE_MS }),
   };
 }

@@ -1,5 +1,6 @@
 import { DomainError } from '../domain/errors';
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm';
 import {
   WRITE_QUEUE_DEPTH,
@@ -21,10 +22,32 @@ export interface WriteQueueTicket {
 }
 
 export interface WriteQueue {
-  /** Joins the store's queue, or throws 429 `rate_limited` (bucket `write_queue_depth`, `Retry-After` 5 to 120 s). */
+  /**
+   * Joins the store's queue, or throws 429 `rate_limited` (bucket `write_queue_depth`, `Retry-After` 5 to 120 s), or
+   * 503 `temporarily_unavailable` (`Retry-After: 30`) when the platform-wide creation queue is full.
+   */
   enter(storeId: string): Promise<WriteQueueTicket>;
   /** Frees the place (idempotent); the time held is what "recent creations were slow" measures. */
   release(ticketId: string): Promise<void>;
+}
+
+/** Spec "Errors": `temporarily_unavailable` when the platform-wide creation queue is full, `Retry-After: 30`. */
+export const PLATFORM_QUEUE_RETRY_AFTER_SECONDS = 30;
+
+export function platformQueueFull(): DomainError {
+  return new DomainError('temporarily_unavailable', {
+    message:
+      'The service is creating as many labels as it takes at once; nothing was created and no key was bound. Send the same request again after Retry-After.',
+    retryAfterSeconds: PLATFORM_QUEUE_RETRY_AFTER_SECONDS,
+  });
+}
+
+/**
+ * Hands back the place of a creation that never ran (the housekeeping sweep), inside the caller's transaction: the
+ * ticket is deleted, not released, so it is not counted as a slow creation of its store.
+ */
+export async function forgetTicket(em: EntityManager, ticketId: string): Promise<void> {
+  await em.execute(`delete from rate_limit_leases where id = ? and kind = 'write_queue'`, [ticketId]);
 }
 
 /** Released tickets this recent tell how slow the store's creations are; older rows are deleted. */
@@ -37,9 +60,16 @@ const RECENT_COUNT = 20;
  * tickets are rows of `rate_limit_leases`, admitted by `write_queue_enter` (one statement) under a per-store
  * transaction lock so the depth is exact. A ticket
  * never released (a crashed process) stops counting after `leaseMs`. Depth and `Retry-After` follow the formula of
- * docs/decisions/0404-write-queue.md (`writeQueueDepth`), with support's `write_queue_depth` override as the cap.
+ * docs/decisions/0404-write-queue.md (`writeQueueDepth`), with support's `write_queue_depth` override as the cap. The
+ * places in use across every store are the platform-wide creation queue, at most `platformCap` (decision 0407; null:
+ * no cap, for processes that only release places).
  */
-export function createWriteQueue(deps: { orm: Orm; now: () => Date; leaseMs: number }): WriteQueue {
+export function createWriteQueue(deps: {
+  orm: Orm;
+  now: () => Date;
+  leaseMs: number;
+  platformCap: number | null;
+}): WriteQueue {
   const release = async (ticketId: string) => {
     await deps.orm.em
       .fork()
@@ -55,20 +85,21 @@ export function createWriteQueue(deps: { orm: Orm; now: () => Date; leaseMs: num
     const { fastCreationSeconds, minDepth } = WRITE_QUEUE_FORMULA;
     const [queue] = await deps.orm.em
       .fork()
-      .execute<Array<{ waiting: number; mean_seconds: number | null; cap: number; entered: boolean }>>(
-        'select * from write_queue_enter(?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [
-          id,
-          storeId,
-          now,
-          new Date(now.getTime() - RECENT_MS),
-          RECENT_COUNT,
-          new Date(now.getTime() + deps.leaseMs),
-          WRITE_QUEUE_DEPTH.limit,
-          fastCreationSeconds,
-          minDepth,
-        ],
-      );
+      .execute<
+        Array<{ waiting: number; mean_seconds: number | null; cap: number; entered: boolean; platform_full: boolean }>
+      >('select * from write_queue_enter(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+        id,
+        storeId,
+        now,
+        new Date(now.getTime() - RECENT_MS),
+        RECENT_COUNT,
+        new Date(now.getTime() + deps.leaseMs),
+        WRITE_QUEUE_DEPTH.limit,
+        fastCreationSeconds,
+        minDepth,
+        deps.platformCap,
+      ]);
+    if (queue!.platform_full) throw platformQueueFull();
     const mean = queue!.mean_seconds;
     const joined = writeQueueState({
       depth: writeQueueDepth({ cap: queue!.cap, recentMeanSeconds: mean }),

@@ -4,7 +4,8 @@ import { circuitOpenUntil, type CarrierProtectionSettings } from '../domain/carr
 
 /**
  * Gauges of what waits in PostgreSQL, read when Prometheus scrapes the API (docs/decisions/0900-port-and-state-metrics.md):
- * creations in `needs_attention`, pending webhook deliveries, the e-mail outbox and each carrier account's circuit.
+ * creations in `needs_attention`, pending webhook deliveries, the e-mail outbox, each carrier account's circuit and
+ * the platform-wide creation queue.
  * Every API process reports the same values: aggregate with `max`, never `sum`.
  */
 export interface OperationalState {
@@ -12,6 +13,8 @@ export interface OperationalState {
   webhooksPending: { count: number; oldestSeconds: number };
   outbox: { count: number; oldestSeconds: number };
   circuits: Array<{ carrierAccountId: string; carrier: string; open: boolean; unclearInARow: number }>;
+  /** Creations in flight across every store (write-queue places in use) and the cap (decision 0407). */
+  creationQueue: { depth: number; limit: number };
 }
 
 interface Totals {
@@ -21,6 +24,7 @@ interface Totals {
   webhooks_oldest: Date | null;
   outbox_count: number;
   outbox_oldest: Date | null;
+  queue_depth: number;
 }
 
 // The age of a creation in `needs_attention` runs from the unclear carrier call (its attention's `sentAt`).
@@ -31,7 +35,9 @@ const TOTALS = `select
   (select count(*)::int from webhook_deliveries where status = 'pending') as webhooks_count,
   (select min(created_at) from webhook_deliveries where status = 'pending') as webhooks_oldest,
   (select count(*)::int from notifications where sent_at is null) as outbox_count,
-  (select min(created_at) from notifications where sent_at is null) as outbox_oldest`;
+  (select min(created_at) from notifications where sent_at is null) as outbox_oldest,
+  (select count(*)::int from rate_limit_leases
+    where kind = 'write_queue' and released_at is null and expires_at > now()) as queue_depth`;
 
 /** Each account with recent outcomes: its unclear results since its last clear one (as carrier protection counts). */
 const STREAKS = `select o.carrier_account_id as id, coalesce(a.carrier_code, 'unknown') as carrier,
@@ -50,6 +56,8 @@ export async function readOperationalState(deps: {
   orm: Orm;
   now: () => Date;
   settings: CarrierProtectionSettings;
+  /** CREATION_QUEUE_PLATFORM_MAX, reported beside the depth. */
+  platformQueueMax: number;
 }): Promise<OperationalState> {
   const em = deps.orm.em.fork();
   const [[totals], streaks] = await Promise.all([
@@ -62,6 +70,7 @@ export async function readOperationalState(deps: {
     needsAttention: { count: t.attention_count, oldestSeconds: ageSeconds(t.attention_oldest, now) },
     webhooksPending: { count: t.webhooks_count, oldestSeconds: ageSeconds(t.webhooks_oldest, now) },
     outbox: { count: t.outbox_count, oldestSeconds: ageSeconds(t.outbox_oldest, now) },
+    creationQueue: { depth: t.queue_depth, limit: deps.platformQueueMax },
     circuits: streaks.map((s) => ({
       carrierAccountId: s.id,
       carrier: s.carrier,
@@ -119,6 +128,16 @@ export function registerStateMetrics(registry: Registry, read: () => Promise<Ope
     'shipping_label_notification_outbox_oldest_seconds',
     'Age of the oldest unsent e-mail notification; 0 when none',
     (s) => s.outbox.oldestSeconds,
+  );
+  gauge(
+    'shipping_label_creation_queue',
+    'Creations in flight across every store (the platform-wide creation queue): accepted, not yet out of processing',
+    (s) => s.creationQueue.depth,
+  );
+  gauge(
+    'shipping_label_creation_queue_limit',
+    'The platform-wide creation queue cap (CREATION_QUEUE_PLATFORM_MAX); beyond it POST /labels answers 503',
+    (s) => s.creationQueue.limit,
   );
   const circuitLabels = ['carrier_account', 'carrier'] as const;
   new Gauge({

@@ -106,31 +106,33 @@ async function startDelivery(
   }
 }
 
+/** An event written, with the endpoints it goes to; `deliverEvent` starts its deliveries. */
+export interface RecordedEvent {
+  event: StoredEvent;
+  endpoints: ReadonlyArray<{ id: string }>;
+}
+
 /**
- * `label_creation.updated` for the creation as it is now (spec "Events"): the creation object exactly as
- * `GET /v1/label-creations/{id}` serializes it, and `errorCode`, the creation's `error.code` or null. Call it after the
- * transition committed, with a key naming the transition: `succeeded`, `failed`, `needs_attention`, `abandoned`, ...
+ * Writes `label_creation.updated` for the creation as it is now (spec "Events"), through `em`: inside the transaction
+ * of the change it reports, the event is written exactly when the change is (the outbox). The payload is the creation
+ * object exactly as `GET /v1/label-creations/{id}` serializes it, and `errorCode`, the creation's `error.code` or null.
+ * Null when the store has no endpoint for the topic (nothing would ever read the event).
  */
-export async function publishCreationUpdated(
-  deps: WebhookPublishDeps & { renderCreation: CreationRenderer },
-  creationId: string,
+export async function recordCreationUpdated(
+  em: EntityManager,
+  deps: { now: () => Date; renderCreation: CreationRenderer },
+  row: CreationRow,
   transitionKey: string,
-  /** The creation's store when the caller knows it: a store without endpoints then costs one read. */
-  knownStoreId?: string,
-): Promise<void> {
-  const em = deps.orm.em.fork();
-  const early = knownStoreId ? await subscribedEndpoints(em, knownStoreId, 'label_creation.updated') : null;
-  // A store without endpoints gets no events: nothing would ever read them.
-  if (early?.length === 0) return;
-  const row = await readCreationById(em, creationId);
-  if (!row) throw new Error(`label creation ${creationId} does not exist`);
+  /** The store's endpoints for the topic, when the caller has read them already. */
+  subscribed?: ReadonlyArray<{ id: string }>,
+): Promise<RecordedEvent | null> {
+  const endpoints = subscribed ?? (await subscribedEndpoints(em, row.store_id, 'label_creation.updated'));
+  if (endpoints.length === 0) return null;
   const now = deps.now();
-  const endpoints = early ?? (await subscribedEndpoints(em, row.store_id, 'label_creation.updated'));
-  if (endpoints.length === 0) return;
   const object = await deps.renderCreation(row, now);
   const event = await insertEvent(
     em,
-    { storeId: row.store_id, topic: 'label_creation.updated', resourceId: creationId, transitionKey, now },
+    { storeId: row.store_id, topic: 'label_creation.updated', resourceId: row.id, transitionKey, now },
     (id) =>
       JSON.stringify({
         id,
@@ -141,14 +143,59 @@ export async function publishCreationUpdated(
         data: { object },
       }),
   );
-  for (const endpoint of endpoints)
+  return { event, endpoints };
+}
+
+/** Starts the deliveries of a written event, one workflow per endpoint (a repeat starts none twice). */
+export async function deliverEvent(deps: WebhookPublishDeps, recorded: RecordedEvent): Promise<void> {
+  for (const endpoint of recorded.endpoints)
     await startDelivery(deps, {
-      storeId: event.storeId,
-      eventId: event.id,
+      storeId: recorded.event.storeId,
+      eventId: recorded.event.id,
       endpointId: endpoint.id,
-      workflowId: deliveryWorkflowId(event.id, endpoint.id),
+      workflowId: deliveryWorkflowId(recorded.event.id, endpoint.id),
       kind: 'automatic',
     });
+}
+
+/**
+ * `label_creation.updated` for the creation as it is now, after its transition committed, with a key naming the
+ * transition (`succeeded`, `failed`, `needs_attention`, `abandoned`, ...): written once per key, then delivered.
+ */
+export async function publishCreationUpdated(
+  deps: WebhookPublishDeps & { renderCreation: CreationRenderer },
+  creationId: string,
+  transitionKey: string,
+  /** The creation's store when the caller knows it: a store without endpoints then costs one read. */
+  knownStoreId?: string,
+): Promise<void> {
+  const em = deps.orm.em.fork();
+  const early = knownStoreId ? await subscribedEndpoints(em, knownStoreId, 'label_creation.updated') : undefined;
+  if (early?.length === 0) return;
+  const row = await readCreationById(em, creationId);
+  if (!row) throw new Error(`label creation ${creationId} does not exist`);
+  const recorded = await recordCreationUpdated(em, deps, row, transitionKey, early);
+  if (recorded) await deliverEvent(deps, recorded);
+}
+
+/**
+ * The outbox's relay: events written since `since` that have no delivery at all (the process that wrote one stopped
+ * before it started them) get their deliveries to the endpoints subscribed now. A delivery's workflow ID is the event's
+ * and the endpoint's, so running beside the writer starts nothing twice. Returns how many events it picked up.
+ */
+export async function deliverUndelivered(deps: WebhookPublishDeps, since: Date): Promise<number> {
+  const em = deps.orm.em.fork();
+  const events = await em.execute<Array<{ id: string; store_id: string; topic: WebhookTopic }>>(
+    `select e.id, e.store_id, e.topic from webhook_events e
+      where e.created_at >= ? and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
+      order by e.created_at limit 1000`,
+    [since],
+  );
+  for (const event of events) {
+    const endpoints = await subscribedEndpoints(em, event.store_id, event.topic);
+    await deliverEvent(deps, { event: { id: event.id, storeId: event.store_id, topic: event.topic }, endpoints });
+  }
+  return events.length;
 }
 
 /**

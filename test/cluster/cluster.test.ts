@@ -257,6 +257,14 @@ describe('the production shape (npm run cluster): Temporal server on PostgreSQL,
     expect(
       outcomes.map((creation) => creation.status).filter((s) => s !== 'succeeded' && s !== 'needs_attention'),
     ).toEqual([]);
+    // Every creation out of processing gave its place in the creation queue back (decision 0407), the lost ones too.
+    const [held] = await orm.em
+      .fork()
+      .execute<Array<{ n: number }>>(
+        `select count(*)::int as n from rate_limit_leases where kind = 'write_queue' and subject = ? and released_at is null`,
+        [shop.storeId],
+      );
+    expect(held!.n).toBe(0);
     const shipments = await shipmentsByOrder(account.id);
     for (const [n, order] of orders.entries()) {
       expect({ order: order.name, shipments: shipments.get(order.name) ?? 0 }).toEqual({

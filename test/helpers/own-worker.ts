@@ -17,10 +17,12 @@ export interface AppWithOwnWorker {
  */
 export async function startAppWithOwnWorker(options: {
   taskQueue: string;
+  /** More of the app's (and so the worker's) environment: another database, say. */
+  env?: Record<string, string>;
   worker?: Partial<Omit<WorkerOptions, 'connection' | 'taskQueue' | 'activities'>>;
   activities?: (activities: Activities, app: TestApp) => Partial<Activities>;
 }): Promise<AppWithOwnWorker> {
-  const app = await startTestApp({ env: { TEMPORAL_TASK_QUEUE: options.taskQueue } });
+  const app = await startTestApp({ env: { ...options.env, TEMPORAL_TASK_QUEUE: options.taskQueue } });
   const connection = await NativeConnection.connect({ address: app.config.temporal.address });
   const activities = workerActivities(app.config, {
     orm: app.orm,

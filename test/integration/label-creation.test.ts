@@ -285,6 +285,38 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
     expect(none.body.data).toEqual([]);
   });
 
+  it('names the order in every answer: an early 202 for an order named by ID, its poll, and the 201', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 1500 }]);
+    const named = { id: order.orderGid, legacy_id: order.orderId, name: order.name };
+    const res = await create(shop, `named-${order.orderId}`, { order_id: order.orderId }, { Prefer: 'wait=0' });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'processing', order: named });
+    const poll = await getCreation(shop, res.body.id);
+    expect(poll.body.order).toEqual(named);
+    const done = await getCreation(shop, res.body.id, { Prefer: 'wait=20' });
+    expect(done.body).toMatchObject({ status: 'succeeded', order: named });
+    const again = await create(shop, `named-${order.orderId}`, { order_id: order.orderId }, { Prefer: 'wait=0' });
+    expect(again.status).toBe(201);
+    expect(again.body.order).toEqual(named);
+  });
+
+  it('an early 202 for an order named by order_name has the name as given, then the order’s own', async () => {
+    const { shop, account } = await aShopWithCarrierA();
+    const order = await anOrderOnPlatform(shop.domain);
+    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 1500 }]);
+    const given = order.name.replace(/^#/, '');
+    const res = await create(shop, `by-name-${order.orderId}`, { order_name: given }, { Prefer: 'wait=0' });
+    expect(res.status).toBe(202);
+    expect(res.body.order).toEqual({ id: null, legacy_id: null, name: given });
+    const done = await getCreation(shop, res.body.id, { Prefer: 'wait=20' });
+    expect(done.body).toMatchObject({
+      status: 'succeeded',
+      order: { id: order.orderGid, legacy_id: order.orderId, name: order.name },
+    });
+  });
+
   it('lets at most 8 requests of a key hold a Prefer: wait; the others answer at once, as with wait=0', async () => {
     const { shop } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);

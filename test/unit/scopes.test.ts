@@ -6,6 +6,7 @@ import {
   ScopeError,
   scopeGrantsFor,
   scopesForNewKey,
+  LABELS_PRINT_SINCE,
 } from '../../src/access/scopes';
 
 const READ = ['shop:read', 'labels:read', 'carriers:read', 'orders:read', 'pickup_points:read'];
@@ -63,19 +64,42 @@ describe('holdsScope', () => {
 });
 
 describe('scopesForNewKey', () => {
+  const since = LABELS_PRINT_SINCE.getTime();
+  const today = new Date(since + 40 * 86_400_000);
+
   it('maps the retired label_documents:read to labels:print', () => {
-    expect(scopesForNewKey(['label_documents:read'])).toContain('labels:print');
-    expect(scopesForNewKey(['label_documents:read'])).not.toContain('label_documents:read');
+    expect(scopesForNewKey(['label_documents:read'], today)).toContain('labels:print');
+    expect(scopesForNewKey(['label_documents:read'], today)).not.toContain('label_documents:read');
   });
   it('refuses label_creations:resolve without labels:write', () => {
-    expect(() => scopesForNewKey(['label_creations:resolve'])).toThrow(ScopeError);
-    expect(() => scopesForNewKey(['labels:print', 'label_creations:resolve'])).toThrow(
+    expect(() => scopesForNewKey(['label_creations:resolve'], today)).toThrow(ScopeError);
+    expect(() => scopesForNewKey(['labels:print', 'label_creations:resolve'], today)).toThrow(
       /only granted together with labels:write/,
     );
   });
   it('refuses unknown scopes and wildcards', () => {
-    expect(() => scopesForNewKey(['labels:*'])).toThrow(/unknown scope/);
-    expect(() => scopesForNewKey(['admin'])).toThrow(ScopeError);
+    expect(() => scopesForNewKey(['labels:*'], today)).toThrow(/unknown scope/);
+    expect(() => scopesForNewKey(['admin'], today)).toThrow(ScopeError);
+  });
+
+  // Spec "Authentication": labels:print replaced label_documents:read on 20 October 2026 and took over marking printed
+  // from labels:write; earlier keys hold labels:print.
+  it.each([
+    ['labels:write before 20 October 2026', ['labels:write'], since - 1, [...READ, 'labels:print', 'labels:write']],
+    [
+      'labels:write long before',
+      ['labels:write', 'label_creations:resolve'],
+      since - 30 * 86_400_000,
+      [...READ, 'labels:print', 'labels:write', 'label_creations:resolve'],
+    ],
+    ['label_documents:read before', ['label_documents:read'], since - 1, [...READ, 'labels:print']],
+    ['labels:write from 20 October 2026 on', ['labels:write'], since, [...READ, 'labels:write']],
+    ['labels:write later', ['labels:write'], today.getTime(), [...READ, 'labels:write']],
+    ['labels:print given later', ['labels:print'], today.getTime(), [...READ, 'labels:print']],
+    ['no grant before', [], since - 1, READ],
+    ['pickup_points:assign before', ['pickup_points:assign'], since - 1, [...READ, 'pickup_points:assign']],
+  ])('%s holds %j', (_case, requested, createdAtMs, expected) => {
+    expect(scopesForNewKey(requested, new Date(createdAtMs))).toEqual(expected);
   });
 });
 

@@ -149,7 +149,12 @@ export const labelCreationSchema = z
       .describe('With `would: wait_for_existing`: what the live call would wait for'),
     order: z
       .object({ id: z.string().nullable(), legacy_id: z.string().nullable(), name: z.string().nullable() })
-      .describe('`{id, legacy_id, name}`; null fields only until the creation has found the order (an early 202)'),
+      .describe(
+        '`{id, legacy_id, name}` (order GID, numeric ID, order name). An order named by `order_id` has its `name` in ' +
+          'every answer, an early 202 included; `name` is null only when the store platform could not be read in ' +
+          'time or has no such order. An order named by `order_name` has the name as the request gave it until the ' +
+          'creation has found the order, and `id` and `legacy_id` null until then.',
+      ),
     requested: requestedSchema,
     resolved: resolvedSchema,
     labels: z.array(labelSchema).describe('Labels of the creation (or the existing labels it returns)'),

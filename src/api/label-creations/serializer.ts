@@ -37,7 +37,7 @@ export interface LabelCreationView {
   dryRun: boolean;
   would: Would | null;
   waitingFor: WaitFor | null;
-  /** Null fields until the creation found the order (an early 202 of a request naming it by `order_name`). */
+  /** Null `id` and `legacy_id` until the creation found an order named by `order_name`; null fields of an order not found. */
   order: { [K in keyof OrderRef]: OrderRef[K] | null };
   requested: RequestedWire;
   resolved: ResolvedBlock;

@@ -166,6 +166,7 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
             idempotencyKey,
             waitSeconds,
             request,
+            orderName: body.order_name?.trim() ?? null,
             keyBound: keyBoundOf.get(ctx),
             requestId: ctx.state.requestId,
             noteLimits: (states) => ctx.state.limits?.note(states),
