@@ -1,18 +1,43 @@
 #!/usr/bin/env node
 // `npm test`: the same bootstrap as `npm run dev` (dependencies, Temporal CLI, PostgreSQL) and the Temporal server of
 // `npm run cluster`, then typecheck, lint and jest. Jest's global setup starts its own Temporal dev server and a fresh
-// database for the run; the cluster tests start the production shape once (test/cluster).
+// database for the run; the cluster tests start the production shape once (test/cluster). Jest runs twice: the unit
+// project under faketime with the clock a year ahead, then the other projects on the real clock
+// (scripts/lib/jest-runs.mjs); `npm test -- --selectProjects <names>` starts only the runs those projects need.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
+import { ensureLibfaketime, fakeClockEnv, fakeClockMovesNode, UNIT_CLOCK_OFFSET } from './lib/faketime.mjs';
+import { mergeJestResults, planJestRuns } from './lib/jest-runs.mjs';
 import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 
 const started = Date.now();
 await runOnServiceNode();
+// The runs first: a mistyped project name fails before minutes of bootstrap.
+const projectNames = createRequire(import.meta.url)('../jest.config.js').projects.map((p) => p.displayName);
+const plan = planJestRuns(process.argv.slice(2), projectNames);
+if (plan.error) {
+  process.stderr.write(`npm test: ${plan.error}\n`);
+  process.exit(1);
+}
+// The unit project's clock a year ahead: a test that takes "now" from a fixed date fails today, not on a later day.
+let fakeClock = null;
+if (plan.runs.some((r) => r.fakeClock)) {
+  try {
+    const library = ensureLibfaketime();
+    if (!fakeClockMovesNode(library)) throw new Error(`${library} does not move the clock of ${process.execPath}`);
+    fakeClock = fakeClockEnv(library);
+    step(`unit tests with the clock ${UNIT_CLOCK_OFFSET} ahead (LD_PRELOAD=${library})`);
+  } catch (error) {
+    process.stderr.write(`npm test: ${error.message}\n`);
+    process.exit(1);
+  }
+}
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres } = await import('./lib/postgres.mjs');
@@ -36,11 +61,16 @@ const bin = (name) => `${projectRoot}/node_modules/.bin/${name}`;
 // A signal to this process (a killed `npm test`, a CI timeout) goes on to the running step, so jest can end what its
 // global setup started (test/helpers/processes.ts, endWithThisProcess) instead of leaving it running.
 let current = null;
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => current?.kill(signal));
-const run = (label, command, args) => {
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(signal, () => {
+    interrupted = true;
+    current?.kill(signal);
+  });
+const run = (label, command, args, extraEnv = {}) => {
   step(label);
   return new Promise((resolve) => {
-    current = spawn(command, args, { cwd: projectRoot, env, stdio: 'inherit' });
+    current = spawn(command, args, { cwd: projectRoot, env: { ...env, ...extraEnv }, stdio: 'inherit' });
     current.once('error', () => resolve(1));
     current.once('exit', (code, signal) => {
       current = null;
@@ -55,19 +85,29 @@ if (status === 0) status = await run('lint (eslint)', bin('eslint'), ['.', '--ma
 if (status === 0)
   status = await run('format (prettier --check)', bin('prettier'), ['--check', '--log-level', 'warn', '.']);
 const results = join(dataDir, 'jest-results.json');
+const resultsOf = (jestRun) => join(dataDir, `jest-results-${jestRun.name}.json`);
 mkdirSync(dataDir, { recursive: true });
-rmSync(results, { force: true });
-if (status === 0)
-  status = await run('tests (jest)', bin('jest'), [
-    '--ci',
-    '--json',
-    '--outputFile',
-    results,
-    ...process.argv.slice(2),
-  ]);
-if (existsSync(results)) {
+for (const file of [results, ...plan.runs.map(resultsOf)]) rmSync(file, { force: true });
+// Failed unit tests do not keep the other projects from running, as in one jest run; a signal ends the runs.
+for (const jestRun of status === 0 ? plan.runs : []) {
+  if (interrupted) break;
+  const jest = [bin('jest'), '--ci', '--json', '--outputFile', resultsOf(jestRun), ...jestRun.args];
+  const label = `tests (jest --selectProjects ${jestRun.projects.join(' ')})`;
+  const code = jestRun.fakeClock
+    ? await run(`${label} with the clock ${UNIT_CLOCK_OFFSET} ahead`, process.execPath, jest, fakeClock)
+    : await run(label, process.execPath, jest);
+  if (status === 0) status = code;
+}
+const outputs = plan.runs.map(resultsOf).filter((file) => existsSync(file));
+if (outputs.length > 0) {
+  const summary = mergeJestResults(outputs.map((file) => JSON.parse(readFileSync(file, 'utf8'))));
+  writeFileSync(results, JSON.stringify(summary));
+  // Each run passed with no tests of its own (planJestRuns); none in either is a failure, as in one jest run.
+  if (status === 0 && plan.requireTests && summary.numTotalTestSuites === 0) {
+    process.stderr.write('No tests found in any jest project (npm test -- --passWithNoTests lets that pass)\n');
+    status = 1;
+  }
   // The plain closing line CI systems read, whatever jest printed above it.
-  const summary = JSON.parse(readFileSync(results, 'utf8'));
   process.stdout.write(`\n${summary.numPassedTests} passed, ${summary.numFailedTests} failed\n`);
 }
 await postgres.stop();

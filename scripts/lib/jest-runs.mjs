@@ -1,0 +1,80 @@
+// `npm test`'s jest runs. The unit project runs under faketime with the clock a year ahead (scripts/lib/faketime.mjs);
+// the other projects talk to PostgreSQL and the Temporal server, whose clocks faketime does not move, and run on the
+// real clock. `--selectProjects` and `--ignoreProjects` given to `npm test -- ...` choose the runs; every other
+// argument goes to each run.
+
+const SELECT = ['--selectProjects', '--select-projects'];
+const IGNORE = ['--ignoreProjects', '--ignore-projects'];
+export const UNIT_PROJECT = 'unit';
+
+/** The names after a project option, as jest reads them: `--selectProjects a b` or `--selectProjects=a`. */
+function splitProjectOptions(args) {
+  const select = [];
+  const ignore = [];
+  const rest = [];
+  let selected = false;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    const [option, inline] = arg.split(/=(.*)/s);
+    const into = SELECT.includes(option) ? select : IGNORE.includes(option) ? ignore : null;
+    if (!into) {
+      rest.push(arg);
+      continue;
+    }
+    if (into === select) selected = true;
+    if (inline !== undefined) {
+      into.push(inline);
+      continue;
+    }
+    while (i + 1 < args.length && !args[i + 1].startsWith('-')) into.push(args[(i += 1)]);
+  }
+  return { select, selected, ignore, rest };
+}
+
+/**
+ * The runs for `args` over the projects of jest.config.js (`projectNames`, in its order): the unit project's, with the
+ * fake clock, then one of every other selected project; `{ error }` for a project jest.config.js does not name. With
+ * two runs, a path pattern may match tests of only one of them: each passes with no tests (`--passWithNoTests`) and
+ * `requireTests` asks the caller to fail when the two found none together, as one jest run would.
+ */
+export function planJestRuns(args, projectNames) {
+  const { select, selected, ignore, rest } = splitProjectOptions(args);
+  const unknown = [...select, ...ignore].filter((name) => !projectNames.includes(name));
+  if (unknown.length > 0) {
+    return {
+      error: `no jest project ${unknown.map((n) => `"${n}"`).join(', ')} (jest.config.js has ${projectNames.join(', ')}); path patterns go before --selectProjects`,
+    };
+  }
+  const chosen = projectNames.filter((name) => (!selected || select.includes(name)) && !ignore.includes(name));
+  if (chosen.length === 0) return { error: 'no jest project left to run (--selectProjects / --ignoreProjects)' };
+  const others = chosen.filter((name) => name !== UNIT_PROJECT);
+  const groups = [
+    ...(chosen.includes(UNIT_PROJECT) ? [{ name: UNIT_PROJECT, projects: [UNIT_PROJECT], fakeClock: true }] : []),
+    ...(others.length > 0 ? [{ name: 'servers', projects: others, fakeClock: false }] : []),
+  ];
+  const split = groups.length > 1 && !rest.includes('--passWithNoTests');
+  return {
+    requireTests: split,
+    runs: groups.map((group) => ({
+      ...group,
+      args: ['--selectProjects', ...group.projects, ...(split ? ['--passWithNoTests'] : []), ...rest],
+    })),
+  };
+}
+
+/** One jest `--json` result of several runs: counts added, lists joined, `success` only if every run succeeded. */
+export function mergeJestResults(results) {
+  const merge = (a, b, key) => {
+    if (key === 'startTime') return Math.min(a, b);
+    if (typeof a === 'number' && typeof b === 'number') return a + b;
+    if (typeof a === 'boolean' && typeof b === 'boolean') return key === 'success' ? a && b : a || b;
+    if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+    if (a && b && typeof a === 'object' && typeof b === 'object') {
+      const out = { ...a };
+      for (const [k, v] of Object.entries(b)) out[k] = k in a ? merge(a[k], v, k) : v;
+      return out;
+    }
+    return a ?? b;
+  };
+  return results.reduce((merged, result) => merge(merged, result, ''));
+}
