@@ -56,6 +56,53 @@ const rootFolders = (names) =>
  * (the pure text of its Web UI metadata) goes with its contract, since the starter gives the static part.
  */
 const WORKFLOWS_BUT_CONTRACTS = String.raw`^(\.\./)+workflows(/(?!([\w-]+/contract|[\w-]+/details|[\w-]+-contract|search-attributes)$).*)?$`;
+// MikroORM 6: SQL through getConnection() never joins the EntityManager's transaction (decision 0008).
+const NO_GET_CONNECTION = {
+  selector: "MemberExpression[property.name='getConnection']",
+  message:
+    'Use em.execute(...) (or inTransaction from src/db/transaction.ts): getConnection() bypasses the transaction.',
+};
+
+/**
+ * Tests that share PostgreSQL, the Temporal server and the workers of the global setup, whose clocks run on (npm test
+ * moves only the unit project's clock a year ahead, README "Tests"): no fixed instant. A pure use (a value no clock
+ * is compared with) is allowed line by line with a reason: `// eslint-disable-next-line no-restricted-syntax -- pure: <why>`.
+ */
+const ISO_INSTANT = String.raw`/\d{4}-\d\d-\d\dT\d\d:\d\d/`;
+const FIXED_INSTANT_MESSAGE =
+  'A fixed instant here meets clocks that run on (the app, PostgreSQL, Temporal): build it from Date.now() or set app.clock relative to it (test/helpers/time.ts); a pure use says why: // eslint-disable-next-line no-restricted-syntax -- pure: <why>';
+const NO_FIXED_INSTANTS = [
+  `Literal[value=${ISO_INSTANT}]`,
+  `TemplateElement[value.raw=${ISO_INSTANT}]`,
+  "NewExpression[callee.name='Date'][arguments.0.type='Literal']",
+  "NewExpression[callee.name='Date'][arguments.0.type='TemplateLiteral']",
+  "CallExpression[callee.object.name='Date'][callee.property.name='parse'][arguments.0.type='Literal']",
+  "CallExpression[callee.object.name='Date'][callee.property.name='parse'][arguments.0.type='TemplateLiteral']",
+  "CallExpression[callee.object.name='Date'][callee.property.name='UTC']",
+].map((selector) => ({ selector, message: FIXED_INSTANT_MESSAGE }));
+
+/** Every fixed instant allowed where NO_FIXED_INSTANTS holds says why it is pure, on its own line. */
+const pureFixedInstants = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      reason:
+        'Allow a fixed instant one line at a time, with its reason: // eslint-disable-next-line no-restricted-syntax -- pure: <why>',
+    },
+  },
+  create: (context) => ({
+    Program() {
+      for (const comment of context.sourceCode.getAllComments()) {
+        const [directive, reason = ''] = comment.value.trim().split(/\s--\s/);
+        if (!/^eslint-disable\S*\s.*\bno-restricted-syntax\b/.test(directive)) continue;
+        if (!directive.startsWith('eslint-disable-next-line ') || !/^pure: \S/.test(reason.trim()))
+          context.report({ loc: comment.loc, messageId: 'reason' });
+      }
+    },
+  }),
+};
+
 const floorRule = (files, forbidden, message, typeOnly = [], regex = null) => ({
   files,
   rules: {
@@ -73,6 +120,10 @@ const floorRule = (files, forbidden, message, typeOnly = [], regex = null) => ({
 });
 
 export default tseslint.config(
+  {
+    // A disable comment that no longer disables anything (a fixed instant converted since) goes too.
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
   {
     ignores: [
       'node_modules/',
@@ -98,15 +149,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/only-throw-error': 'error',
-      'no-restricted-syntax': [
-        'error',
-        {
-          // MikroORM 6: SQL through getConnection() never joins the EntityManager's transaction (decision 0008).
-          selector: "MemberExpression[property.name='getConnection']",
-          message:
-            'Use em.execute(...) (or inTransaction from src/db/transaction.ts): getConnection() bypasses the transaction.',
-        },
-      ],
+      'no-restricted-syntax': ['error', NO_GET_CONNECTION],
     },
   },
   {
@@ -119,6 +162,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['test/integration/**/*.ts', 'test/cluster/**/*.ts', 'test/helpers/**/*.ts'],
+    plugins: { tests: { rules: { 'pure-fixed-instants': pureFixedInstants } } },
+    rules: {
+      'no-restricted-syntax': ['error', NO_GET_CONNECTION, ...NO_FIXED_INSTANTS],
+      'tests/pure-fixed-instants': 'error',
     },
   },
   {

@@ -13,6 +13,7 @@ import {
 } from '../../src/domain/creation-request';
 
 /** Builders with overrides for the pure decision tests (no servers). */
+// eslint-disable-next-line no-restricted-syntax -- pure: the `nowMs` handed to the decision functions, which read no clock
 export const NOW = Date.parse('2026-11-01T12:00:00Z');
 export const MINUTE = 60_000;
 export const DAY = 86_400_000;

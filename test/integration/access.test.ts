@@ -6,6 +6,7 @@ import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-a
 import { expectError } from '../helpers/errors';
 import { aProbeRoute } from '../helpers/probes';
 import { eventually } from '../helpers/sandbox';
+import { DAY, HOUR, isoSeconds, secondAligned } from '../helpers/time';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -189,7 +190,7 @@ describe('key lifecycle', () => {
     ['24h', 24 * 3_600_000],
     ['7d', 7 * 24 * 3_600_000],
   ] as const)('rotation with overlap %s keeps the old key working exactly that long', async (overlap, ms) => {
-    const start = new Date('2026-11-01T10:00:00Z');
+    const start = new Date(secondAligned(Date.now()));
     app.clock.set(start);
     const { storeId, keyId, auth } = await aStoreWithKey(app.orm, { scopes: ['labels:print'], keyName: 'warehouse' });
     const rotated = await rotateApiKey(app.orm.em.fork(), { storeId, keyId, overlap, now: start });
@@ -273,15 +274,16 @@ describe('GET /v1/shop', () => {
 
   it("answers the same whether it reads on its own (a key's first request) or in the admission statement", async () => {
     const shop = await aStoreWithKey(app.orm, { scopes: ['labels:write'] });
-    // A rotation in overlap: the old key's `expires_at` is set, at millisecond precision in the database.
-    const now = new Date('2026-11-26T10:20:30.987Z');
+    // A rotation in overlap an hour ago: the old key's `expires_at` is set, at millisecond precision in the database,
+    // and it still works (the app reads the real clock here).
+    const now = new Date(secondAligned(Date.now() - HOUR) + 987);
     await rotateApiKey(app.orm.em.fork(), { storeId: shop.storeId, keyId: shop.keyId, overlap: '24h', now });
     const first = await app.request('GET', '/v1/shop', { headers: shop.auth });
     const again = await app.request('GET', '/v1/shop', { headers: shop.auth });
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    expect(first.body.api_key).toMatchObject({ id: shop.keyId, expires_at: '2026-11-27T10:20:30Z' });
+    expect(first.body.api_key).toMatchObject({ id: shop.keyId, expires_at: isoSeconds(now.getTime() + DAY) });
     expect(first.body.api_key.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(first.body).toMatchObject({ id: shop.storeId, domain: shop.domain });
   });

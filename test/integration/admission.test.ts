@@ -8,6 +8,7 @@ import { aLabel, aPlatformId, aStoredDocument } from '../helpers/labels';
 import { aProbeRoute } from '../helpers/probes';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { MINUTE, SECOND } from '../helpers/time';
 
 /**
  * The admission statement (docs/decisions/0017-admission-in-one-statement.md): key, gates, scope and rate limit in one
@@ -42,7 +43,8 @@ async function usedThisMinute(keyId: string): Promise<number> {
 
 describe('one statement for key, gates, scope and rate limit', () => {
   it('answers every gate and scope combination as the gates and scopes say, and charges exactly the accepted requests', async () => {
-    app.clock.set('2026-11-24T10:00:05Z');
+    // One minute window for the whole test, five seconds into the current minute.
+    app.clock.set(new Date(Math.floor(Date.now() / MINUTE) * MINUTE + 5 * SECOND));
     const shop = await aStoreWithKey(app.orm, { limits: HIGH_LIMITS });
     const bare = await createApiKey(app.orm.em.fork(), {
       storeId: shop.storeId,

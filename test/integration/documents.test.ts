@@ -5,6 +5,7 @@ import { answer, apiClient } from '../helpers/api-client';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
 import { expectError } from '../helpers/errors';
+import { secondAligned } from '../helpers/time';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -199,7 +200,7 @@ describe('GET /v1/labels/{label_id}/document', () => {
 
     it('ready label whose PDF is not stored yet: 409 document_pending, Retry-After 2 then 60 after 10 minutes', async () => {
       const { storeId, auth } = await aStoreWithKey(app.orm);
-      const created = new Date('2026-11-20T10:00:00Z');
+      const created = new Date(secondAligned(Date.now() - DAY));
       const label = await aLabel(app.orm, storeId, {
         carrierCode: 'carrier_a',
         source: 'api',

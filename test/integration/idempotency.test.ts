@@ -3,6 +3,7 @@ import { runIdempotent, type IdempotentRequest } from '../../src/idempotency/ide
 import { eventually } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { secondAligned } from '../helpers/time';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -25,7 +26,7 @@ const base = (storeId: string, key: string, request: unknown, now: Date): Idempo
 describe('runIdempotent', () => {
   it('runs once and replays the first answer within 24 hours, then runs again', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
-    const t0 = new Date('2026-11-01T10:00:00Z');
+    const t0 = new Date(secondAligned(Date.now()));
     let runs = 0;
     const handler = async () => ({ status: 200, body: { run: ++runs }, headers: {} });
     const first = await runIdempotent(app.orm, base(storeId, 'key-12345678', { label: 'lbl_a' }, t0), handler);
@@ -98,7 +99,7 @@ describe('runIdempotent', () => {
 
   it('with auto, refuses an identical request within 60 seconds as duplicate_request', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
-    const t0 = new Date('2026-11-01T10:00:00Z');
+    const t0 = new Date(secondAligned(Date.now()));
     const handler = async () => ({ status: 200, body: {}, headers: {} });
     await runIdempotent(app.orm, base(storeId, 'auto', { label: 'lbl_a' }, t0), handler);
     await expect(

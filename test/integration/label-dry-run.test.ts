@@ -4,6 +4,7 @@ import { aCarrierAccount, aLabel } from '../helpers/labels';
 import { control, ledger } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { DAY, isoSeconds } from '../helpers/time';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -300,7 +301,7 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
       'order_ambiguous',
       expect.objectContaining({ order_name: a.name.slice(1) }),
     );
-    const cancelled = await anOrderOnPlatform(shop.domain, { cancelled_at: '2026-10-01T10:00:00Z' });
+    const cancelled = await anOrderOnPlatform(shop.domain, { cancelled_at: isoSeconds(Date.now() - DAY) });
     expectError(
       await dryRun(shop, { order_id: cancelled.orderId }),
       422,

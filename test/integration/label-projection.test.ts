@@ -7,6 +7,7 @@ import { deriveCurrentLabels } from '../../src/domain/current-labels';
 import { aCarrierAccount, aPlatformId } from '../helpers/labels';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { DAY, MINUTE, SECOND, secondAligned } from '../helpers/time';
 
 // The labels projection (`current`, `supersedes`, `superseded_by`, `current_set`) is written by one mechanism,
 // `newLabelWrite`'s parts, used two ways: `insertLabels` (imports, the sandbox, tests) sends them alone, and a creation
@@ -53,6 +54,9 @@ async function storedLabels(storeId: string): Promise<StoredRow[]> {
   );
 }
 
+/** A week ago, on a whole second: the labels' creation. */
+const T0 = secondAligned(Date.now() - 7 * DAY);
+
 /** A label with every optional field set (amounts with fewer decimals than stored, nested extras). */
 function everyField(
   input: Pick<NewLabel, 'storeId' | 'orderId' | 'fulfillmentOrderIds'> & Partial<NewLabel>,
@@ -70,8 +74,8 @@ function everyField(
     carrierShipmentId: 'shp_1',
     parcels: [{ trackingNumber: 'A123', trackingUrl: 'https://track.example/A123', weightGrams: 1200 }],
     extras: { note: 'x', nested: { a: [1, 2] } },
-    createdAt: new Date('2026-11-20T10:00:00.700Z'),
-    updatedAt: new Date('2026-11-20T10:00:01.000Z'),
+    createdAt: new Date(T0 + 700),
+    updatedAt: new Date(T0 + SECOND),
     ...input,
   };
 }
@@ -99,7 +103,7 @@ describe('labels projection', () => {
     expect(rows).toHaveLength(2);
     expect(comparable(rows[1]!)).toEqual(comparable(rows[0]!));
     expect(rows[1]).toMatchObject({ cod_amount: '499.50', declared_value_amount: '1200.00', current: true });
-    expect(new Date(rows[1]!.created_at as string).toISOString()).toBe('2026-11-20T10:00:00.000Z');
+    expect(new Date(rows[1]!.created_at as string).toISOString()).toBe(new Date(T0).toISOString());
     const coverage = await app.orm.em
       .fork()
       .execute('select count(*)::int as n from label_fulfillment_orders where label_id = ?', [viaParts]);
@@ -197,7 +201,7 @@ describe('a label carried as JSON (a creation read with its labels in one statem
       orderName: '#2001',
       fulfillmentOrderIds: [aPlatformId()],
       carrierCode: 'carrier_a',
-      createdAt: new Date('2026-11-20T10:00:00Z'),
+      createdAt: new Date(T0),
     });
     const label = await insertLabel(
       app.orm.em.fork(),
@@ -211,9 +215,9 @@ describe('a label carried as JSON (a creation read with its labels in one statem
         declaredValue: { amount: 99.9, currency: 'EUR' },
         batchId: 'batch_1',
         labelCreationId: 'lcr_carried0000000000000',
-        updatedAt: new Date('2026-11-21T10:05:00.123Z'),
+        updatedAt: new Date(T0 + DAY + 5 * MINUTE + 123),
         printedCount: 2,
-        lastPrintedAt: new Date('2026-11-21T10:06:00.456Z'),
+        lastPrintedAt: new Date(T0 + DAY + 6 * MINUTE + 456),
       }),
     );
     const ids = [label.id, older.id];

@@ -4,6 +4,7 @@ import type { operations } from '../../client/src/index';
 import { answer, apiClient } from '../helpers/api-client';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/test-app';
+import { DAY, HOUR, MINUTE, SECOND, isoSeconds, isoSecondsInZone, utcDayStart } from '../helpers/time';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -27,7 +28,11 @@ function expectValidationError(res: TestResponse, parameter: string) {
 }
 
 const ids = (res: TestResponse) => (res.body.data as Array<{ id: string }>).map((l) => l.id);
-const at = (iso: string) => new Date(iso);
+// Labels of ten days ago (from midnight UTC): inside their 60 days on the real clock too, where a test does not set
+// the app's clock.
+const D0 = utcDayStart(Date.now()) - 10 * DAY;
+const at = (sinceD0: number) => new Date(D0 + sinceD0);
+const iso = (sinceD0: number) => isoSeconds(D0 + sinceD0);
 
 describe('GET /v1/labels/{label_id}', () => {
   it('returns every field of the label object', async () => {
@@ -48,11 +53,11 @@ describe('GET /v1/labels/{label_id}', () => {
       parcels: [{ trackingNumber: 'Z123', trackingUrl: 'https://track.example/Z123', weightGrams: 1200 }],
       batchId: 'batch-1',
       extras: { consign_password: 'secret-1' },
-      createdAt: at('2026-10-01T12:00:00.700Z'),
-      updatedAt: at('2026-10-01T12:05:00Z'),
+      createdAt: at(12 * HOUR + 700),
+      updatedAt: at(12 * HOUR + 5 * MINUTE),
     });
     await aStoredDocument(app.orm, label.id);
-    app.clock.set('2026-10-02T00:00:00Z');
+    app.clock.set(at(DAY));
 
     const res = await getLabel(store.auth, label.id);
     expect(res.status).toBe(200);
@@ -84,12 +89,12 @@ describe('GET /v1/labels/{label_id}', () => {
         availability: 'available',
         source: 'stored',
         formats: ['label', 'a4'],
-        available_until: '2026-11-30T12:00:00Z',
+        available_until: iso(60 * DAY + 12 * HOUR),
         url: `${app.baseUrl}/v1/labels/${label.id}/document`,
       },
       extras: { consign_password: 'secret-1' },
-      created_at: '2026-10-01T12:00:00Z',
-      updated_at: '2026-10-01T12:05:00Z',
+      created_at: iso(12 * HOUR),
+      updated_at: iso(12 * HOUR + 5 * MINUTE),
     });
     app.clock.reset();
   });
@@ -135,8 +140,9 @@ describe('GET /v1/labels/{label_id}', () => {
     ['a no-reissue carrier without stored copy', { carrierCode: 'carrier_f' }, null, 'not_reissuable'],
     ['an older batch file', { carrierCode: 'carrier_b' }, { notIsolated: true }, 'not_isolated'],
     [
+      // The app reads the real clock here.
       'a stored label older than 60 days',
-      { carrierCode: 'carrier_a', createdAt: at('2026-01-01T00:00:00Z') },
+      { carrierCode: 'carrier_a', createdAt: new Date(Date.now() - 61 * DAY) },
       { notIsolated: false },
       'expired',
     ],
@@ -178,18 +184,18 @@ describe('current, supersedes and current_set as seen through the API', () => {
     const first = await aLabel(app.orm, store.storeId, {
       orderId,
       fulfillmentOrderIds: [fo1, fo2],
-      createdAt: at('2026-10-01T10:00:00Z'),
+      createdAt: at(10 * HOUR),
     });
     const second = await aLabel(app.orm, store.storeId, {
       orderId,
       fulfillmentOrderIds: [fo1, fo2],
-      createdAt: at('2026-10-01T11:00:00Z'),
+      createdAt: at(11 * HOUR),
     });
     const returnLabel = await aLabel(app.orm, store.storeId, {
       orderId,
       direction: 'return',
       fulfillmentOrderIds: [fo1],
-      createdAt: at('2026-10-01T11:30:00Z'),
+      createdAt: at(11 * HOUR + 30 * MINUTE),
     });
 
     let res = await getLabel(store.auth, first.id);
@@ -200,7 +206,7 @@ describe('current, supersedes and current_set as seen through the API', () => {
     const partial = await aLabel(app.orm, store.storeId, {
       orderId,
       fulfillmentOrderIds: [fo1],
-      createdAt: at('2026-10-01T12:00:00Z'),
+      createdAt: at(12 * HOUR),
     });
     const list = await listLabels(store.auth, { order_id: orderId, direction: 'outbound' });
     expect(ids(list)).toEqual([partial.id, second.id, first.id]);
@@ -218,11 +224,11 @@ describe('current, supersedes and current_set as seen through the API', () => {
       storeId: store.storeId,
       labelId: partial.id,
       patch: { status: 'failed', failureReason: 'not_finalized' },
-      now: at('2026-10-01T12:30:00Z'),
+      now: at(12 * HOUR + 30 * MINUTE),
     });
     const after = await listLabels(store.auth, { order_id: orderId, direction: 'outbound' });
     expect(after.body.data.map((l: any) => [l.id, l.status, l.current, l.current_set, l.updated_at])).toEqual([
-      [partial.id, 'failed', false, 'ok', '2026-10-01T12:30:00Z'],
+      [partial.id, 'failed', false, 'ok', iso(12 * HOUR + 30 * MINUTE)],
       [second.id, 'ready', true, 'ok', null],
       [first.id, 'ready', false, 'ok', null],
     ]);
@@ -236,9 +242,9 @@ describe('label reads answer the label as it is now (wire JSON kept in memory by
     const label = await aLabel(app.orm, store.storeId, {
       carrierCode: 'carrier_a',
       fulfillmentOrderIds: ['8880001'],
-      createdAt: at('2026-10-01T12:00:00Z'),
+      createdAt: at(12 * HOUR),
     });
-    app.clock.set('2026-10-02T00:00:00Z');
+    app.clock.set(at(DAY));
     const both = async () => {
       const single = await getLabel(store.auth, label.id);
       const page = await listLabels(store.auth);
@@ -267,14 +273,14 @@ describe('label reads answer the label as it is now (wire JSON kept in memory by
       storeId: store.storeId,
       labelId: label.id,
       patch: { trackingNumber: 'NEW-1' },
-      now: at('2026-10-02T00:00:00Z'),
+      now: at(DAY),
     });
-    expect(await both()).toMatchObject({ tracking_number: 'NEW-1', updated_at: '2026-10-02T00:00:00Z' });
+    expect(await both()).toMatchObject({ tracking_number: 'NEW-1', updated_at: iso(DAY) });
 
     // Nothing in the row moves at 60 days; the answer does.
-    app.clock.set('2026-11-30T12:00:00Z');
+    app.clock.set(at(60 * DAY + 12 * HOUR));
     expect((await both()).document.availability).toBe('available');
-    app.clock.set('2026-11-30T12:00:01Z');
+    app.clock.set(at(60 * DAY + 12 * HOUR + SECOND));
     expect((await both()).document.availability).toBe('expired');
   });
 
@@ -310,8 +316,8 @@ describe('GET /v1/labels filters', () => {
   it('filters by order_id as numeric IDs or GIDs, comma separated', async () => {
     const store = await aStoreWithKey(app.orm);
     const [a, b, c] = await someLabels(app.orm, store.storeId, [
-      { createdAt: at('2026-10-01T10:00:00Z') },
-      { createdAt: at('2026-10-01T11:00:00Z') },
+      { createdAt: at(10 * HOUR) },
+      { createdAt: at(11 * HOUR) },
       {},
     ]);
     expect(ids(await listLabels(store.auth, { order_id: a!.orderLegacyId }))).toEqual([a!.id]);
@@ -344,18 +350,18 @@ describe('GET /v1/labels filters', () => {
         fulfillmentOrderIds: [fo],
         batchId: 'b-1',
         trackingNumber: 'T-OLD',
-        createdAt: at('2026-10-01T10:00:00Z'),
+        createdAt: at(10 * HOUR),
       },
       {
         orderId,
         fulfillmentOrderIds: [fo],
         batchId: 'b-2',
         trackingNumber: 'T-NEW',
-        createdAt: at('2026-10-01T10:00:01Z'),
+        createdAt: at(10 * HOUR + SECOND),
       },
-      { orderId, direction: 'return', trackingNumber: 'T-RET', createdAt: at('2026-10-01T10:00:02Z') },
-      { status: 'pending', trackingNumber: null, createdAt: at('2026-10-01T10:00:03Z') },
-      { status: 'failed', createdAt: at('2026-10-01T10:00:04Z') },
+      { orderId, direction: 'return', trackingNumber: 'T-RET', createdAt: at(10 * HOUR + 2 * SECOND) },
+      { status: 'pending', trackingNumber: null, createdAt: at(10 * HOUR + 3 * SECOND) },
+      { status: 'failed', createdAt: at(10 * HOUR + 4 * SECOND) },
     ]);
     const q = async (query: string) => ids(await get(store.auth, `/v1/labels?${query}`));
     expect(await q('batch_id=b-1')).toEqual([old!.id]);
@@ -373,18 +379,20 @@ describe('GET /v1/labels filters', () => {
   it('applies created_after, created_before and updated_after inclusively at second precision', async () => {
     const store = await aStoreWithKey(app.orm);
     const [a, b, c] = await someLabels(app.orm, store.storeId, [
-      { createdAt: at('2026-10-01T10:00:00Z'), updatedAt: null },
-      { createdAt: at('2026-10-01T10:00:01Z'), updatedAt: at('2026-10-02T08:00:00Z') },
-      { createdAt: at('2026-10-01T10:00:02Z'), updatedAt: at('2026-10-02T09:00:00Z') },
+      { createdAt: at(10 * HOUR), updatedAt: null },
+      { createdAt: at(10 * HOUR + SECOND), updatedAt: at(DAY + 8 * HOUR) },
+      { createdAt: at(10 * HOUR + 2 * SECOND), updatedAt: at(DAY + 9 * HOUR) },
     ]);
     const q = async (query: string) => ids(await get(store.auth, `/v1/labels?${query}`));
-    expect(await q('created_after=2026-10-01T10:00:01Z')).toEqual([c!.id, b!.id]);
-    expect(await q('created_after=2026-10-01T10:00:01.999Z')).toEqual([c!.id, b!.id]);
-    expect(await q('created_before=2026-10-01T10:00:01Z')).toEqual([b!.id, a!.id]);
-    expect(await q('created_after=2026-10-01T12:00:01%2B02:00&created_before=2026-10-01T10:00:01Z')).toEqual([b!.id]);
-    expect(await q('updated_after=2026-10-02T09:00:00Z')).toEqual([c!.id]);
-    expect(await q('updated_after=2026-10-02T07:00:00Z&sort=created_at&batch_id=none')).toEqual([]);
-    expect(await q('updated_after=2026-10-02T07:00:00Z&sort=created_at')).toEqual([b!.id, c!.id]);
+    const bAt = 10 * HOUR + SECOND;
+    expect(await q(`created_after=${iso(bAt)}`)).toEqual([c!.id, b!.id]);
+    expect(await q(`created_after=${at(bAt + 999).toISOString()}`)).toEqual([c!.id, b!.id]);
+    expect(await q(`created_before=${iso(bAt)}`)).toEqual([b!.id, a!.id]);
+    const inPrague = encodeURIComponent(isoSecondsInZone(D0 + bAt, 120));
+    expect(await q(`created_after=${inPrague}&created_before=${iso(bAt)}`)).toEqual([b!.id]);
+    expect(await q(`updated_after=${iso(DAY + 9 * HOUR)}`)).toEqual([c!.id]);
+    expect(await q(`updated_after=${iso(DAY + 7 * HOUR)}&sort=created_at&batch_id=none`)).toEqual([]);
+    expect(await q(`updated_after=${iso(DAY + 7 * HOUR)}&sort=created_at`)).toEqual([b!.id, c!.id]);
   });
 });
 
@@ -406,6 +414,7 @@ describe('GET /v1/labels validation', () => {
     ['status=done', 'status'],
     ['created_after=yesterday', 'created_after'],
     ['created_before=2026-10-01', 'created_before'],
+    // eslint-disable-next-line no-restricted-syntax -- pure: refused for its missing zone before any clock is read
     ['updated_after=2026-10-01T12:00:00', 'updated_after'],
     ['sort=updated_at', 'sort'],
     ['cursor=garbage', 'cursor'],
@@ -435,7 +444,7 @@ describe('GET /v1/labels pagination', () => {
     return someLabels(
       app.orm,
       storeId,
-      [0, 1, 2, 3, 4].map((i) => ({ createdAt: at(`2026-10-01T10:00:0${i}Z`), batchId: 'page-batch' })),
+      [0, 1, 2, 3, 4].map((i) => ({ createdAt: at(10 * HOUR + i * SECOND), batchId: 'page-batch' })),
     );
   }
 
@@ -522,14 +531,14 @@ describe('GET /v1/labels pagination', () => {
     const store = await aStoreWithKey(app.orm);
     const orderId = aPlatformId();
     // One ready label, then more failed ones than one page scans (failed labels of one order keep the projection cheap).
-    const ready = await aLabel(app.orm, store.storeId, { createdAt: at('2026-09-01T00:00:00Z') });
+    const ready = await aLabel(app.orm, store.storeId, { createdAt: at(-30 * DAY) });
     await someLabels(
       app.orm,
       store.storeId,
       Array.from({ length: 1001 }, (_, i) => ({
         orderId,
         status: 'failed' as const,
-        createdAt: new Date(Date.UTC(2026, 9, 1) + i * 1000),
+        createdAt: at(i * SECOND),
       })),
     );
     const first = await listLabels(store.auth, { status: 'ready', limit: '5' });
@@ -545,12 +554,12 @@ describe('GET /v1/labels pagination', () => {
 describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', () => {
   it('holds back labels younger than 15 seconds, always returns next_cursor, and resumes from it', async () => {
     const store = await aStoreWithKey(app.orm);
-    const now = at('2026-10-05T12:00:00Z');
-    app.clock.set(now);
+    const noon = 4 * DAY + 12 * HOUR;
+    app.clock.set(at(noon));
     const [old, edge, young] = await someLabels(app.orm, store.storeId, [
-      { createdAt: at('2026-10-05T11:00:00Z') },
-      { createdAt: at('2026-10-05T11:59:45Z') },
-      { createdAt: at('2026-10-05T11:59:46Z') },
+      { createdAt: at(noon - HOUR) },
+      { createdAt: at(noon - 15 * SECOND) },
+      { createdAt: at(noon - 14 * SECOND) },
     ]);
 
     const first = await listLabels(store.auth, { sort: 'created_at' });
@@ -568,7 +577,7 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     expect(typeof later.body.next_cursor).toBe('string');
 
     // A label inserted later with a new created_at appears on the next poll.
-    const newest = await aLabel(app.orm, store.storeId, { createdAt: at('2026-10-05T12:00:00Z') });
+    const newest = await aLabel(app.orm, store.storeId, { createdAt: at(noon) });
     app.clock.advance(20_000);
     const poll = await listLabels(store.auth, { sort: 'created_at', cursor: later.body.next_cursor });
     expect(ids(poll)).toEqual([newest.id]);
@@ -577,14 +586,14 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
 
   it('returns a next_cursor on an empty first page and pages with has_more inside the feed', async () => {
     const store = await aStoreWithKey(app.orm);
-    app.clock.set('2026-10-06T00:00:00Z');
+    app.clock.set(at(5 * DAY));
     const empty = await listLabels(store.auth, { sort: 'created_at', direction: 'outbound' });
     expect(empty.body).toMatchObject({ data: [], has_more: false });
     expect(typeof empty.body.next_cursor).toBe('string');
     const labels = await someLabels(
       app.orm,
       store.storeId,
-      [0, 1, 2].map((i) => ({ createdAt: at(`2026-10-05T00:00:0${i}Z`) })),
+      [0, 1, 2].map((i) => ({ createdAt: at(4 * DAY + i * SECOND) })),
     );
     const page1 = await listLabels(store.auth, {
       sort: 'created_at',

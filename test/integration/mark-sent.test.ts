@@ -5,6 +5,7 @@ import { acquireLocks } from '../../src/locks/fulfillment-order-locks';
 import { aCreationRecord } from '../helpers/creation';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { MINUTE, secondAligned } from '../helpers/time';
 
 // `markSent` is the fence before the one carrier call (docs/decisions/1010-prepare-in-the-carrier-call.md): the creation
 // is marked sent, and its daily unit confirmed (spec "Limits"), only while it is `processing`, not marked yet, and
@@ -57,7 +58,7 @@ async function stateOf(id: string) {
 describe('markSent, the fence before the carrier call', () => {
   it('marks a processing creation holding its locks once: sent_at, the plan and the confirmed unit together', async () => {
     const { storeId, id } = await aLockedCreation([fo(1), fo(2)]);
-    const sentAt = new Date('2026-11-26T10:00:00Z');
+    const sentAt = new Date(secondAligned(Date.now()));
     const plan = { decision: { kind: 'create' } };
     expect(await markSent(app.orm.em.fork(), { id, storeId, fulfillmentOrderGids: [fo(1), fo(2)], sentAt, plan })).toBe(
       true,
@@ -66,7 +67,7 @@ describe('markSent, the fence before the carrier call', () => {
     expect(marked).toMatchObject({ send_plan: plan, phase: 'sending_to_carrier', unit: 'confirmed' });
     expect(new Date(marked.sent_at!).toISOString()).toBe(sentAt.toISOString());
     // A second mark (a late duplicate of the attempt) marks nothing and keeps the first moment and plan.
-    const later = new Date('2026-11-26T10:05:00Z');
+    const later = new Date(sentAt.getTime() + 5 * MINUTE);
     expect(
       await markSent(app.orm.em.fork(), { id, storeId, fulfillmentOrderGids: [fo(1)], sentAt: later, plan: {} }),
     ).toBe(false);

@@ -14,6 +14,7 @@ import {
 import { control, sandboxUrl, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { DAY, isoSeconds } from '../helpers/time';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -396,7 +397,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
     it.each([
       ['no_pickup_point_method', { deliveryType: 'shipping' as const }],
       ['order_fulfilled', { fulfillmentOrders: [{ id: aPlatformId(), status: 'closed' }] }],
-      ['order_cancelled', { extra: { cancelled_at: '2026-11-20T10:00:00Z' } }],
+      ['order_cancelled', { extra: { cancelled_at: isoSeconds(Date.now() - DAY) } }],
     ])('order_not_eligible (%s)', async (reason, options) => {
       const store = await pickupStore();
       const order = await aPlatformOrder(store.domain, options);

@@ -5,6 +5,7 @@ import { setLimitOverride } from '../../src/limits/overrides';
 import { postgresCounterStore, READ_WINDOWS_GIVE_BACK, type TakenBucket } from '../../src/limits/counter-store';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { MINUTE } from '../helpers/time';
 
 // The read class's two windows live in one row per key (decision 1020), taken by one upsert whose all-or-nothing
 // rule is decided on the locked row. These tests hold it to what the two-row take guaranteed, at the statement.
@@ -20,7 +21,8 @@ afterAll(async () => {
   await app.close();
 });
 
-const MINUTE_START = Date.UTC(2026, 10, 26, 12, 0, 0);
+// The start of the current minute: the windows start on whole seconds and minutes.
+const MINUTE_START = Math.floor(Date.now() / MINUTE) * MINUTE;
 const read = (units = 1) => bucketCharges([{ limitClass: 'read', units }]);
 const byBucket = (taken: TakenBucket[]) => Object.fromEntries(taken.map((t) => [t.bucket, t]));
 

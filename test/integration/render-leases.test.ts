@@ -4,6 +4,7 @@ import { aCarrierAccount, aLabel } from '../helpers/labels';
 import { adapterFor, aShipmentRequest, eventually, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { secondAligned } from '../helpers/time';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -69,7 +70,7 @@ describe('render leases', () => {
 
   it('expires leases left by a crashed process', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
-    const t0 = new Date('2026-11-01T10:00:00Z');
+    const t0 = new Date(secondAligned(Date.now()));
     await app.orm.em
       .fork()
       .execute(
@@ -94,7 +95,7 @@ describe('render leases', () => {
 
   it('is removed only by its owner: a render that outlived its lease leaves the next holder’s lease alone', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
-    const t0 = new Date('2026-11-01T10:00:00Z');
+    const t0 = new Date(secondAligned(Date.now()));
     const slow = blocked();
     const first = withRenderLease(app.orm, { storeId, labelId: 'lbl_x', format: 'label', now: t0 }, () => slow.done);
     await eventually(async () => ((await leasesOf(storeId)) === '1' ? true : null), 200);

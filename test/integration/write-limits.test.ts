@@ -3,6 +3,7 @@ import { setLimitOverride } from '../../src/limits/overrides';
 import { createWriteLimits, type WriteLimits } from '../../src/limits/write-limits';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { HOUR, utcDayStart } from '../helpers/time';
 
 // The creation code calls this service (docs/decisions/0405-creation-limits-wiring.md); here it runs against the
 // test database with the test clock, so hours and days pass without waiting.
@@ -17,7 +18,8 @@ afterEach(() => app.clock.reset());
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
-const T0 = new Date('2026-11-23T10:00:00.000Z');
+// 10:00 UTC today, on the clock the limits read (app.clock): the UTC day of the daily units ends 14 hours later.
+const T0 = new Date(utcDayStart(Date.now()) + 10 * HOUR);
 const later = (ms: number) => new Date(T0.getTime() + ms);
 
 /** The error a refusal throws, as the HTTP edge would see it. */
