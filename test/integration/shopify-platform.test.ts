@@ -124,11 +124,13 @@ describe('ShopifyPlatform on the fake Shopify', () => {
   it('refuses a document the pinned Admin API version does not have, as Shopify does', async () => {
     const { domain, token } = await aShopWithAnOrder();
     const { client } = shopifyAdapter(token);
-    const misspelled = 'query { order(id: "gid://shopify/Order/1001") { totalPrice } }';
-    const error = await failure(client.request('order', domain, token, misspelled, {}));
+    const misspelled = 'query { order(id: "gid://shopify/Order/1001") { grandTotal } }';
+    const error = await failure(client.request('order', domain, token, { text: misspelled }, {}));
     expect(error).toBeInstanceOf(ShopifyQueryError);
-    expect((error as Error).message).toMatch(/Cannot query field "totalPrice" on type "Order"/);
+    expect((error as Error).message).toMatch(/Cannot query field "grandTotal" on type "Order"/);
     const tooCostly = 'query { orders(first: 250) { nodes { fulfillmentOrders(first: 250) { nodes { id } } } } }';
-    expect(await failure(client.request('order', domain, token, tooCostly, {}))).toBeInstanceOf(ShopifyQueryError);
+    expect(await failure(client.request('order', domain, token, { text: tooCostly }, {}))).toBeInstanceOf(
+      ShopifyQueryError,
+    );
   });
 });

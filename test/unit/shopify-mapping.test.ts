@@ -76,7 +76,7 @@ describe('Shopify answers as the port’s values', () => {
   });
 
   it('tells this app’s holds (by handle) from every other hold', () => {
-    const base = { id: 'h', reason: 'OTHER', reasonNotes: 'why' };
+    const base = { id: 'h', reason: 'OTHER' as const, reasonNotes: 'why' };
     expect(toHold({ ...base, handle: 'lcr_1', heldByRequestingApp: true })).toEqual({
       heldBy: 'app',
       reason: 'why',

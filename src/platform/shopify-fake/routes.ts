@@ -14,10 +14,13 @@ import type { PlatformSandboxState } from '../sandbox/state';
 import { actualCost, requestedCost, type Operation } from './cost';
 import { mutationRoot } from './mutations';
 import { queryRoot, type UserErrorFault } from './resolvers';
-import { shopifyAdminSchema } from './schema';
+import { adminSchema, adminSchemaManifest } from './admin-schema';
 
-/** The API versions the fake serves (the one the service pins, docs/shopify.md). */
-export const FAKE_API_VERSIONS = ['2025-10'];
+/** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
+export const FAKE_API_VERSIONS: readonly string[] = (() => {
+  const { pinned, next } = adminSchemaManifest();
+  return [pinned, next];
+})();
 /** Shopify's single-query limit and a Standard plan's bucket (docs/shopify.md, "Throttling"). */
 const MAX_QUERY_COST = 1000;
 const DEFAULT_BUCKET = { maximumAvailable: 2000, restoreRate: 100 };
@@ -112,7 +115,10 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
       );
     if (!s.accessToken || request.headers['x-shopify-access-token'] !== s.accessToken)
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-    return runGraphql(state, domain, s, request, scripted === 'throttle');
+    return runGraphql(state, domain, s, request, {
+      version: request.params.version!,
+      throttle: scripted === 'throttle',
+    });
   });
 
   const control = '/_control/shopify/:shop';
@@ -178,8 +184,9 @@ async function runGraphql(
   domain: string,
   s: ShopState,
   request: SandboxRequest,
-  scriptedThrottle: boolean,
+  options: { version: string; throttle: boolean },
 ): Promise<Reply> {
+  const { schema } = adminSchema(options.version);
   const body = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
   if (typeof body.query !== 'string') return json(400, { errors: { query: 'Required parameter missing or invalid' } });
   let document: DocumentNode;
@@ -188,7 +195,7 @@ async function runGraphql(
   } catch (error) {
     return graphqlErrors([error as GraphQLError]);
   }
-  const invalid = validate(shopifyAdminSchema, document);
+  const invalid = validate(schema, document);
   if (invalid.length > 0) return graphqlErrors(invalid);
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
   if (!operation) return graphqlErrors([new GraphQLError('No operation')]);
@@ -198,7 +205,7 @@ async function runGraphql(
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
       .map((d) => [d.name.value, d]),
   );
-  const op: Operation = { schema: shopifyAdminSchema, operation, fragments, variables };
+  const op: Operation = { schema, operation, fragments, variables };
   const requested = requestedCost(op);
   if (requested > MAX_QUERY_COST)
     return json(200, {
@@ -211,7 +218,7 @@ async function runGraphql(
     });
   const bucket = refilled(s.bucket, Date.now());
   // A scripted throttle: the bucket one second of restore short of this query (other calls of the app spent it).
-  if (scriptedThrottle)
+  if (options.throttle)
     return throttled(requested, { ...bucket, currentlyAvailable: Math.max(0, requested - bucket.restoreRate) });
   if (bucket.currentlyAvailable < requested) {
     s.bucket = bucket;
@@ -221,7 +228,7 @@ async function runGraphql(
   const userError = mutation && s.faults[0]?.type === 'user_error' ? (s.faults.shift() as UserErrorFault) : null;
   const ctx = { store: state.store(domain), nextId: () => state.nextId(), userError };
   const result = await execute({
-    schema: shopifyAdminSchema,
+    schema,
     document,
     rootValue: mutation ? mutationRoot(ctx) : queryRoot(ctx),
     variableValues: variables,

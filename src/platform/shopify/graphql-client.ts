@@ -1,6 +1,7 @@
 import { httpCall, HttpCallError, type HttpAnswer } from '../../net/http-call';
 import { PlatformUnavailableError } from '../port';
 import { CostBuckets, type ThrottleStatus } from './bucket';
+import type { AdminDocument } from './queries';
 
 export interface ShopifyConnection {
   /** `https://{shop}/admin/api/{version}/graphql.json`, or the fake's address in tests. */
@@ -38,15 +39,15 @@ export class ShopifyGraphqlClient {
     private readonly buckets: CostBuckets = new CostBuckets(),
   ) {}
 
-  async request<T>(
+  async request<T, V>(
     what: string,
     shop: string,
     token: string | null,
-    document: string,
-    variables: Record<string, unknown>,
+    document: AdminDocument<T, V>,
+    variables: V,
   ): Promise<T> {
     if (!token) throw new PlatformUnavailableError(what, false, null);
-    const cost = this.requestedCost.get(document) ?? FIRST_GUESS_COST;
+    const cost = this.requestedCost.get(document.text) ?? FIRST_GUESS_COST;
     const admission = this.buckets.admit(shop, cost);
     if ('refuse' in admission) throw new PlatformUnavailableError(what, true, admission.retryAfterSeconds);
     if (admission.wait > 0) await new Promise((resolve) => setTimeout(resolve, admission.wait));
@@ -57,7 +58,7 @@ export class ShopifyGraphqlClient {
         url: adminEndpoint(this.connection.adminUrl, shop, this.connection.apiVersion),
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-shopify-access-token': token },
-        body: JSON.stringify({ query: document, variables }),
+        body: JSON.stringify({ query: document.text, variables }),
         timeoutMs: this.connection.timeoutMs,
         maxResponseBytes: 5 * 1024 * 1024,
       });
@@ -79,7 +80,7 @@ export class ShopifyGraphqlClient {
     const reported = body.extensions?.cost;
     if (reported) {
       this.buckets.report(shop, reported.throttleStatus);
-      this.requestedCost.set(document, reported.requestedQueryCost);
+      this.requestedCost.set(document.text, reported.requestedQueryCost);
     }
     const errors = Array.isArray(body.errors) ? body.errors : body.errors ? [{ message: body.errors }] : [];
     if (errors.some((e) => e.extensions?.code === 'THROTTLED'))

@@ -8,75 +8,21 @@ import type {
   PlatformOrder,
   PlatformPickupPoint,
 } from '../port';
+import type {
+  DeliveryMethodType as ShopifyDeliveryMethodType,
+  FulfillmentOrderFieldsFragment,
+  LineFieldsFragment,
+  OrderFieldsFragment,
+} from './admin.generated';
 import { ORDER_METAFIELDS } from './queries';
 
-/** Wire shapes of the Admin API answers to the documents in queries.ts. */
-interface WireMoneyBag {
-  presentmentMoney: { amount: string; currencyCode: string };
-}
-type WireMethodType = 'SHIPPING' | 'PICKUP_POINT' | 'PICK_UP' | 'LOCAL' | 'RETAIL' | 'NONE';
-
-export interface WireOrder {
-  id: string;
-  legacyResourceId: string;
-  name: string;
-  presentmentCurrencyCode: string;
-  totalPriceSet: WireMoneyBag;
-  subtotalPriceSet: WireMoneyBag | null;
-  totalOutstandingSet: WireMoneyBag;
-  paymentGatewayNames: string[];
-  codValue: { value: string } | null;
-  codCurrency: { value: string } | null;
-  convertedValue: { value: string } | null;
-  convertedCurrency: { value: string } | null;
-  packetValue: { value: string } | null;
-  pickupPoint: { value: string } | null;
-  shippingAddress: {
-    name: string | null;
-    company: string | null;
-    address1: string | null;
-    address2: string | null;
-    city: string | null;
-    zip: string | null;
-    countryCodeV2: string | null;
-    latitude: number | null;
-    longitude: number | null;
-  } | null;
-  phone: string | null;
-  email: string | null;
-  shippingLine: { title: string } | null;
-  fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: WireMethodType } | null }> };
-  tags: string[];
-  cancelledAt: string | null;
-}
-
-export interface WireLine {
-  id: string;
-  sku: string | null;
-  totalQuantity: number;
-  weight: { unit: 'GRAMS' | 'KILOGRAMS' | 'OUNCES' | 'POUNDS'; value: number } | null;
-  lineItem: { discountedUnitPriceAfterAllDiscountsSet: WireMoneyBag };
-}
-
-export interface WirePageInfo {
-  hasNextPage: boolean;
-  endCursor: string | null;
-}
-
-export interface WireFulfillmentOrder {
-  id: string;
-  status: string;
-  assignedLocation: { name: string; location: { id: string } | null };
-  deliveryMethod: { methodType: WireMethodType } | null;
-  fulfillmentHolds: Array<{
-    id: string;
-    handle: string | null;
-    reason: string;
-    reasonNotes: string | null;
-    heldByRequestingApp: boolean;
-  }>;
-  lineItems: { nodes: WireLine[]; pageInfo: WirePageInfo };
-}
+/** The Admin API's answers to the documents in queries.ts, as generated from Shopify's schema (admin.generated.ts). */
+export type WireOrder = OrderFieldsFragment;
+export type WireLine = LineFieldsFragment;
+export type WireFulfillmentOrder = FulfillmentOrderFieldsFragment;
+export type WirePageInfo = WireFulfillmentOrder['lineItems']['pageInfo'];
+type WireMoneyBag = WireOrder['totalPriceSet'];
+type WireMethodType = ShopifyDeliveryMethodType;
 
 /** The numeric part of a GID (`gid://shopify/Order/1001` -> `1001`); a numeric ID as it is. */
 export function legacyIdOf(id: string): string {

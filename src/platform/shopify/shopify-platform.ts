@@ -19,18 +19,15 @@ import {
   toOrder,
   type WireFulfillmentOrder,
   type WireLine,
-  type WireOrder,
   type WirePageInfo,
 } from './mapping';
 import * as q from './queries';
+import type { AdminDocument } from './queries';
+import type { FulfillmentOrdersQuery } from './admin.generated';
 import { fulfillmentRefusal, type UserError } from './user-errors';
 
 /** An order's page of fulfillment orders, as both fulfillment-order queries select it. */
-interface FulfillmentOrdersOfOrder {
-  id: string;
-  fulfillmentOrders: { nodes: WireFulfillmentOrder[]; pageInfo: WirePageInfo };
-}
-type FulfillmentOrdersPage = { order: FulfillmentOrdersOfOrder | null };
+type FulfillmentOrdersOfOrder = NonNullable<FulfillmentOrdersQuery['order']>;
 
 /** The store's offline Admin API access token; null when it has none usable (`shopify_unavailable`). */
 export type TokenFor = (shop: string) => Promise<string | null>;
@@ -42,19 +39,19 @@ export class ShopifyPlatform implements StorePlatformPort {
     private readonly tokenFor: TokenFor,
   ) {}
 
-  private async call<T>(what: string, shop: string, document: string, variables: Record<string, unknown>) {
-    return this.client.request<T>(what, shop, await this.tokenFor(shop), document, variables);
+  private async call<T, V>(what: string, shop: string, document: AdminDocument<T, V>, variables: V): Promise<T> {
+    return this.client.request(what, shop, await this.tokenFor(shop), document, variables);
   }
 
   async getOrder(shop: string, orderId: string): Promise<PlatformOrder | null> {
-    const data = await this.call<{ order: WireOrder | null }>('order', shop, q.ORDER_BY_ID, {
+    const data = await this.call('order', shop, q.ORDER_BY_ID, {
       id: gidOf('Order', orderId),
     });
     return data.order ? toOrder(data.order) : null;
   }
 
   async findOrdersByName(shop: string, name: string): Promise<PlatformOrder[]> {
-    const data = await this.call<{ orders: { nodes: WireOrder[] } }>('order', shop, q.ORDERS_BY_NAME, {
+    const data = await this.call('order', shop, q.ORDERS_BY_NAME, {
       query: orderNameQuery(name),
     });
     const wanted = normalizeOrderName(name);
@@ -62,7 +59,7 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async listFulfillmentOrders(shop: string, orderId: string): Promise<PlatformFulfillmentOrder[]> {
-    const data = await this.call<FulfillmentOrdersPage>('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
+    const data = await this.call('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
       id: gidOf('Order', orderId),
       after: null,
     });
@@ -70,10 +67,7 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async getOrderWithFulfillmentOrders(shop: string, orderId: string): Promise<PlatformOrderWithFulfillment | null> {
-    type Data = {
-      order: (WireOrder & { fulfillmentOrdersPage: FulfillmentOrdersOfOrder['fulfillmentOrders'] }) | null;
-    };
-    const data = await this.call<Data>('order', shop, q.ORDER_WITH_FULFILLMENT_ORDERS, {
+    const data = await this.call('order', shop, q.ORDER_WITH_FULFILLMENT_ORDERS, {
       id: gidOf('Order', orderId),
       after: null,
     });
@@ -92,12 +86,10 @@ export class ShopifyPlatform implements StorePlatformPort {
         result.push(toFulfillmentOrder(order.id, fo, await this.allLines(shop, fo)));
       const page: WirePageInfo = order.fulfillmentOrders.pageInfo;
       if (!page.hasNextPage) break;
-      const next: FulfillmentOrdersPage = await this.call<FulfillmentOrdersPage>(
-        'fulfillment_orders',
-        shop,
-        q.FULFILLMENT_ORDERS,
-        { id: first.id, after: page.endCursor },
-      );
+      const next: FulfillmentOrdersQuery = await this.call('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
+        id: first.id,
+        after: page.endCursor,
+      });
       order = next.order;
     }
     return result;
@@ -108,8 +100,7 @@ export class ShopifyPlatform implements StorePlatformPort {
     const lines = [...fo.lineItems.nodes];
     let page = fo.lineItems.pageInfo;
     while (page.hasNextPage && page.endCursor) {
-      type Lines = { fulfillmentOrder: { lineItems: { nodes: WireLine[]; pageInfo: WirePageInfo } } | null };
-      const data: Lines = await this.call<Lines>('fulfillment_orders', shop, q.FULFILLMENT_ORDER_LINES, {
+      const data = await this.call('fulfillment_orders', shop, q.FULFILLMENT_ORDER_LINES, {
         id: fo.id,
         after: page.endCursor,
       });
@@ -121,12 +112,7 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async fulfill(shop: string, request: FulfillRequest): Promise<Fulfillment> {
-    const data = await this.call<{
-      fulfillmentCreate: {
-        fulfillment: { id: string; trackingInfo: Array<{ number: string | null; url: string | null }> } | null;
-        userErrors: UserError[];
-      };
-    }>('fulfillment', shop, q.FULFILLMENT_CREATE, {
+    const data = await this.call('fulfillment', shop, q.FULFILLMENT_CREATE, {
       fulfillment: {
         lineItemsByFulfillmentOrder: request.fulfillmentOrderIds.map((id) => ({
           fulfillmentOrderId: gidOf('FulfillmentOrder', id),
@@ -135,7 +121,7 @@ export class ShopifyPlatform implements StorePlatformPort {
         notifyCustomer: request.notifyCustomer,
       },
     });
-    const { fulfillment, userErrors } = data.fulfillmentCreate;
+    const { fulfillment, userErrors } = data.fulfillmentCreate ?? { fulfillment: null, userErrors: [] };
     if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
     const tracking = fulfillment.trackingInfo[0];
     return {
@@ -148,32 +134,25 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async addOrderTags(shop: string, orderId: string, tags: string[]): Promise<string[]> {
-    const data = await this.call<{
-      tagsAdd: { node: { tags?: string[] } | null; userErrors: UserError[] };
-    }>('order_tags', shop, q.TAGS_ADD, { id: gidOf('Order', orderId), tags });
-    const { node, userErrors } = data.tagsAdd;
-    if (userErrors.length > 0 || !node?.tags) throw orderRefusal(orderId, 'adding tags', userErrors);
+    const data = await this.call('order_tags', shop, q.TAGS_ADD, { id: gidOf('Order', orderId), tags });
+    const { node, userErrors } = data.tagsAdd ?? { node: null, userErrors: [] };
+    if (userErrors.length > 0 || !node || !('tags' in node)) throw orderRefusal(orderId, 'adding tags', userErrors);
     return node.tags;
   }
 
   async setOrderPickupPoint(shop: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder> {
-    const data = await this.call<{ metafieldsSet: { userErrors: UserError[] } }>(
-      'order_pickup_point',
-      shop,
-      q.PICKUP_POINT_SET,
-      {
-        metafields: [
-          {
-            ownerId: gidOf('Order', orderId),
-            key: q.PICKUP_POINT_METAFIELD_KEY,
-            type: 'json',
-            value: pickupPointValue(point),
-          },
-        ],
-      },
-    );
-    if (data.metafieldsSet.userErrors.length > 0)
-      throw orderRefusal(orderId, 'setting the pickup point', data.metafieldsSet.userErrors);
+    const data = await this.call('order_pickup_point', shop, q.PICKUP_POINT_SET, {
+      metafields: [
+        {
+          ownerId: gidOf('Order', orderId),
+          key: q.PICKUP_POINT_METAFIELD_KEY,
+          type: 'json',
+          value: pickupPointValue(point),
+        },
+      ],
+    });
+    const errors = data.metafieldsSet?.userErrors ?? [];
+    if (errors.length > 0) throw orderRefusal(orderId, 'setting the pickup point', errors);
     const order = await this.getOrder(shop, orderId);
     if (!order) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
     return order;
@@ -186,15 +165,13 @@ export class ShopifyPlatform implements StorePlatformPort {
   ): Promise<FulfillmentOrderHoldResult[]> {
     const results: FulfillmentOrderHoldResult[] = [];
     for (const id of fulfillmentOrderIds) {
-      const data = await this.call<{ fulfillmentOrderHold: { userErrors: UserError[] } }>(
-        'fulfillment_order_hold',
-        shop,
-        q.FULFILLMENT_ORDER_HOLD,
-        { id: gidOf('FulfillmentOrder', id), hold: { reason: 'OTHER', reasonNotes: hold.reason, handle: hold.handle } },
-      );
+      const data = await this.call('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_HOLD, {
+        id: gidOf('FulfillmentOrder', id),
+        hold: { reason: 'OTHER', reasonNotes: hold.reason, handle: hold.handle },
+      });
       results.push({
         fulfillmentOrderId: id,
-        outcome: await this.holdOutcome(shop, id, data.fulfillmentOrderHold.userErrors),
+        outcome: await this.holdOutcome(shop, id, data.fulfillmentOrderHold?.userErrors ?? []),
       });
     }
     return results;
@@ -219,12 +196,9 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   private async holdsOf(shop: string, id: string) {
-    const data = await this.call<{
-      fulfillmentOrder: {
-        status: string;
-        fulfillmentHolds: Array<{ id: string; handle: string | null; heldByRequestingApp: boolean }>;
-      } | null;
-    }>('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_HOLDS, { id: gidOf('FulfillmentOrder', id) });
+    const data = await this.call('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_HOLDS, {
+      id: gidOf('FulfillmentOrder', id),
+    });
     return data.fulfillmentOrder;
   }
 
@@ -243,13 +217,11 @@ export class ShopifyPlatform implements StorePlatformPort {
       }
       const holdIds = fo.fulfillmentHolds.filter((h) => h.heldByRequestingApp && h.handle === handle).map((h) => h.id);
       if (holdIds.length > 0) {
-        const data = await this.call<{ fulfillmentOrderReleaseHold: { userErrors: UserError[] } }>(
-          'fulfillment_order_hold',
-          shop,
-          q.FULFILLMENT_ORDER_RELEASE_HOLD,
-          { id: gidOf('FulfillmentOrder', id), holdIds },
-        );
-        const errors = data.fulfillmentOrderReleaseHold.userErrors;
+        const data = await this.call('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_RELEASE_HOLD, {
+          id: gidOf('FulfillmentOrder', id),
+          holdIds,
+        });
+        const errors = data.fulfillmentOrderReleaseHold?.userErrors ?? [];
         if (errors.some((e) => e.code === 'FULFILLMENT_ORDER_NOT_FOUND')) {
           results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
           continue;
