@@ -37,11 +37,12 @@ describe('the vendored schema', () => {
 
   it("knows each type's and field's access scopes", () => {
     const { access } = adminSchema(manifest.pinned);
-    expect(access.get('Order')).toContain('read_orders');
-    expect(access.get('Mutation.fulfillmentOrderHold')).toEqual(
+    expect(access.get('Order')?.scopes).toContain('read_orders');
+    expect(access.get('Mutation.fulfillmentOrderHold')?.scopes).toEqual(
       expect.arrayContaining(['write_merchant_managed_fulfillment_orders']),
     );
-    expect(access.get('Location')).toContain('read_locations');
+    expect(access.get('Location')?.scopes).toContain('read_locations');
+    expect(access.get('Location.id')?.text).toMatch(/`read_locations` access scope/);
   });
 
   it('has the generated document types in step (`npm run shopify:types`)', () => {

@@ -20,19 +20,40 @@ export interface AdminSchemaManifest {
   files: Record<string, string>;
 }
 
-/** The scopes a type or field needs: any one of `scopes` (none: no scope); `Type` or `Type.field`. */
-export type AccessRules = ReadonlyMap<string, readonly string[]>;
+/** What a type or field needs: any one of `scopes`, and Shopify's words for it (`requiredAccess`). */
+export interface AccessRule {
+  scopes: readonly string[];
+  text: string;
+}
+
+/** Rules by `Type` or `Type.field`; none: no scope needed. */
+export type AccessRules = ReadonlyMap<string, AccessRule>;
 
 export interface AdminSchema {
   version: string;
   schema: GraphQLSchema;
   access: AccessRules;
+  /** Protected customer data (`Type.field` -> `name`, `address`, `phone` or `email`): level 2 of Shopify's approval. */
+  protectedFields: ReadonlyMap<string, string>;
 }
 
 interface VendoredFile {
-  data: IntrospectionQuery;
+  data: IntrospectionQuery & {
+    __schema: {
+      types: Array<{
+        name: string;
+        fields?: Array<{ name: string; isProtected?: boolean; protectedContent?: string }> | null;
+      }>;
+    };
+  };
   offline_scopes: {
-    items: Array<{ type: 'type' | 'field'; typeName: string; fieldName?: string; offlineScopes: string[] }>;
+    items: Array<{
+      type: 'type' | 'field';
+      typeName: string;
+      fieldName?: string;
+      offlineScopes: string[];
+      requiredAccess: string;
+    }>;
   };
 }
 
@@ -52,12 +73,19 @@ export function adminSchema(version: string): AdminSchema {
     const file = JSON.parse(
       gunzipSync(readFileSync(join(ADMIN_SCHEMA_DIR, `admin_${version}.json.gz`))).toString('utf8'),
     ) as VendoredFile;
-    const access = new Map<string, readonly string[]>();
+    const access = new Map<string, AccessRule>();
     for (const item of file.offline_scopes.items) {
       if (item.offlineScopes.length === 0) continue;
-      access.set(item.type === 'type' ? item.typeName : `${item.typeName}.${item.fieldName}`, item.offlineScopes);
+      access.set(item.type === 'type' ? item.typeName : `${item.typeName}.${item.fieldName}`, {
+        scopes: item.offlineScopes,
+        text: item.requiredAccess,
+      });
     }
-    schema = { version, schema: buildClientSchema(file.data), access };
+    const protectedFields = new Map<string, string>();
+    for (const type of file.data.__schema.types)
+      for (const field of type.fields ?? [])
+        if (field.isProtected) protectedFields.set(`${type.name}.${field.name}`, field.protectedContent ?? 'customer');
+    schema = { version, schema: buildClientSchema(file.data), access, protectedFields };
     loaded.set(version, schema);
   }
   return schema;

@@ -1339,7 +1339,14 @@ export type FulfillmentOrdersQuery = {
       nodes: Array<{
         id: string;
         status: FulfillmentOrderStatus;
-        assignedLocation: { name: string; location: { id: string } | null };
+        assignedLocation: {
+          name: string;
+          location: {
+            id: string;
+            isFulfillmentService: boolean;
+            fulfillmentService: { serviceName: string } | null;
+          } | null;
+        };
         deliveryMethod: { methodType: DeliveryMethodType } | null;
         fulfillmentHolds: Array<{
           id: string;
@@ -1352,7 +1359,7 @@ export type FulfillmentOrdersQuery = {
           nodes: Array<{
             id: string;
             sku: string | null;
-            totalQuantity: number;
+            remainingQuantity: number;
             weight: { unit: WeightUnit; value: number } | null;
             lineItem: {
               discountedUnitPriceAfterAllDiscountsSet: {
@@ -1371,7 +1378,10 @@ export type FulfillmentOrdersQuery = {
 export type FulfillmentOrderFieldsFragment = {
   id: string;
   status: FulfillmentOrderStatus;
-  assignedLocation: { name: string; location: { id: string } | null };
+  assignedLocation: {
+    name: string;
+    location: { id: string; isFulfillmentService: boolean; fulfillmentService: { serviceName: string } | null } | null;
+  };
   deliveryMethod: { methodType: DeliveryMethodType } | null;
   fulfillmentHolds: Array<{
     id: string;
@@ -1384,7 +1394,7 @@ export type FulfillmentOrderFieldsFragment = {
     nodes: Array<{
       id: string;
       sku: string | null;
-      totalQuantity: number;
+      remainingQuantity: number;
       weight: { unit: WeightUnit; value: number } | null;
       lineItem: {
         discountedUnitPriceAfterAllDiscountsSet: { presentmentMoney: { amount: string; currencyCode: CurrencyCode } };
@@ -1397,7 +1407,7 @@ export type FulfillmentOrderFieldsFragment = {
 export type LineFieldsFragment = {
   id: string;
   sku: string | null;
-  totalQuantity: number;
+  remainingQuantity: number;
   weight: { unit: WeightUnit; value: number } | null;
   lineItem: {
     discountedUnitPriceAfterAllDiscountsSet: { presentmentMoney: { amount: string; currencyCode: CurrencyCode } };
@@ -1424,7 +1434,14 @@ export type OrderWithFulfillmentOrdersQuery = {
       nodes: Array<{
         id: string;
         status: FulfillmentOrderStatus;
-        assignedLocation: { name: string; location: { id: string } | null };
+        assignedLocation: {
+          name: string;
+          location: {
+            id: string;
+            isFulfillmentService: boolean;
+            fulfillmentService: { serviceName: string } | null;
+          } | null;
+        };
         deliveryMethod: { methodType: DeliveryMethodType } | null;
         fulfillmentHolds: Array<{
           id: string;
@@ -1437,7 +1454,7 @@ export type OrderWithFulfillmentOrdersQuery = {
           nodes: Array<{
             id: string;
             sku: string | null;
-            totalQuantity: number;
+            remainingQuantity: number;
             weight: { unit: WeightUnit; value: number } | null;
             lineItem: {
               discountedUnitPriceAfterAllDiscountsSet: {
@@ -1486,7 +1503,7 @@ export type FulfillmentOrderLinesQuery = {
       nodes: Array<{
         id: string;
         sku: string | null;
-        totalQuantity: number;
+        remainingQuantity: number;
         weight: { unit: WeightUnit; value: number } | null;
         lineItem: {
           discountedUnitPriceAfterAllDiscountsSet: { presentmentMoney: { amount: string; currencyCode: CurrencyCode } };
@@ -1507,6 +1524,16 @@ export type FulfillmentOrderHoldsQuery = {
     status: FulfillmentOrderStatus;
     fulfillmentHolds: Array<{ id: string; handle: string | null; heldByRequestingApp: boolean }>;
   } | null;
+};
+
+export type FulfillmentOrderLocationsQueryVariables = Exact<{
+  ids: Array<string | number> | string | number;
+}>;
+
+export type FulfillmentOrderLocationsQuery = {
+  nodes: Array<
+    { id: string; assignedLocation: { location: { id: string } | null } } | Record<PropertyKey, never> | null
+  >;
 };
 
 export type FulfillmentCreateMutationVariables = Exact<{
@@ -1573,3 +1600,7 @@ export type FulfillmentOrderReleaseHoldMutation = {
     }>;
   } | null;
 };
+
+export type GrantedScopesQueryVariables = Exact<{ [key: string]: never }>;
+
+export type GrantedScopesQuery = { currentAppInstallation: { accessScopes: Array<{ handle: string }> } };

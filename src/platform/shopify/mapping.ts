@@ -159,22 +159,29 @@ export function times(amount: string, quantity: number): string {
   return `${total / 100n}.${String(total % 100n).padStart(2, '0')}`;
 }
 
+/**
+ * A line as what still ships: `remainingQuantity` units (Shopify's `totalQuantity` counts those already fulfilled
+ * too), valued at the unit price after discounts.
+ */
 export function toLine(l: WireLine): PlatformFulfillmentOrderLineItem {
   const unit = moneyOf(l.lineItem.discountedUnitPriceAfterAllDiscountsSet);
   return {
     id: l.id,
     sku: l.sku,
-    quantity: l.totalQuantity,
-    totalAfterDiscounts: { amount: times(unit.amount, l.totalQuantity), currency: unit.currency },
+    quantity: l.remainingQuantity,
+    totalAfterDiscounts: { amount: times(unit.amount, l.remainingQuantity), currency: unit.currency },
     weightGrams: l.weight ? Math.round(l.weight.value * GRAMS_PER_UNIT[l.weight.unit]) : null,
   };
 }
 
-/** Our own holds carry their handle; any other hold (an export, another app, the merchant) blocks like an export. */
+/**
+ * Our own holds carry their handle; any other (the merchant's, another app's: Shopify tells only that it is not ours)
+ * is `other`, and blocks a fulfilment the same way (decision 0705).
+ */
 export function toHold(h: WireFulfillmentOrder['fulfillmentHolds'][number]): FulfillmentOrderHold {
   return h.heldByRequestingApp && h.handle
     ? { heldBy: 'app', reason: h.reasonNotes ?? h.reason, handle: h.handle }
-    : { heldBy: 'export', reason: h.reasonNotes };
+    : { heldBy: 'other', reason: h.reasonNotes };
 }
 
 export function toFulfillmentOrder(
@@ -182,14 +189,22 @@ export function toFulfillmentOrder(
   f: WireFulfillmentOrder,
   lines: readonly WireLine[],
 ): PlatformFulfillmentOrder {
+  const location = f.assignedLocation.location;
   return {
     id: f.id,
     legacyId: legacyIdOf(f.id),
     orderId,
     status: f.status.toLowerCase() as FulfillmentOrderStatus,
-    assignedLocation: { id: f.assignedLocation.location?.id ?? '', name: f.assignedLocation.name },
+    assignedLocation: {
+      id: location?.id ?? '',
+      name: f.assignedLocation.name,
+      fulfillmentService: location?.isFulfillmentService
+        ? (location.fulfillmentService?.serviceName ?? f.assignedLocation.name)
+        : null,
+    },
     deliveryMethodType: fulfillmentOrderMethod(f.deliveryMethod?.methodType),
-    lineItems: lines.map(toLine),
+    // A line fully fulfilled already ships nothing more.
+    lineItems: lines.filter((l) => l.remainingQuantity > 0).map(toLine),
     holds: f.fulfillmentHolds.map(toHold),
     // Shopify names no replacement of an edited fulfillment order; the service does not read it (decision 0701).
     replacedBy: [],

@@ -7,10 +7,14 @@ import type {
   FulfillmentOrderHoldsQueryVariables,
   FulfillmentOrderLinesQuery,
   FulfillmentOrderLinesQueryVariables,
+  FulfillmentOrderLocationsQuery,
+  FulfillmentOrderLocationsQueryVariables,
   FulfillmentOrderReleaseHoldMutation,
   FulfillmentOrderReleaseHoldMutationVariables,
   FulfillmentOrdersQuery,
   FulfillmentOrdersQueryVariables,
+  GrantedScopesQuery,
+  GrantedScopesQueryVariables,
   OrderByIdQuery,
   OrderByIdQueryVariables,
   OrderWithFulfillmentOrdersQuery,
@@ -100,7 +104,7 @@ const LINE_FIELDS = `
 fragment LineFields on FulfillmentOrderLineItem {
   id
   sku
-  totalQuantity
+  remainingQuantity
   weight { unit value }
   lineItem { discountedUnitPriceAfterAllDiscountsSet { ${money} } }
 }`;
@@ -111,7 +115,7 @@ const FULFILLMENT_ORDER_FIELDS = `
 fragment FulfillmentOrderFields on FulfillmentOrder {
   id
   status
-  assignedLocation { name location { id } }
+  assignedLocation { name location { id isFulfillmentService fulfillmentService { serviceName } } }
   deliveryMethod { methodType }
   fulfillmentHolds { id handle reason reasonNotes heldByRequestingApp }
   lineItems(first: 20) { nodes { ...LineFields } pageInfo { hasNextPage endCursor } }
@@ -167,6 +171,14 @@ export const FULFILLMENT_ORDER_HOLDS = adminDocument<
   fulfillmentOrder(id: $id) { id status fulfillmentHolds { id handle heldByRequestingApp } }
 }`);
 
+/** Where each fulfillment order is assigned: `fulfillmentCreate` takes one location's fulfillment orders per call. */
+export const FULFILLMENT_ORDER_LOCATIONS = adminDocument<
+  FulfillmentOrderLocationsQuery,
+  FulfillmentOrderLocationsQueryVariables
+>(`query FulfillmentOrderLocations($ids: [ID!]!) {
+  nodes(ids: $ids) { ... on FulfillmentOrder { id assignedLocation { location { id } } } }
+}`);
+
 export const FULFILLMENT_CREATE = adminDocument<
   FulfillmentCreateMutation,
   FulfillmentCreateMutationVariables
@@ -217,6 +229,11 @@ export const FULFILLMENT_ORDER_RELEASE_HOLD = adminDocument<
   }
 }`);
 
+/** The access scopes the merchant granted the app's installation (needs no scope itself). */
+export const GRANTED_SCOPES = adminDocument<GrantedScopesQuery, GrantedScopesQueryVariables>(`query GrantedScopes {
+  currentAppInstallation { accessScopes { handle } }
+}`);
+
 /** Every document the adapter can send: what the schema tests validate and the types are generated from. */
 export const ADMIN_DOCUMENTS = {
   ORDER_BY_ID,
@@ -225,9 +242,11 @@ export const ADMIN_DOCUMENTS = {
   ORDER_WITH_FULFILLMENT_ORDERS,
   FULFILLMENT_ORDER_LINES,
   FULFILLMENT_ORDER_HOLDS,
+  FULFILLMENT_ORDER_LOCATIONS,
   FULFILLMENT_CREATE,
   TAGS_ADD,
   PICKUP_POINT_SET,
   FULFILLMENT_ORDER_HOLD,
   FULFILLMENT_ORDER_RELEASE_HOLD,
+  GRANTED_SCOPES,
 } as const;

@@ -43,6 +43,12 @@ export class ShopifyPlatform implements StorePlatformPort {
     return this.client.request(what, shop, await this.tokenFor(shop), document, variables);
   }
 
+  /** The access scopes the store's installation of the app holds (`labelctl store connect` and `store platform`). */
+  async grantedScopes(shop: string): Promise<string[]> {
+    const data = await this.call('installation', shop, q.GRANTED_SCOPES, {});
+    return data.currentAppInstallation.accessScopes.map((s) => s.handle);
+  }
+
   async getOrder(shop: string, orderId: string): Promise<PlatformOrder | null> {
     const data = await this.call('order', shop, q.ORDER_BY_ID, {
       id: gidOf('Order', orderId),
@@ -111,26 +117,48 @@ export class ShopifyPlatform implements StorePlatformPort {
     return lines;
   }
 
+  /**
+   * `fulfillmentCreate` takes fulfillment orders of one order at one location per call: a label across locations
+   * (`all_locations`) is fulfilled one location at a time, in the order the locations first appear. Answers the first
+   * fulfilment (every fulfillment order is in `fulfillmentOrderIds`); a refusal stops at that location.
+   */
   async fulfill(shop: string, request: FulfillRequest): Promise<Fulfillment> {
-    const data = await this.call('fulfillment', shop, q.FULFILLMENT_CREATE, {
-      fulfillment: {
-        lineItemsByFulfillmentOrder: request.fulfillmentOrderIds.map((id) => ({
-          fulfillmentOrderId: gidOf('FulfillmentOrder', id),
-        })),
-        trackingInfo: { number: request.trackingNumber, url: request.trackingUrl, company: request.carrierName },
+    const gids = request.fulfillmentOrderIds.map((id) => gidOf('FulfillmentOrder', id));
+    let first: Fulfillment | null = null;
+    for (const group of await this.byLocation(shop, gids)) {
+      const data = await this.call('fulfillment', shop, q.FULFILLMENT_CREATE, {
+        fulfillment: {
+          lineItemsByFulfillmentOrder: group.map((fulfillmentOrderId) => ({ fulfillmentOrderId })),
+          trackingInfo: { number: request.trackingNumber, url: request.trackingUrl, company: request.carrierName },
+          notifyCustomer: request.notifyCustomer,
+        },
+      });
+      const { fulfillment, userErrors } = data.fulfillmentCreate ?? { fulfillment: null, userErrors: [] };
+      if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
+      const tracking = fulfillment.trackingInfo[0];
+      first ??= {
+        id: fulfillment.id,
+        fulfillmentOrderIds: gids,
+        trackingNumber: tracking?.number ?? request.trackingNumber,
+        trackingUrl: tracking?.url ?? request.trackingUrl,
         notifyCustomer: request.notifyCustomer,
-      },
+      };
+    }
+    return first!;
+  }
+
+  /** The fulfillment orders grouped by assigned location (one read, none for a single one); unknown ones alone. */
+  private async byLocation(shop: string, gids: readonly string[]): Promise<string[][]> {
+    if (gids.length <= 1) return [[...gids]];
+    const data = await this.call('fulfillment', shop, q.FULFILLMENT_ORDER_LOCATIONS, { ids: [...gids] });
+    const groups = new Map<string, string[]>();
+    gids.forEach((gid, i) => {
+      const node = data.nodes[i];
+      const location = node && 'assignedLocation' in node ? node.assignedLocation.location?.id : undefined;
+      const key = location ?? `unknown:${gid}`;
+      groups.set(key, [...(groups.get(key) ?? []), gid]);
     });
-    const { fulfillment, userErrors } = data.fulfillmentCreate ?? { fulfillment: null, userErrors: [] };
-    if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
-    const tracking = fulfillment.trackingInfo[0];
-    return {
-      id: fulfillment.id,
-      fulfillmentOrderIds: request.fulfillmentOrderIds.map((id) => gidOf('FulfillmentOrder', id)),
-      trackingNumber: tracking?.number ?? request.trackingNumber,
-      trackingUrl: tracking?.url ?? request.trackingUrl,
-      notifyCustomer: request.notifyCustomer,
-    };
+    return [...groups.values()];
   }
 
   async addOrderTags(shop: string, orderId: string, tags: string[]): Promise<string[]> {
