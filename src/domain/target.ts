@@ -40,7 +40,7 @@ export function resolveOrder(lookup: OrderLookup): Decided<ContextOrder> {
       'order_not_eligible',
       lookup.by === 'name'
         ? `No order is named ${JSON.stringify(lookup.value)}. The name search index may lag a few seconds behind new orders; retry, or send order_id.`
-        : 'The store has no such order.',
+        : 'The store has no such order (an app without read_all_orders on Shopify sees only orders of the last 60 days).',
       lookup.by === 'name'
         ? { reason: 'order_not_found', order_name: lookup.value }
         : { reason: 'order_not_found', order_id: lookup.value },

@@ -12,6 +12,7 @@ export interface ShopifyConnection {
 
 interface GraphqlError {
   message: string;
+  path?: Array<string | number>;
   extensions?: { code?: string; requiredAccess?: string };
 }
 
@@ -33,12 +34,16 @@ export interface ShopifyObserver {
 
 const PROTECTED_DATA = 'protected customer data approval';
 
-/** What a refused field needs: its `requiredAccess`, the scope named in its message, or protected customer data. */
+/**
+ * What a refused field needs: its `requiredAccess` (or the scope its message names), protected customer data, or, where
+ * Shopify names neither (a type's scope, not the field's), access to the field at its path.
+ */
 function refusedAccess(errors: readonly GraphqlError[]): string | null {
   for (const e of errors) {
     if (/not approved to access/i.test(e.message)) return PROTECTED_DATA;
     if (e.extensions?.code !== 'ACCESS_DENIED') continue;
-    return e.extensions.requiredAccess ?? /Required access: (.*)$/.exec(e.message)?.[1] ?? e.message;
+    const named = e.extensions.requiredAccess ?? /Required access: (.*)$/.exec(e.message)?.[1];
+    return named ?? `access to ${e.path?.join('.') ?? 'a field'}`;
   }
   return null;
 }
