@@ -2,10 +2,21 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NoDeprecatedCustomRule, parse, specifiedRules, validate } from 'graphql';
+import {
+  getNamedType,
+  isObjectType,
+  NoDeprecatedCustomRule,
+  parse,
+  specifiedRules,
+  TypeInfo,
+  validate,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
 import { loadConfig } from '../../src/config';
 import { ADMIN_SCHEMA_DIR, adminSchema, adminSchemaManifest } from '../../src/platform/shopify-fake/admin-schema';
 import { ADMIN_DOCUMENTS } from '../../src/platform/shopify/queries';
+import { grants, REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
 
 // The adapter's documents against Shopify's own Admin schema (vendored from @shopify/dev-mcp, `npm run
 // shopify:schema`): valid and using nothing deprecated in the pinned version and in the next one the package has.
@@ -52,4 +63,45 @@ describe('the vendored schema', () => {
     });
     expect({ status: check.status, stderr: check.stderr }).toEqual({ status: 0, stderr: '' });
   }, 60_000);
+});
+
+describe('the required access scopes (src/platform/shopify/scopes.ts)', () => {
+  const { schema, access } = adminSchema(manifest.pinned);
+
+  /** Every scope rule a document meets, as Shopify's schema annotates fields and their types (a connection's nodes). */
+  function rulesOf(text: string): Array<{ at: string; anyOf: readonly string[] }> {
+    const rules: Array<{ at: string; anyOf: readonly string[] }> = [];
+    const info = new TypeInfo(schema);
+    visit(
+      parse(text),
+      visitWithTypeInfo(info, {
+        Field() {
+          const parent = info.getParentType();
+          const field = info.getFieldDef();
+          if (!parent || !field) return;
+          const at = `${parent.name}.${field.name}`;
+          let type = getNamedType(field.type);
+          const nodes = isObjectType(type) && type.name.endsWith('Connection') ? type.getFields().nodes : undefined;
+          if (nodes) type = getNamedType(nodes.type);
+          for (const key of [at, type.name]) {
+            const rule = access.get(key);
+            if (rule) rules.push({ at, anyOf: rule.scopes });
+          }
+        },
+      }),
+    );
+    return rules;
+  }
+
+  it.each(Object.entries(ADMIN_DOCUMENTS))('suffice for every field %s reads or writes', (_name, document) => {
+    const unmet = rulesOf(document.text).filter((rule) => !rule.anyOf.some((s) => grants(REQUIRED_SHOPIFY_SCOPES, s)));
+    expect(unmet).toEqual([]);
+  });
+
+  it('are the ones docs/shopify.md lists, in its table', () => {
+    const doc = readFileSync(join(root, 'docs', 'shopify.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Access scopes'), doc.indexOf('## Connecting a store'));
+    const listed = [...section.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+    expect(listed).toEqual([...REQUIRED_SHOPIFY_SCOPES]);
+  });
 });

@@ -24,7 +24,7 @@ import {
 import * as q from './queries';
 import type { AdminDocument } from './queries';
 import type { FulfillmentOrdersQuery } from './admin.generated';
-import { fulfillmentRefusal, type UserError } from './user-errors';
+import { fulfillmentRefusal, type HoldUserError, type UserError } from './user-errors';
 
 /** An order's page of fulfillment orders, as both fulfillment-order queries select it. */
 type FulfillmentOrdersOfOrder = NonNullable<FulfillmentOrdersQuery['order']>;
@@ -213,7 +213,7 @@ export class ShopifyPlatform implements StorePlatformPort {
   private async holdOutcome(
     shop: string,
     id: string,
-    errors: UserError[],
+    errors: HoldUserError[],
   ): Promise<FulfillmentOrderHoldResult['outcome']> {
     if (errors.length === 0 || errors.every((e) => e.code === 'DUPLICATE_FULFILLMENT_HOLD_HANDLE')) return 'done';
     if (errors.some((e) => e.code === 'FULFILLMENT_ORDER_NOT_FOUND')) return 'not_found';
