@@ -41,6 +41,7 @@ module.exports = {
         'pickup-points',
         'pickup-point-labels',
         'platform-unavailable',
+        'unresolved-creation-hold',
       ].map((name) => `<rootDir>/test/integration/${name}.test.ts`),
       setupFiles: ['<rootDir>/test/helpers/on-shopify.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',

@@ -32,6 +32,12 @@ cpSync(join(projectRoot, 'docs', 'errors.md'), join(outDir, 'docs', 'errors.md')
 cpSync(join(projectRoot, 'src', 'sandbox', 'fixtures'), join(outDir, 'src', 'sandbox', 'fixtures'), {
   recursive: true,
 });
+// Shopify's Admin schema, which the fake Shopify of the sandbox executes against.
+cpSync(
+  join(projectRoot, 'src', 'platform', 'shopify-fake', 'admin-schema'),
+  join(outDir, 'src', 'platform', 'shopify-fake', 'admin-schema'),
+  { recursive: true },
+);
 
 step(`bundling workflows (bundleWorkflowCode) to ${join(outDir, 'workflow-bundle.js')}`);
 const require = createRequire(join(projectRoot, 'package.json'));

@@ -11,7 +11,7 @@ import type { CallMeter } from './metrics/call-meter';
 import { measuredCarrier, measuredPlatform } from './metrics/port-metrics';
 import type { StorePlatformPort } from './platform/port';
 import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
-import { ShopifyGraphqlClient } from './platform/shopify/graphql-client';
+import { ShopifyGraphqlClient, type ShopifyObserver } from './platform/shopify/graphql-client';
 import { StorePlatforms } from './platform/store-platforms';
 import { platformConnection } from './db/platform-sessions-repository';
 
@@ -24,6 +24,34 @@ export interface Adapters {
 }
 
 const PLATFORM_TIMEOUT_MS = 10_000;
+
+/** Shopify's answers besides their data, for operators: a log line each and a metric (docs/shopify.md). */
+function shopifyObserver(pinned: string, logger: Logger, meter: CallMeter | undefined): ShopifyObserver {
+  // Every answer counts; a log line once per process for each version served and each deprecation reported.
+  const told = new Set<string>();
+  const once = (key: string) => !told.has(key) && Boolean(told.add(key));
+  return {
+    versionServed(shop, served) {
+      meter?.shopifyVersionServed(served);
+      if (once(`version:${served}`))
+        logger.warn(
+          { shop, pinned, served },
+          'Shopify served another Admin API version than SHOPIFY_API_VERSION: the pinned one is past its support; move to a supported one (docs/shopify.md)',
+        );
+    },
+    deprecated(shop, reason) {
+      if (once(`deprecated:${reason}`))
+        logger.warn({ shop, deprecated: reason }, 'Shopify reports deprecated fields in the adapter’s documents');
+    },
+    accessDenied(shop, what, access) {
+      meter?.platformAccessDenied(access);
+      logger.warn(
+        { shop, what, access },
+        'Shopify refused the app access: the store’s installation lacks it (labelctl store platform shows the scopes)',
+      );
+    },
+  };
+}
 
 /**
  * The one place that picks adapters for the carrier and store-platform ports. Carriers are the sandbox adapters (test
@@ -58,7 +86,7 @@ export function composeAdapters(
   };
   const platform = new StorePlatforms(
     new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
-    new ShopifyGraphqlClient(config.shopify),
+    new ShopifyGraphqlClient(config.shopify, undefined, shopifyObserver(config.shopify.apiVersion, logger, meter)),
     (shop) => platformConnection(orm.em.fork(), config.settingsEncryptionKey, shop),
   );
   return {

@@ -227,8 +227,8 @@ const envSchema = z.object({
   /** The Shopify Admin API version every query is written for (docs/shopify.md, "API version"). */
   SHOPIFY_API_VERSION: z
     .string()
-    .regex(/^\d{4}-(01|04|07|10)$/, 'a Shopify API version such as 2025-10')
-    .default('2025-10'),
+    .regex(/^\d{4}-(01|04|07|10)$/, 'a Shopify API version such as 2026-10')
+    .default('2026-10'),
   /** The Admin GraphQL endpoint; `{shop}` and `{version}` are filled in. Tests point it at the fake Shopify. */
   SHOPIFY_ADMIN_URL: z
     .string()

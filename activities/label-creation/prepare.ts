@@ -12,6 +12,7 @@ import { DomainError } from '../../src/domain/errors';
 import type { WaitFor } from '../../src/domain/existing-labels';
 import type { LabelCreationPhase } from '../../src/domain/labels';
 import type { CreationWarning } from '../../src/domain/refusal';
+import { isRefusedAccess } from '../../src/platform/unavailable';
 import { nonRetryable, type CreationKit } from './kit';
 import type { PrepareInput, PreparedAndLocked, PreparedCreation } from './types';
 
@@ -61,8 +62,9 @@ export function prepareStep({ deps, em }: CreationKit) {
     const error: unknown = snapshot.reason;
     if (!(error instanceof DomainError)) throw error;
     // The platform throttled or failed: read again, a few times within the request's wait, then the creation fails
-    // `shopify_unavailable` (docs/decisions/0027-platform-unavailable-live.md).
-    const platformDown = error.code === 'shopify_unavailable';
+    // `shopify_unavailable` (docs/decisions/0027-platform-unavailable-live.md). A refused access fails at once: reading
+    // again does not help until the merchant grants it (decision 0706).
+    const platformDown = error.code === 'shopify_unavailable' && !isRefusedAccess(error);
     const reads = Context.current().info.attempt + (input.failedPlatformReads ?? 0);
     if (!platformDown || reads >= PLATFORM_READ_ATTEMPTS) throw nonRetryable(error);
     throw error;

@@ -4,10 +4,17 @@ import {
   connectSandbox,
   connectShopify,
   disconnectShopify,
+  platformConnection,
+  recordGrantedScopes,
   sessionInfo,
   type PlatformSessionInfo,
 } from '../db/platform-sessions-repository';
 import { isoSecondsOrNull } from '../domain/wire-format';
+import { PlatformUnavailableError } from '../platform/port';
+import { ShopifyGraphqlClient } from '../platform/shopify/graphql-client';
+import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
+import { ShopifyPlatform } from '../platform/shopify/shopify-platform';
+import type { Config } from '../config';
 import type { CliKit } from './pickup-points';
 
 /** An operator's mistake in `labelctl store connect`: one line, exit 2. */
@@ -18,10 +25,37 @@ const sessionRow = (s: PlatformSessionInfo) => ({
   platform: s.platform,
   session: s.platform === 'sandbox' ? null : s.tokenEnding ? `…${s.tokenEnding}` : 'none (shopify_unavailable)',
   connected_at: isoSecondsOrNull(s.connectedAt),
+  ...(s.platform === 'shopify'
+    ? {
+        granted_scopes: s.grantedScopes,
+        // What the installation lacks of what the service needs (docs/shopify.md): null while never checked.
+        missing_scopes: s.grantedScopes ? missingScopes(s.grantedScopes) : null,
+        scopes_checked_at: isoSecondsOrNull(s.scopesCheckedAt),
+      }
+    : {}),
 });
 
-const sessionText = (row: ReturnType<typeof sessionRow>) =>
-  `${row.store_id}: platform ${row.platform}${row.session ? `, access token ${row.session}` : ''}`;
+function sessionText(row: ReturnType<typeof sessionRow>): string {
+  const base = `${row.store_id}: platform ${row.platform}${row.session ? `, access token ${row.session}` : ''}`;
+  if (row.platform !== 'shopify') return base;
+  if (!row.missing_scopes) return `${base}; scopes not checked (labelctl store platform <store> --check)`;
+  return row.missing_scopes.length === 0
+    ? `${base}; scopes complete (${row.scopes_checked_at})`
+    : `${base}; MISSING SCOPES ${row.missing_scopes.join(', ')} (checked ${row.scopes_checked_at})`;
+}
+
+/** The scopes Shopify says the token's installation holds; an operator's error when Shopify does not answer. */
+async function readGrantedScopes(config: Config, domain: string, token: string): Promise<string[]> {
+  const shopify = new ShopifyPlatform(new ShopifyGraphqlClient(config.shopify), () => Promise.resolve(token));
+  try {
+    return await shopify.grantedScopes(domain);
+  } catch (error) {
+    if (!(error instanceof PlatformUnavailableError)) throw error;
+    throw new StorePlatformError(
+      `Shopify did not answer for ${domain} (${error.message}): the token's scopes were not checked, nothing was changed`,
+    );
+  }
+}
 
 /** An offline Admin API access token from a file (never the command line: shell history and process lists keep it). */
 function readToken(file: string): string {
@@ -60,10 +94,16 @@ export function registerStorePlatformCommands(store: Command, kit: CliKit): void
       const token = opts.tokenFile ? readToken(opts.tokenFile) : null;
       const row = await kit.withOrm(async (em) => {
         const found = await kit.findStore(em, ref);
+        if (!token) return sessionRow(await connectSandbox(em, found.id));
+        // A token lacking a scope the service needs would fail creations in production: refused, naming them.
+        const grantedScopes = await readGrantedScopes(kit.config(), found.domain, token);
+        const missing = missingScopes(grantedScopes);
+        if (missing.length > 0)
+          throw new StorePlatformError(
+            `the token's installation lacks ${missing.join(', ')}; the app needs ${REQUIRED_SHOPIFY_SCOPES.join(', ')} (docs/shopify.md). Nothing was changed`,
+          );
         return sessionRow(
-          token
-            ? await connectShopify(em, key(), { storeId: found.id, accessToken: token, now: new Date() })
-            : await connectSandbox(em, found.id),
+          await connectShopify(em, key(), { storeId: found.id, accessToken: token, grantedScopes, now: new Date() }),
         );
       });
       kit.print(row, () => `connected ${sessionText(row)}`);
@@ -86,9 +126,19 @@ export function registerStorePlatformCommands(store: Command, kit: CliKit): void
 
   store
     .command('platform <store>')
-    .description('show the store platform a store is on and its session')
-    .action(async (ref: string) => {
-      const row = await kit.withOrm(async (em) => sessionRow(await sessionInfo(em, (await kit.findStore(em, ref)).id)));
+    .description('show the store platform a store is on, its session and (Shopify) the scopes its installation holds')
+    .option('--check', 'read the installation’s scopes from Shopify now and keep them')
+    .action(async (ref: string, opts: { check?: boolean }) => {
+      const row = await kit.withOrm(async (em) => {
+        const found = await kit.findStore(em, ref);
+        const info = await sessionInfo(em, found.id);
+        if (!opts.check || info.platform !== 'shopify') return sessionRow(info);
+        const connection = await platformConnection(em, key(), found.domain);
+        const token = connection.platform === 'shopify' ? connection.accessToken : null;
+        if (!token) throw new StorePlatformError(`${found.domain} has no usable access token: connect it again`);
+        const grantedScopes = await readGrantedScopes(kit.config(), found.domain, token);
+        return sessionRow(await recordGrantedScopes(em, { storeId: found.id, grantedScopes, now: new Date() }));
+      });
       kit.print(row, () => sessionText(row));
     });
 }

@@ -11,22 +11,14 @@ import type {
   OrderLookup,
 } from '../domain/creation-context';
 import type { CreationRequest } from '../domain/creation-request';
-import { DomainError } from '../domain/errors';
+import { fromPlatform } from '../platform/unavailable';
 import type { CodSource, CurrentSet, LabelKind, LabelSource, LabelStatus } from '../domain/labels';
 import type { CarrierAccount } from '../db/entities/carrier-account';
 import type { CarrierRule } from '../db/entities/carrier-rule';
 import type { StoreSettings } from '../db/entities/store-settings';
 import { LIVE_LOCKS_JSON, liveLocksValues, type LockHolder } from '../locks/fulfillment-order-locks';
 import { holdersOf, LOCK_STALE_AFTER_MS } from '../locks/holders';
-import {
-  PlatformUnavailableError,
-  type PlatformFulfillmentOrder,
-  type PlatformOrder,
-  type StorePlatformPort,
-} from '../platform/port';
-
-/** Spec `shopify_unavailable`: `Retry-After: 5` (the spec's value, not the platform's). */
-const PLATFORM_RETRY_AFTER_SECONDS = 5;
+import { type PlatformFulfillmentOrder, type PlatformOrder, type StorePlatformPort } from '../platform/port';
 
 export interface LoadContextDeps {
   em: EntityManager;
@@ -42,18 +34,8 @@ export interface LoadContextInput {
   lockStaleAfterMs?: number;
 }
 
-async function fromPlatform<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (!(error instanceof PlatformUnavailableError)) throw error;
-    throw new DomainError('shopify_unavailable', {
-      message: 'Reading the order from the store platform failed; retry shortly.',
-      details: { what, throttled: error.throttled },
-      retryAfterSeconds: PLATFORM_RETRY_AFTER_SECONDS,
-    });
-  }
-}
+const readFromPlatform = <T>(what: string, call: () => Promise<T>) =>
+  fromPlatform(what, call, 'Reading the order from the store platform failed; retry shortly.');
 
 function contextOrder(o: PlatformOrder): ContextOrder {
   return {
@@ -82,6 +64,8 @@ function contextFulfillmentOrder(fo: PlatformFulfillmentOrder): ContextFulfillme
     status: fo.status,
     assignedLocationId: fo.assignedLocation.id,
     assignedLocationName: fo.assignedLocation.name,
+    fulfillmentService: fo.assignedLocation.fulfillmentService,
+    heldOnPlatform: fo.holds.length > 0,
     deliveryMethodType: fo.deliveryMethodType,
     goodsValueHundredths: fo.lineItems.reduce((sum, l) => sum + toHundredths(l.totalAfterDiscounts.amount), 0),
     weightGrams: weights.some((w) => w === null) ? null : weights.reduce<number>((s, w) => s + w!, 0),
@@ -334,7 +318,7 @@ export async function loadCreationSnapshot(
   // By ID the order comes with its fulfillment orders: one platform read.
   let listed: PlatformFulfillmentOrder[] | null = null;
   if (wanted.by === 'id') {
-    const found = await fromPlatform('order', () =>
+    const found = await readFromPlatform('order', () =>
       deps.platform.getOrderWithFulfillmentOrders(store.domain, wanted.id),
     );
     platformOrder = found?.order ?? null;
@@ -343,7 +327,7 @@ export async function loadCreationSnapshot(
       ? { kind: 'found', order: contextOrder(platformOrder) }
       : { kind: 'not_found', by: 'id', value: wanted.id };
   } else {
-    const matches = await fromPlatform('order', () => deps.platform.findOrdersByName(store.domain, wanted.name));
+    const matches = await readFromPlatform('order', () => deps.platform.findOrdersByName(store.domain, wanted.name));
     platformOrder = matches.length === 1 ? matches[0]! : null;
     lookup =
       matches.length === 0

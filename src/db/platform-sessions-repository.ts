@@ -14,6 +14,9 @@ export interface PlatformSessionInfo {
   /** The token's last four characters, for operators; null without a token. */
   tokenEnding: string | null;
   connectedAt: Date | null;
+  /** The scopes the installation held when last checked; null: never checked. */
+  grantedScopes: string[] | null;
+  scopesCheckedAt: Date | null;
 }
 
 /** What an adapter needs: the platform and, for Shopify, the token if one is stored and opens under this key. */
@@ -25,21 +28,37 @@ const owner = (storeId: string) => `store_platform_session:${storeId}`;
 export async function connectShopify(
   em: EntityManager,
   key: Buffer,
-  input: { storeId: string; accessToken: string; now: Date },
+  input: { storeId: string; accessToken: string; grantedScopes?: readonly string[]; now: Date },
 ): Promise<PlatformSessionInfo> {
   await em.execute(
-    `insert into store_platform_sessions (store_id, platform, access_token_sealed, token_ending, connected_at, updated_at)
-       values (?, 'shopify', ?, ?, ?, ?)
+    `insert into store_platform_sessions (store_id, platform, access_token_sealed, token_ending, connected_at, updated_at,
+         granted_scopes, scopes_checked_at)
+       values (?, 'shopify', ?, ?, ?, ?, ?::text[], ?)
      on conflict (store_id) do update
        set platform = 'shopify', access_token_sealed = excluded.access_token_sealed,
-           token_ending = excluded.token_ending, connected_at = excluded.connected_at, updated_at = excluded.updated_at`,
+           token_ending = excluded.token_ending, connected_at = excluded.connected_at, updated_at = excluded.updated_at,
+           granted_scopes = excluded.granted_scopes, scopes_checked_at = excluded.scopes_checked_at`,
     [
       input.storeId,
       sealValue(key, owner(input.storeId), input.accessToken),
       input.accessToken.slice(-4),
       input.now,
       input.now,
+      input.grantedScopes ? `{${input.grantedScopes.join(',')}}` : null,
+      input.grantedScopes ? input.now : null,
     ],
+  );
+  return sessionInfo(em, input.storeId);
+}
+
+/** The scopes the installation holds, as just read from Shopify (`labelctl store platform --check`). */
+export async function recordGrantedScopes(
+  em: EntityManager,
+  input: { storeId: string; grantedScopes: readonly string[]; now: Date },
+): Promise<PlatformSessionInfo> {
+  await em.execute(
+    `update store_platform_sessions set granted_scopes = ?::text[], scopes_checked_at = ? where store_id = ?`,
+    [`{${input.grantedScopes.join(',')}}`, input.now, input.storeId],
   );
   return sessionInfo(em, input.storeId);
 }
@@ -62,12 +81,36 @@ export async function disconnectShopify(em: EntityManager, storeId: string, now:
 
 export async function sessionInfo(em: EntityManager, storeId: string): Promise<PlatformSessionInfo> {
   const rows = await em.execute<
-    Array<{ platform: 'shopify'; token_ending: string | null; connected_at: Date | string }>
-  >('select platform, token_ending, connected_at from store_platform_sessions where store_id = ?', [storeId]);
+    Array<{
+      platform: 'shopify';
+      token_ending: string | null;
+      connected_at: Date | string;
+      granted_scopes: string[] | null;
+      scopes_checked_at: Date | string | null;
+    }>
+  >(
+    `select platform, token_ending, connected_at, granted_scopes, scopes_checked_at
+       from store_platform_sessions where store_id = ?`,
+    [storeId],
+  );
   const row = rows[0];
   return row
-    ? { storeId, platform: row.platform, tokenEnding: row.token_ending, connectedAt: new Date(row.connected_at) }
-    : { storeId, platform: 'sandbox', tokenEnding: null, connectedAt: null };
+    ? {
+        storeId,
+        platform: row.platform,
+        tokenEnding: row.token_ending,
+        connectedAt: new Date(row.connected_at),
+        grantedScopes: row.granted_scopes,
+        scopesCheckedAt: row.scopes_checked_at ? new Date(row.scopes_checked_at) : null,
+      }
+    : {
+        storeId,
+        platform: 'sandbox',
+        tokenEnding: null,
+        connectedAt: null,
+        grantedScopes: null,
+        scopesCheckedAt: null,
+      };
 }
 
 /** The platform of the store with this domain; a token that does not open (another key) counts as none. */

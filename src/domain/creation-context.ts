@@ -86,6 +86,13 @@ export interface ContextFulfillmentOrder {
   status: FulfillmentOrderStatus;
   assignedLocationId: string;
   assignedLocationName: string;
+  /** The fulfillment service that fulfils it from its location (it ships the parcel itself); null: the merchant. */
+  fulfillmentService: string | null;
+  /**
+   * A hold is on it (an export, the merchant, another app or this service's own): `on_hold` is then the hold, and who
+   * holds it decides (`holders`), not a fulfillment order that cannot ship yet. Decision 0705.
+   */
+  heldOnPlatform: boolean;
   deliveryMethodType: DeliveryMethodType;
   /** Goods value after discounts, in hundredths of the order currency (the COD split weighs by it). */
   goodsValueHundredths: number;

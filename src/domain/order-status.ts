@@ -31,7 +31,8 @@ export interface OrderFacts {
   cancelled: boolean;
   deliveryMethod: DeliveryMethodFacts;
   hasPickupPoint: boolean;
-  fulfillmentOrders: ReadonlyArray<{ status: string; deliveryMethodType: string }>;
+  /** `held`: a hold is on it (then `on_hold` is the hold); `byService`: a fulfillment service ships it, not a label. */
+  fulfillmentOrders: ReadonlyArray<{ status: string; deliveryMethodType: string; held: boolean; byService: boolean }>;
 }
 
 export interface OrderLabelFacts {
@@ -83,7 +84,10 @@ export function orderReminders(order: OrderFacts, labels: readonly OrderLabelFac
   if (isPickupPointMethod(order.deliveryMethod) && !order.hasPickupPoint)
     reminders.push({ code: 'pickup_point_missing', labelIds: [] });
   const waitingParcels = order.fulfillmentOrders.some(
-    (fo) => fo.deliveryMethodType === 'shipping' && (fo.status === 'open' || fo.status === 'in_progress'),
+    (fo) =>
+      fo.deliveryMethodType === 'shipping' &&
+      !fo.byService &&
+      (fo.status === 'open' || fo.status === 'in_progress' || (fo.status === 'on_hold' && fo.held)),
   );
   if (status === 'awaiting_label' && waitingParcels) reminders.push({ code: 'label_missing', labelIds: [] });
   const pending = current.filter((l) => l.status === 'pending');

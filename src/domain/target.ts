@@ -6,11 +6,21 @@ import { decided, refusal, refused, type Decided } from './refusal';
 export const MAX_TARGET_FULFILLMENT_ORDERS = 20;
 
 const SHIPPABLE_STATUSES = new Set(['open', 'in_progress']);
-const NOT_READY_STATUSES = new Set(['scheduled', 'on_hold']);
 
-/** A parcel fulfillment order ships through a carrier; pickup in store, local delivery and retail never do. */
-export const isParcel = (fo: ContextFulfillmentOrder): boolean => fo.deliveryMethodType === 'shipping';
-export const isShippable = (fo: ContextFulfillmentOrder): boolean => isParcel(fo) && SHIPPABLE_STATUSES.has(fo.status);
+/**
+ * A parcel fulfillment order ships through a carrier from the merchant's own location; pickup in store, local delivery
+ * and retail never do, and a fulfillment service ships from its own location itself (decision 0705).
+ */
+export const isParcel = (fo: ContextFulfillmentOrder): boolean =>
+  fo.deliveryMethodType === 'shipping' && fo.fulfillmentService === null;
+
+/** `on_hold` with a hold on it is held, not waiting: who holds it decides (`holders`, spec `creation_in_progress`). */
+const isHeld = (fo: ContextFulfillmentOrder): boolean => fo.status === 'on_hold' && fo.heldOnPlatform;
+export const isShippable = (fo: ContextFulfillmentOrder): boolean =>
+  isParcel(fo) && (SHIPPABLE_STATUSES.has(fo.status) || isHeld(fo));
+/** Scheduled for later, or on hold with no hold to wait for: it cannot ship yet. */
+const isNotReady = (fo: ContextFulfillmentOrder): boolean =>
+  fo.status === 'scheduled' || (fo.status === 'on_hold' && !fo.heldOnPlatform);
 
 export function resolveOrder(lookup: OrderLookup): Decided<ContextOrder> {
   if (lookup.kind === 'found') return decided(lookup.order);
@@ -30,7 +40,7 @@ export function resolveOrder(lookup: OrderLookup): Decided<ContextOrder> {
       'order_not_eligible',
       lookup.by === 'name'
         ? `No order is named ${JSON.stringify(lookup.value)}. The name search index may lag a few seconds behind new orders; retry, or send order_id.`
-        : 'The store has no such order.',
+        : 'The store has no such order (an app without read_all_orders on Shopify sees only orders of the last 60 days).',
       lookup.by === 'name'
         ? { reason: 'order_not_found', order_name: lookup.value }
         : { reason: 'order_not_found', order_id: lookup.value },
@@ -79,6 +89,13 @@ export function decideTarget(
         fulfillment_order_id: named,
       });
     }
+    if (fo.fulfillmentService !== null) {
+      return notEligible(
+        'fulfillment_order_not_parcel',
+        `The fulfillment order ships from the location of the fulfillment service ${fo.fulfillmentService}, which ships it itself; it never gets a label here.`,
+        { order_id: order.id, fulfillment_order_id: fo.id, delivery_method: fo.deliveryMethodType },
+      );
+    }
     if (!isParcel(fo)) {
       return notEligible(
         'fulfillment_order_not_parcel',
@@ -86,7 +103,7 @@ export function decideTarget(
         { order_id: order.id, fulfillment_order_id: fo.id, delivery_method: fo.deliveryMethodType },
       );
     }
-    if (NOT_READY_STATUSES.has(fo.status)) {
+    if (isNotReady(fo)) {
       return notEligible('fulfillment_orders_not_ready', `The fulfillment order is ${fo.status}; it cannot ship yet.`, {
         order_id: order.id,
         fulfillment_order_id: fo.id,
@@ -94,7 +111,7 @@ export function decideTarget(
         fulfillment_orders: fulfillmentOrderSummaries([fo], labels),
       });
     }
-    if (!SHIPPABLE_STATUSES.has(fo.status)) {
+    if (!isShippable(fo)) {
       return notEligible('fulfillment_order_not_open', `The fulfillment order is ${fo.status}.`, {
         order_id: order.id,
         fulfillment_order_id: fo.id,
@@ -106,7 +123,7 @@ export function decideTarget(
 
   const shippable = fulfillmentOrders.filter(isShippable);
   if (shippable.length === 0) {
-    const waiting = fulfillmentOrders.filter((fo) => isParcel(fo) && NOT_READY_STATUSES.has(fo.status));
+    const waiting = fulfillmentOrders.filter((fo) => isParcel(fo) && isNotReady(fo));
     if (fulfillmentOrders.length === 0 || waiting.length > 0) {
       return notEligible(
         'fulfillment_orders_not_ready',

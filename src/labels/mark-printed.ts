@@ -6,9 +6,9 @@ import type { Orm } from '../db/orm';
 import { DOCUMENT_RETENTION_MS } from '../domain/document-availability';
 import { DomainError } from '../domain/errors';
 import { PlatformRequestError, PlatformUnavailableError, type StorePlatformPort } from '../platform/port';
+import { PLATFORM_RETRY_AFTER_SECONDS, shopifyUnavailable } from '../platform/unavailable';
 
 /** Spec `shopify_unavailable`: clients wait this long, whatever the platform itself asked for. */
-const PLATFORM_RETRY_AFTER_SECONDS = 5;
 
 export interface MarkPrintedDeps {
   orm: Orm;
@@ -36,13 +36,12 @@ export async function markLabelPrinted(
     try {
       await deps.platform.addOrderTags(store.domain, label.orderGid, [account.printTag]);
     } catch (error) {
-      if (!(error instanceof PlatformUnavailableError || error instanceof PlatformRequestError)) throw error;
+      const message = 'The store platform did not accept the print tag; nothing was counted. Try again shortly.';
+      if (error instanceof PlatformUnavailableError) throw shopifyUnavailable(error, 'order_tags', message);
+      if (!(error instanceof PlatformRequestError)) throw error;
       throw new DomainError('shopify_unavailable', {
-        message: 'The store platform did not accept the print tag; nothing was counted. Try again shortly.',
-        details: {
-          what: 'order_tags',
-          throttled: error instanceof PlatformUnavailableError && error.throttled,
-        },
+        message,
+        details: { what: 'order_tags', throttled: false },
         retryAfterSeconds: PLATFORM_RETRY_AFTER_SECONDS,
       });
     }

@@ -11,7 +11,8 @@ export const LOCK_STALE_AFTER_MS = 15 * 60_000;
 
 /**
  * Who holds the given fulfillment orders right now: an admin or automation export (the platform's export hold on
- * the fulfillment order; the service's own app holds do not count) or a label creation (its live lock rows, `src/locks/fulfillment-order-locks.ts`). The one place
+ * the fulfillment order), the merchant or another app (`unknown`; the service's own app holds do not count) or a label
+ * creation (its live lock rows, `src/locks/fulfillment-order-locks.ts`). The one place
  * every caller asks (label creation and its dry run, pickup-point changes).
  */
 export async function findHolders(
@@ -32,9 +33,13 @@ export function holdersOf(
   locks: readonly LockHolder[],
 ): FulfillmentOrderHolder[] {
   // An app hold is this service's own, placed for a creation in needs_attention: its lock rows report that creation.
-  const holders: FulfillmentOrderHolder[] = fulfillmentOrders
-    .filter((fo) => fo.holds.some((h) => h.heldBy === 'export'))
-    .map((fo) => ({ fulfillmentOrderGid: fo.id, heldBy: 'export', labelCreationId: null, workflowId: null }));
+  // Any other hold is an export the platform reports as one, or the merchant's or another app's (decision 0705).
+  const holders: FulfillmentOrderHolder[] = fulfillmentOrders.flatMap((fo) => {
+    const foreign = fo.holds.filter((h) => h.heldBy !== 'app');
+    if (foreign.length === 0) return [];
+    const heldBy = foreign.some((h) => h.heldBy === 'export') ? 'export' : 'unknown';
+    return [{ fulfillmentOrderGid: fo.id, heldBy, labelCreationId: null, workflowId: null }];
+  });
   for (const lock of locks) {
     holders.push({
       fulfillmentOrderGid: lock.fulfillmentOrderGid,

@@ -1,5 +1,5 @@
 import type { MetricMeter } from '@temporalio/common';
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
  * Where the timings of outbound port calls go: the API's prom-client registry or, in the worker, the Temporal SDK's
@@ -8,6 +8,22 @@ import { Histogram, type Registry } from 'prom-client';
 export interface CallMeter {
   carrierCall(call: { carrier: string; operation: string; outcome: string }, seconds: number): void;
   platformCall(call: { operation: string; outcome: string }, seconds: number): void;
+  /** An answer Shopify served in another API version than the pinned one (decision 0706). */
+  shopifyVersionServed(served: string): void;
+  /** A field the platform refused for a scope the installation lacks or protected customer data (`access`). */
+  platformAccessDenied(access: string): void;
+}
+
+export const SHOPIFY_VERSION_METRIC = 'shipping_label_shopify_version_mismatch_total';
+export const ACCESS_DENIED_METRIC = 'shipping_label_platform_access_denied_total';
+const VERSION_HELP =
+  'Answers Shopify served in another Admin API version than SHOPIFY_API_VERSION, by the version served';
+const ACCESS_HELP = 'Platform calls refused for a missing access scope or protected customer data, by what they need';
+
+/** The scopes a refusal names (`read_locations`, ...), or what it needs when it names none: a closed, small set. */
+export function accessLabel(access: string): string {
+  const scopes = [...access.matchAll(/`(\w+)` access scope/g)].map((m) => m[1]!);
+  return scopes.length > 0 ? scopes.join(' or ') : access;
 }
 
 export const CARRIER_CALL_METRIC = 'shipping_label_carrier_call_duration_seconds';
@@ -40,17 +56,35 @@ export function promCallMeter(registry: Registry): CallMeter {
     buckets: CALL_BUCKETS,
     registers: [registry],
   });
+  const version = new Counter({
+    name: SHOPIFY_VERSION_METRIC,
+    help: VERSION_HELP,
+    labelNames: ['served'] as const,
+    registers: [registry],
+  });
+  const denied = new Counter({
+    name: ACCESS_DENIED_METRIC,
+    help: ACCESS_HELP,
+    labelNames: ['access'] as const,
+    registers: [registry],
+  });
   return {
     carrierCall: (labels, seconds) => carrier.observe(labels, seconds),
     platformCall: (labels, seconds) => platform.observe(labels, seconds),
+    shopifyVersionServed: (served) => version.inc({ served }),
+    platformAccessDenied: (access) => denied.inc({ access: accessLabel(access) }),
   };
 }
 
 export function temporalCallMeter(meter: MetricMeter): CallMeter {
   const carrier = meter.createHistogram(CARRIER_CALL_METRIC, 'float', '', CARRIER_HELP);
   const platform = meter.createHistogram(PLATFORM_CALL_METRIC, 'float', '', PLATFORM_HELP);
+  const version = meter.createCounter(SHOPIFY_VERSION_METRIC, '', VERSION_HELP);
+  const denied = meter.createCounter(ACCESS_DENIED_METRIC, '', ACCESS_HELP);
   return {
     carrierCall: (labels, seconds) => carrier.record(seconds, labels),
     platformCall: (labels, seconds) => platform.record(seconds, labels),
+    shopifyVersionServed: (served) => version.add(1, { served }),
+    platformAccessDenied: (access) => denied.add(1, { access: accessLabel(access) }),
   };
 }

@@ -7,7 +7,12 @@ import {
   LabelNotReissuableError,
   type CarrierPort,
 } from '../carriers/port';
-import { PlatformRequestError, PlatformUnavailableError, type StorePlatformPort } from '../platform/port';
+import {
+  PlatformAccessError,
+  PlatformRequestError,
+  PlatformUnavailableError,
+  type StorePlatformPort,
+} from '../platform/port';
 import type { CallMeter } from './call-meter';
 
 /**
@@ -31,6 +36,7 @@ export function carrierOutcome(error: unknown): string {
 }
 
 export function platformOutcome(error: unknown): string {
+  if (error instanceof PlatformAccessError) return 'access_denied';
   if (error instanceof PlatformUnavailableError) return 'unavailable';
   if (error instanceof PlatformRequestError) return 'refused';
   return 'error';

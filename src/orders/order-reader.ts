@@ -1,32 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Store } from '../db/entities/store';
 import { readOrderLabels, type LabelRecord } from '../db/labels-query';
+import { fromPlatform } from '../platform/unavailable';
 import { DomainError } from '../domain/errors';
 import type { OrderFacts, OrderLabelFacts } from '../domain/order-status';
 import { parseOrderId } from '../domain/platform-ids';
-import {
-  PlatformUnavailableError,
-  type PlatformFulfillmentOrder,
-  type PlatformOrder,
-  type StorePlatformPort,
-} from '../platform/port';
+import { type PlatformFulfillmentOrder, type PlatformOrder, type StorePlatformPort } from '../platform/port';
 
 /** Spec `shopify_unavailable`: `Retry-After: 5`. */
-const PLATFORM_RETRY_AFTER_SECONDS = 5;
-
-/** A store-platform call whose unavailability is the spec's `shopify_unavailable` (`what` names the call). */
-export async function fromPlatform<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (!(error instanceof PlatformUnavailableError)) throw error;
-    throw new DomainError('shopify_unavailable', {
-      details: { what, throttled: error.throttled },
-      retryAfterSeconds: PLATFORM_RETRY_AFTER_SECONDS,
-    });
-  }
-}
-
 export interface PlatformOrderRef {
   store: Store;
   order: PlatformOrder;
@@ -86,6 +67,8 @@ export function orderFacts(snapshot: Pick<OrderSnapshot, 'order' | 'fulfillmentO
     fulfillmentOrders: snapshot.fulfillmentOrders.map((fo) => ({
       status: fo.status,
       deliveryMethodType: fo.deliveryMethodType,
+      held: fo.holds.length > 0,
+      byService: fo.assignedLocation.fulfillmentService !== null,
     })),
   };
 }

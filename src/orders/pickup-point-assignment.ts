@@ -8,7 +8,8 @@ import type { FulfillmentOrderHolder } from '../domain/holders';
 import type { StorePlatformPort } from '../platform/port';
 import { loadNetworkReach } from '../pickup-points/networks';
 import { lookUpPoint, searchNetwork, type PickupPointSources } from '../pickup-points/search';
-import { fromPlatform, labelFacts, orderFacts, readOrder, type OrderSnapshot } from './order-reader';
+import { fromPlatform } from '../platform/unavailable';
+import { labelFacts, orderFacts, readOrder, type OrderSnapshot } from './order-reader';
 import { orderLocation } from './pickup-point-listing';
 
 /** Spec `creation_in_progress`: `Retry-After: 5`. */

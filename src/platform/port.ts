@@ -66,8 +66,13 @@ export interface PlatformFulfillmentOrder {
   legacyId: string;
   orderId: string;
   status: FulfillmentOrderStatus;
-  assignedLocation: { id: string; name: string };
+  /**
+   * Where it ships from. `fulfillmentService`: the fulfillment service (a third-party warehouse app) that fulfils from
+   * that location, which ships the order itself; null for the merchant's own location.
+   */
+  assignedLocation: { id: string; name: string; fulfillmentService: string | null };
   deliveryMethodType: DeliveryMethodType;
+  /** What still ships: each line's quantity is the units not yet fulfilled. */
   lineItems: PlatformFulfillmentOrderLineItem[];
   /** Every hold on it, empty when none; the platform refuses to fulfil it while any is on it. */
   holds: FulfillmentOrderHold[];
@@ -76,12 +81,15 @@ export interface PlatformFulfillmentOrder {
 }
 
 /**
- * A hold on a fulfillment order: an admin or automation export running (`export`), or an app's own hold (`app`, with
- * the app's `handle`; this service holds with the label creation's ID while the creation is unresolved). Several app
- * holds with different handles may be on one fulfillment order; an export cannot start while any app hold is on it.
+ * A hold on a fulfillment order: an admin or automation export running (`export`), this app's own hold (`app`, with
+ * its `handle`; this service holds with the label creation's ID while the creation is unresolved), or a hold by the
+ * merchant or another app (`other`). Several holds may be on one fulfillment order; the platform fulfils none while any
+ * is on it, and an export cannot start while an app hold is on it.
  */
 export type FulfillmentOrderHold =
-  { heldBy: 'export'; reason: string | null } | { heldBy: 'app'; reason: string; handle: string };
+  | { heldBy: 'export'; reason: string | null }
+  | { heldBy: 'app'; reason: string; handle: string }
+  | { heldBy: 'other'; reason: string | null };
 
 /**
  * What placing or releasing a hold did to one fulfillment order: `done` (held, or no hold of that handle left on it),
@@ -150,13 +158,29 @@ export interface StorePlatformPort {
 
 /** The platform throttled or refused the call, or did not answer in time (spec `shopify_unavailable`). */
 export class PlatformUnavailableError extends Error {
-  override readonly name = 'PlatformUnavailableError';
+  override readonly name: string = 'PlatformUnavailableError';
   constructor(
     readonly what: string,
     readonly throttled: boolean,
     readonly retryAfterSeconds: number | null,
   ) {
     super(`store platform unavailable for ${what}${throttled ? ' (throttled)' : ''}`);
+  }
+}
+
+/**
+ * The platform refused the app access to what it asked for: a scope the installation lacks, or protected customer data
+ * the app is not approved for (`access`: what it needs, in the platform's words). Still `shopify_unavailable` to
+ * whoever asked, but no outage: reading again does not help until the merchant grants it (decision 0706).
+ */
+export class PlatformAccessError extends PlatformUnavailableError {
+  override readonly name = 'PlatformAccessError';
+  constructor(
+    what: string,
+    readonly access: string,
+  ) {
+    super(what, false, null);
+    this.message = `store platform refused access for ${what}: needs ${access}`;
   }
 }
 

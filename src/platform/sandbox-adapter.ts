@@ -53,12 +53,13 @@ interface WireOrder {
   cancelled_at: string | null;
 }
 
-type WireHold = { held_by: 'export'; reason: string | null } | { held_by: 'app'; reason: string; handle: string };
+type WireHold =
+  { held_by: 'export' | 'other'; reason: string | null } | { held_by: 'app'; reason: string; handle: string };
 
 function toHold(h: WireHold): FulfillmentOrderHold {
-  return h.held_by === 'export'
-    ? { heldBy: 'export', reason: h.reason }
-    : { heldBy: 'app', reason: h.reason, handle: h.handle };
+  return h.held_by === 'app'
+    ? { heldBy: 'app', reason: h.reason, handle: h.handle }
+    : { heldBy: h.held_by, reason: h.reason };
 }
 
 interface WireFulfillmentOrder {
@@ -66,7 +67,7 @@ interface WireFulfillmentOrder {
   legacy_id: string;
   order_id: string;
   status: FulfillmentOrderStatus;
-  assigned_location: { id: string; name: string };
+  assigned_location: { id: string; name: string; fulfillment_service: string | null };
   delivery_method_type: DeliveryMethodType;
   line_items: {
     id: string;
@@ -118,7 +119,11 @@ function toFulfillmentOrder(f: WireFulfillmentOrder): PlatformFulfillmentOrder {
     legacyId: f.legacy_id,
     orderId: f.order_id,
     status: f.status,
-    assignedLocation: f.assigned_location,
+    assignedLocation: {
+      id: f.assigned_location.id,
+      name: f.assigned_location.name,
+      fulfillmentService: f.assigned_location.fulfillment_service,
+    },
     deliveryMethodType: f.delivery_method_type,
     lineItems: f.line_items.map((l) => ({
       id: l.id,

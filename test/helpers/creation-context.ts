@@ -58,6 +58,8 @@ export function aFulfillmentOrder(
     status: 'open',
     assignedLocationId: '1',
     assignedLocationName: 'Praha',
+    fulfillmentService: null,
+    heldOnPlatform: false,
     deliveryMethodType: 'shipping',
     goodsValueHundredths: 100_000,
     weightGrams: 1000,

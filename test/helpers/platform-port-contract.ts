@@ -12,6 +12,8 @@ export interface PortUnderTest {
   port: StorePlatformPort;
   /** The same adapter with a time box well below FAULT_HOLD_MS. */
   impatient: StorePlatformPort;
+  /** How an admin or automation export's hold reads: the sandbox knows it; Shopify tells only that it is not ours. */
+  exportHoldsShowAs: 'export' | 'other';
 }
 
 const czk = (amount: string) => ({ amount, currency: 'CZK' });
@@ -75,9 +77,10 @@ export function describePlatformPortContract(name: string, connect: (domain: str
     let domain: string;
     let port: StorePlatformPort;
     let impatient: StorePlatformPort;
+    let exportHoldsShowAs: PortUnderTest['exportHoldsShowAs'];
     beforeEach(async () => {
       domain = aShopDomain();
-      ({ port, impatient } = await connect(domain));
+      ({ port, impatient, exportHoldsShowAs } = await connect(domain));
     });
 
     it('reads an order by numeric ID or GID with every field the service uses; an unknown one is null', async () => {
@@ -154,7 +157,7 @@ export function describePlatformPortContract(name: string, connect: (domain: str
           legacyId: '501',
           orderId: 'gid://shopify/Order/1001',
           status: 'open',
-          assignedLocation: { id: expect.any(String), name: 'Praha' },
+          assignedLocation: { id: expect.any(String), name: 'Praha', fulfillmentService: null },
           deliveryMethodType: 'shipping',
           lineItems: [
             { id: expect.any(String), sku: 'MUG', quantity: 2, totalAfterDiscounts: czk('1200.00'), weightGrams: 350 },
@@ -300,7 +303,69 @@ export function describePlatformPortContract(name: string, connect: (domain: str
       await control('POST', `/_control/stores/${domain}/fulfillment-orders/501/hold`, { reason: 'automation export' });
       await port.releaseFulfillmentOrderHolds(domain, ['501'], 'lcr_2');
       expect((await port.listFulfillmentOrders(domain, '1001'))[0]!.holds).toEqual([
-        { heldBy: 'export', reason: 'automation export' },
+        { heldBy: exportHoldsShowAs, reason: 'automation export' },
+      ]);
+    });
+
+    it('shows a held fulfillment order on_hold, and open again once every hold is released; the merchant’s hold is another’s', async () => {
+      await seed(domain, anOrder());
+      const status = async () => (await port.listFulfillmentOrders(domain, '1001'))[0]!.status;
+      await port.holdFulfillmentOrders(domain, ['501'], { reason: 'unresolved', handle: 'lcr_1' });
+      expect(await status()).toBe('on_hold');
+      await control('POST', `/_control/stores/${domain}/fulfillment-orders/501/hold`, {
+        reason: 'check',
+        by: 'merchant',
+      });
+      await port.releaseFulfillmentOrderHolds(domain, ['501'], 'lcr_1');
+      // Another's hold keeps it on hold.
+      const [held] = await port.listFulfillmentOrders(domain, '1001');
+      expect(held).toMatchObject({ status: 'on_hold', holds: [{ heldBy: 'other', reason: 'check' }] });
+      await control('POST', `/_control/stores/${domain}/fulfillment-orders/501/release`);
+      expect(await status()).toBe('open');
+    });
+
+    it('counts what still ships: a partly fulfilled line’s remaining units, their value and weight', async () => {
+      await seed(
+        domain,
+        anOrder({
+          fulfillment_orders: [
+            {
+              id: 501,
+              status: 'in_progress',
+              line_items: [
+                {
+                  id: 1,
+                  sku: 'MUG',
+                  quantity: 1,
+                  fulfilled_quantity: 2,
+                  total_after_discounts: czk('400.00'),
+                  weight_grams: 350,
+                },
+              ],
+            },
+          ],
+        }),
+      );
+      const [fo] = await port.listFulfillmentOrders(domain, '1001');
+      expect(fo!.lineItems).toEqual([
+        { id: expect.any(String), sku: 'MUG', quantity: 1, totalAfterDiscounts: czk('400.00'), weightGrams: 350 },
+      ]);
+    });
+
+    it('names the fulfillment service of a fulfillment order assigned to its location', async () => {
+      await seed(
+        domain,
+        anOrder({
+          fulfillment_orders: [
+            { id: 501, assigned_location: { id: 1, name: 'Praha' } },
+            { id: 503, assigned_location: { id: 9, name: 'Warehouse Co', fulfillment_service: 'Warehouse Co' } },
+          ],
+        }),
+      );
+      const fos = await port.listFulfillmentOrders(domain, '1001');
+      expect(fos.map((fo) => [fo.legacyId, fo.assignedLocation.fulfillmentService])).toEqual([
+        ['501', null],
+        ['503', 'Warehouse Co'],
       ]);
     });
 

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
 import { labelctl, labelctlJson } from '../helpers/labelctl';
+import { REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
+import { control } from '../helpers/sandbox';
 import { anAccessToken, fakeShopifyRequests } from '../helpers/shopify';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -100,5 +102,51 @@ describe('labelctl store connect', () => {
       expect(result.stderr).toMatch(message);
     }
     expect(await labelctlJson('store', 'platform', shop.domain)).toMatchObject({ platform: 'sandbox' });
+  });
+
+  it.each(REQUIRED_SHOPIFY_SCOPES)(
+    'refuses a token whose installation lacks %s, naming it; nothing is stored',
+    async (missing) => {
+      const shop = await aStoreWithKey(app.orm, { platform: 'sandbox' });
+      const token = await anAccessToken(shop.domain, { scopes: REQUIRED_SHOPIFY_SCOPES.filter((s) => s !== missing) });
+      const result = await labelctl(
+        'store',
+        'connect',
+        shop.domain,
+        '--platform',
+        'shopify',
+        '--token-file',
+        tokenFile(token),
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`lacks ${missing}`);
+      expect(await labelctlJson('store', 'platform', shop.domain)).toMatchObject({ platform: 'sandbox' });
+    },
+  );
+
+  it('connects a token with exactly the documented scopes; store platform shows them, and --check reads them again', async () => {
+    const shop = await aStoreWithKey(app.orm, { platform: 'sandbox' });
+    const token = await anAccessToken(shop.domain);
+    const connected = await labelctlJson(
+      'store',
+      'connect',
+      shop.domain,
+      '--platform',
+      'shopify',
+      '--token-file',
+      tokenFile(token),
+    );
+    expect(connected).toMatchObject({ granted_scopes: [...REQUIRED_SHOPIFY_SCOPES], missing_scopes: [] });
+    // The merchant takes a scope back in the admin: the stored view holds until it is checked again.
+    await control('PUT', `/_control/shopify/${shop.domain}/session`, {
+      access_token: token,
+      scopes: REQUIRED_SHOPIFY_SCOPES.filter((s) => s !== 'read_locations'),
+    });
+    expect(await labelctlJson('store', 'platform', shop.domain)).toMatchObject({ missing_scopes: [] });
+    expect(await labelctlJson('store', 'platform', shop.domain, '--check')).toMatchObject({
+      missing_scopes: ['read_locations'],
+    });
+    const text = await labelctl('store', 'platform', shop.domain);
+    expect(text.stdout).toContain('MISSING SCOPES read_locations');
   });
 });

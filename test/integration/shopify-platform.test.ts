@@ -1,7 +1,8 @@
-import { PlatformRequestError, PlatformUnavailableError } from '../../src/platform/port';
+import { PlatformAccessError, PlatformRequestError, PlatformUnavailableError } from '../../src/platform/port';
 import { ShopifyQueryError } from '../../src/platform/shopify/graphql-client';
 import { aShopDomain } from '../helpers/platform-port-contract';
 import { control } from '../helpers/sandbox';
+import { adminSchemaManifest } from '../../src/platform/shopify-fake/admin-schema';
 import { anAccessToken, fakeShopifyRequests, shopifyAdapter } from '../helpers/shopify';
 
 // What only the Shopify adapter has: access tokens, the cost bucket (THROTTLED with real cost extensions, 429), user
@@ -124,11 +125,57 @@ describe('ShopifyPlatform on the fake Shopify', () => {
   it('refuses a document the pinned Admin API version does not have, as Shopify does', async () => {
     const { domain, token } = await aShopWithAnOrder();
     const { client } = shopifyAdapter(token);
-    const misspelled = 'query { order(id: "gid://shopify/Order/1001") { totalPrice } }';
-    const error = await failure(client.request('order', domain, token, misspelled, {}));
+    const misspelled = 'query { order(id: "gid://shopify/Order/1001") { grandTotal } }';
+    const error = await failure(client.request('order', domain, token, { text: misspelled }, {}));
     expect(error).toBeInstanceOf(ShopifyQueryError);
-    expect((error as Error).message).toMatch(/Cannot query field "totalPrice" on type "Order"/);
+    expect((error as Error).message).toMatch(/Cannot query field "grandTotal" on type "Order"/);
     const tooCostly = 'query { orders(first: 250) { nodes { fulfillmentOrders(first: 250) { nodes { id } } } } }';
-    expect(await failure(client.request('order', domain, token, tooCostly, {}))).toBeInstanceOf(ShopifyQueryError);
+    expect(await failure(client.request('order', domain, token, { text: tooCostly }, {}))).toBeInstanceOf(
+      ShopifyQueryError,
+    );
+  });
+
+  it('writes need their scopes: holds the merchant-managed write, tags write_orders (ACCESS_DENIED, nothing changed)', async () => {
+    const { domain } = await aShopWithAnOrder();
+    const readOnly = await anAccessToken(domain, {
+      scopes: ['read_orders', 'read_merchant_managed_fulfillment_orders', 'read_locations'],
+    });
+    const { platform } = shopifyAdapter(readOnly);
+    const held = await failure(platform.holdFulfillmentOrders(domain, ['501'], { reason: 'r', handle: 'lcr_1' }));
+    expect(held).toBeInstanceOf(PlatformAccessError);
+    expect((held as PlatformAccessError).access).toMatch(/write_merchant_managed_fulfillment_orders/);
+    const tagged = await failure(platform.addOrderTags(domain, '1001', ['x']));
+    expect(tagged).toBeInstanceOf(PlatformAccessError);
+    const [fo] = await platform.listFulfillmentOrders(domain, '1001');
+    expect(fo).toMatchObject({ status: 'open', holds: [] });
+    expect((await platform.getOrder(domain, '1001'))!.tags).toEqual([]);
+  });
+
+  it('tells its observer the version Shopify served and the deprecated fields a document used', async () => {
+    const { domain, token } = await aShopWithAnOrder();
+    const served: string[] = [];
+    const deprecated: string[] = [];
+    const observer = {
+      versionServed: (_shop: string, version: string) => void served.push(version),
+      deprecated: (_shop: string, reason: string) => void deprecated.push(reason),
+      accessDenied: () => undefined,
+    };
+    // An expired version falls forward to the oldest supported one, as Shopify does.
+    const expired = shopifyAdapter(token, 5_000, undefined, { apiVersion: '2025-10', observer });
+    expect(await expired.platform.getOrder(domain, '1001')).not.toBeNull();
+    expect(served).toEqual([adminSchemaManifest().pinned]);
+    const pinned = shopifyAdapter(token, 5_000, undefined, { observer });
+    // The fake keeps no value for that field; the answer's header names it all the same.
+    await failure(
+      pinned.client.request(
+        'order',
+        domain,
+        token,
+        { text: 'query { order(id: "gid://shopify/Order/1001") { totalPrice } }' },
+        {},
+      ),
+    );
+    expect(deprecated).toEqual(['Order.totalPrice']);
+    expect(served).toHaveLength(1);
   });
 });

@@ -62,7 +62,7 @@ describe('loadConfig', () => {
   });
   it('pins a Shopify Admin API version and takes an https endpoint in production only', () => {
     expect(loadConfig({}).shopify).toEqual({
-      apiVersion: '2025-10',
+      apiVersion: '2026-10',
       adminUrl: 'https://{shop}/admin/api/{version}/graphql.json',
       timeoutMs: 10_000,
     });

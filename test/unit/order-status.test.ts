@@ -7,12 +7,20 @@ import {
   type OrderLabelFacts,
 } from '../../src/domain/order-status';
 
+const aFulfillmentOrder = (status: string, extra: { held?: boolean; byService?: boolean } = {}) => ({
+  status,
+  deliveryMethodType: 'shipping',
+  held: extra.held ?? false,
+  byService: extra.byService ?? false,
+});
+const fos = (...statuses: string[]) => statuses.map((status) => aFulfillmentOrder(status));
+
 function anOrder(overrides: Partial<OrderFacts> = {}): OrderFacts {
   return {
     cancelled: false,
     deliveryMethod: { type: 'pickup', title: 'Pickup point' },
     hasPickupPoint: true,
-    fulfillmentOrders: [{ status: 'open', deliveryMethodType: 'shipping' }],
+    fulfillmentOrders: fos('open'),
     ...overrides,
   };
 }
@@ -28,8 +36,6 @@ function aLabel(overrides: Partial<OrderLabelFacts> = {}): OrderLabelFacts {
     ...overrides,
   };
 }
-
-const fos = (...statuses: string[]) => statuses.map((status) => ({ status, deliveryMethodType: 'shipping' }));
 
 describe('isFulfilled and deliveryStatus', () => {
   it.each<[string, Partial<OrderFacts>, OrderLabelFacts[], boolean, string]>([
@@ -55,6 +61,19 @@ describe('orderReminders', () => {
   it.each<[string, Partial<OrderFacts>, OrderLabelFacts[], Array<[string, string[]]>]>([
     ['nothing to do once labelled', {}, [aLabel()], []],
     ['a label is missing', {}, [], [['label_missing', []]]],
+    [
+      'a label is missing for a fulfillment order someone holds',
+      { fulfillmentOrders: [aFulfillmentOrder('on_hold', { held: true })] },
+      [],
+      [['label_missing', []]],
+    ],
+    ['none for one on hold without a hold (not ready)', { fulfillmentOrders: fos('on_hold') }, [], []],
+    [
+      'none for what a fulfillment service ships',
+      { fulfillmentOrders: [aFulfillmentOrder('open', { byService: true })] },
+      [],
+      [],
+    ],
     ['a pickup point is missing', { hasPickupPoint: false }, [aLabel()], [['pickup_point_missing', []]]],
     [
       'pickup point and label missing',
@@ -88,7 +107,7 @@ describe('orderReminders', () => {
       'in-store pickup fulfillment orders need no label',
       {
         deliveryMethod: { type: 'shipping', title: null },
-        fulfillmentOrders: [{ status: 'open', deliveryMethodType: 'pickup' }],
+        fulfillmentOrders: [{ ...aFulfillmentOrder('open'), deliveryMethodType: 'pickup' }],
       },
       [],
       [],

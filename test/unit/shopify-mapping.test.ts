@@ -50,7 +50,7 @@ describe('Shopify answers as the port’s values', () => {
       toLine({
         id: 'gid://shopify/FulfillmentOrderLineItem/1',
         sku: null,
-        totalQuantity: 1,
+        remainingQuantity: 1,
         weight,
         lineItem: {
           discountedUnitPriceAfterAllDiscountsSet: { presentmentMoney: { amount: '1.00', currencyCode: 'EUR' } },
@@ -60,6 +60,25 @@ describe('Shopify answers as the port’s values', () => {
     expect(line({ unit: 'POUNDS', value: 1 })).toBe(454);
     expect(line({ unit: 'OUNCES', value: 2 })).toBe(57);
     expect(line(null)).toBeNull();
+  });
+
+  it('counts what still ships: the remaining quantity, its value and weight', () => {
+    const partlyFulfilled = toLine({
+      id: 'gid://shopify/FulfillmentOrderLineItem/1',
+      sku: 'A',
+      remainingQuantity: 2,
+      weight: { unit: 'GRAMS', value: 300 },
+      lineItem: {
+        discountedUnitPriceAfterAllDiscountsSet: { presentmentMoney: { amount: '12.50', currencyCode: 'EUR' } },
+      },
+    });
+    expect(partlyFulfilled).toEqual({
+      id: 'gid://shopify/FulfillmentOrderLineItem/1',
+      sku: 'A',
+      quantity: 2,
+      totalAfterDiscounts: { amount: '25.00', currency: 'EUR' },
+      weightGrams: 300,
+    });
   });
 
   it('reads the app metafield’s pickup point; anything not a point is none', () => {
@@ -76,16 +95,17 @@ describe('Shopify answers as the port’s values', () => {
   });
 
   it('tells this app’s holds (by handle) from every other hold', () => {
-    const base = { id: 'h', reason: 'OTHER', reasonNotes: 'why' };
+    const base = { id: 'h', reason: 'OTHER' as const, reasonNotes: 'why' };
     expect(toHold({ ...base, handle: 'lcr_1', heldByRequestingApp: true })).toEqual({
       heldBy: 'app',
       reason: 'why',
       handle: 'lcr_1',
     });
     expect(toHold({ ...base, handle: 'theirs', heldByRequestingApp: false })).toEqual({
-      heldBy: 'export',
+      heldBy: 'other',
       reason: 'why',
     });
+    expect(toHold({ ...base, handle: null, heldByRequestingApp: false })).toEqual({ heldBy: 'other', reason: 'why' });
   });
 
   it('builds GIDs and name searches', () => {

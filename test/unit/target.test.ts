@@ -93,6 +93,33 @@ describe('decideTarget', () => {
     ['only scheduled ones', { fos: [fo(1, { status: 'scheduled' })] }, notEligible('fulfillment_orders_not_ready')],
     ['everything closed', { fos: [fo(1, { status: 'closed' })] }, notEligible('nothing_to_ship')],
     ['only pickup in store', { fos: [fo(1, { deliveryMethodType: 'pickup' })] }, notEligible('nothing_to_ship')],
+    // Decision 0705: a hold someone placed is not "not ready"; who holds it decides (holders).
+    ['on hold with a hold on it: a target', { fos: [fo(1, { status: 'on_hold', heldOnPlatform: true })] }, [foGid(1)]],
+    [
+      'on hold with a hold on it, named',
+      { fos: [fo(1, { status: 'on_hold', heldOnPlatform: true })], named: foGid(1) },
+      [foGid(1)],
+    ],
+    [
+      'on hold without a hold: not ready',
+      { fos: [fo(1, { status: 'on_hold' })] },
+      notEligible('fulfillment_orders_not_ready'),
+    ],
+    [
+      'a fulfillment service’s fulfillment order is never a target',
+      { fos: [fo(1), fo(2, { fulfillmentService: 'Warehouse Co', assignedLocationId: '9' })] },
+      [foGid(1)],
+    ],
+    [
+      'only a fulfillment service’s',
+      { fos: [fo(1, { fulfillmentService: 'Warehouse Co' })] },
+      notEligible('nothing_to_ship'),
+    ],
+    [
+      'a fulfillment service’s, named',
+      { fos: [fo(1, { fulfillmentService: 'Warehouse Co' })], named: foGid(1) },
+      notEligible('fulfillment_order_not_parcel', { fulfillment_order_id: foGid(1) }),
+    ],
     [
       'several locations, none named',
       { fos: [fo(1), fo(2, { assignedLocationId: '2', assignedLocationName: 'Brno' })] },

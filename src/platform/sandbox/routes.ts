@@ -13,6 +13,7 @@ import {
 import {
   legacyIdOf,
   normalizeOrderName,
+  shownStatus,
   type PlatformSandboxState,
   type StoreState,
   type StoredFulfillmentOrder,
@@ -44,7 +45,7 @@ function fulfillmentOrderToWire(fo: StoredFulfillmentOrder): Record<string, unkn
     id: fulfillmentOrderGid(fo.id),
     legacy_id: fo.id,
     order_id: orderGid(fo.orderId),
-    status: fo.status,
+    status: shownStatus(fo),
     assigned_location: fo.assigned_location,
     delivery_method_type: fo.delivery_method_type,
     line_items: fo.line_items,
@@ -204,7 +205,8 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     const store = state.store(request.params.domain!);
     const { fulfillment_orders: fulfillmentOrders, ...order } = input;
     const id = legacyIdOf(order.id);
-    store.orders.set(id, { ...order, id });
+    const createdAt = order.created_at ?? store.orders.get(id)?.created_at ?? new Date().toISOString();
+    store.orders.set(id, { ...order, id, created_at: createdAt });
     const stored = fulfillmentOrders.map((fo) => storeFulfillmentOrder(store, id, fo));
     return json(200, { order: orderToWire({ ...order, id }), fulfillment_orders: stored.map(fulfillmentOrderToWire) });
   });
@@ -234,10 +236,17 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
     if (!fo) return json(404, { errors: 'Not Found' });
     const body = parse(
-      z.object({ reason: z.string().nullable().default(null) }).strict(),
+      z
+        .object({ reason: z.string().nullable().default(null), by: z.enum(['export', 'merchant']).default('export') })
+        .strict(),
       request.body ?? {},
       'hold body',
     );
+    // The merchant holds it in the admin whatever else holds it.
+    if (body.by === 'merchant') {
+      fo.holds = [...fo.holds.filter((h) => h.held_by !== 'other'), { held_by: 'other', reason: body.reason }];
+      return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
+    }
     // An app's hold keeps the admin and the automation tool from exporting, as the platform's fulfillment hold does.
     const appHold = fo.holds.find((h) => h.held_by === 'app');
     if (appHold)
@@ -252,7 +261,8 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
   router.add('POST', `${control}/fulfillment-orders/:id/release`, async (request) => {
     const fo = state.store(request.params.domain!).fulfillmentOrders.get(legacyIdOf(request.params.id!));
     if (!fo) return json(404, { errors: 'Not Found' });
-    fo.holds = fo.holds.filter((h) => h.held_by !== 'export');
+    // Ends the export and the merchant's hold, as finishing the export or releasing it in the admin does.
+    fo.holds = fo.holds.filter((h) => h.held_by === 'app');
     return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
   });
   router.add('GET', `${control}/fulfillments`, async (request) =>

@@ -20,9 +20,14 @@ export const fulfillmentOrderSchema = z
       .enum(['open', 'in_progress', 'scheduled', 'on_hold', 'incomplete', 'closed', 'cancelled'])
       .default('open'),
     assigned_location: z
-      .object({ id: z.union([z.string(), z.number()]).transform(String), name: z.string() })
+      .object({
+        id: z.union([z.string(), z.number()]).transform(String),
+        name: z.string(),
+        /** A fulfillment service's location (a third-party warehouse app fulfils from it); null: the merchant's own. */
+        fulfillment_service: z.string().min(1).nullable().default(null),
+      })
       .strict()
-      .default({ id: '1', name: 'Warehouse' }),
+      .default({ id: '1', name: 'Warehouse', fulfillment_service: null }),
     delivery_method_type: deliveryType.default('shipping'),
     line_items: z
       .array(
@@ -30,7 +35,10 @@ export const fulfillmentOrderSchema = z
           .object({
             id: z.union([z.string(), z.number()]).transform(String),
             sku: z.string().nullable().default(null),
+            /** Units still to fulfil; `total_after_discounts` is their value. */
             quantity: z.number().int().min(1),
+            /** Units of the line already fulfilled (Shopify counts them in the line's total quantity). */
+            fulfilled_quantity: z.number().int().min(0).default(0),
             total_after_discounts: money,
             weight_grams: z.number().int().min(0).nullable().default(null),
           })
@@ -77,6 +85,8 @@ export const orderSchema = z
       .default({ type: 'shipping', title: null, pickup_point: null }),
     tags: z.array(z.string()).default([]),
     cancelled_at: z.string().nullable().default(null),
+    /** When the customer placed it (ISO 8601); now when not given. Shopify's 60-day window counts from it. */
+    created_at: z.iso.datetime({ offset: true }).optional(),
     fulfillment_orders: z.array(fulfillmentOrderSchema).default([]),
   })
   .strict();

@@ -1,8 +1,21 @@
 import type { FulfillmentOrderInput, OrderInput, PlatformFault } from './schemas';
 
-/** An export running (at most one; the control API starts and ends it) or an app's hold under its handle. */
+/**
+ * An export running (at most one; the control API starts and ends it), the merchant's own hold (`other`, as the
+ * platform's admin places one; the control API too), or an app's hold under its handle.
+ */
 export type StoredHold =
-  { held_by: 'export'; reason: string | null } | { held_by: 'app'; reason: string; handle: string };
+  | { held_by: 'export'; reason: string | null }
+  | { held_by: 'other'; reason: string | null }
+  | { held_by: 'app'; reason: string; handle: string };
+
+/** Statuses a hold moves to `on_hold` (the platform holds only what has not been fulfilled or cancelled). */
+const HOLDABLE = new Set(['open', 'in_progress', 'scheduled']);
+
+/** A fulfillment order's status as the platform shows it: `on_hold` while any hold is on one that could ship. */
+export function shownStatus(fo: StoredFulfillmentOrder): FulfillmentOrderInput['status'] {
+  return fo.holds.length > 0 && HOLDABLE.has(fo.status) ? 'on_hold' : fo.status;
+}
 
 export interface StoredFulfillmentOrder extends FulfillmentOrderInput {
   orderId: string;

@@ -1,10 +1,14 @@
 import { pickupPointSchema } from '../sandbox/schemas';
-import { byGid, fulfillmentOrderView, gid, holdId, orderView, type FakeContext } from './resolvers';
+import { accessDenied, holdsAny } from './access';
+import { byGid, fulfillmentOrderView, gid, holdId, orderView, visible, type FakeContext } from './resolvers';
 
 /**
  * The fake's mutations, with Shopify's refusals as `userErrors` (codes where the mutation's error type has them): a
- * fulfillment of a held, closed or missing fulfillment order; a hold on a closed one, a handle this app already uses,
- * more than 10 holds; tags or metafields on a missing order.
+ * fulfillment of a held, closed or missing fulfillment order, or of fulfillment orders of several orders or locations
+ * in one call; a hold on a closed one, a handle this app already uses, more than 10 holds; tags or metafields on a
+ * missing order. Changing an order (tags, metafields) needs `write_orders`, as changing its owner does; the scopes of
+ * the fulfillment mutations are checked from the schema (access.ts). The texts Shopify does not document are the
+ * fake's (docs/shopify.md).
  */
 interface FulfillmentInput {
   lineItemsByFulfillmentOrder: Array<{ fulfillmentOrderId: string }>;
@@ -22,7 +26,11 @@ export function mutationRoot(ctx: FakeContext) {
       : null;
   const foOf = (id: string) => {
     const legacy = byGid('FulfillmentOrder', id);
-    return legacy ? store.fulfillmentOrders.get(legacy) : undefined;
+    const fo = legacy ? store.fulfillmentOrders.get(legacy) : undefined;
+    return fo && visible(ctx, fo) ? fo : undefined;
+  };
+  const mayChangeOrders = (mutation: string) => {
+    if (!holdsAny(ctx.grants, ['write_orders'])) throw accessDenied(mutation);
   };
 
   return {
@@ -30,11 +38,19 @@ export function mutationRoot(ctx: FakeContext) {
       const userErrors = forced(false);
       if (userErrors) return { fulfillment: null, userErrors };
       const fos = fulfillment.lineItemsByFulfillmentOrder.map((l) => foOf(l.fulfillmentOrderId));
+      const refuse = (field: string[], message: string) => ({ fulfillment: null, userErrors: [{ field, message }] });
       for (const [i, fo] of fos.entries()) {
         const field = ['fulfillment', 'lineItemsByFulfillmentOrder', String(i), 'fulfillmentOrderId'];
-        if (!fo) return { fulfillment: null, userErrors: [{ field, message: 'Fulfillment order does not exist.' }] };
-        if (fo.holds.length > 0)
-          return { fulfillment: null, userErrors: [{ field, message: `Fulfillment order ${fo.id} is on hold.` }] };
+        if (!fo) return refuse(field, 'Fulfillment order does not exist.');
+        // Shopify fulfils the fulfillment orders of one order at one location per call.
+        if (fo.orderId !== fos[0]!.orderId)
+          return refuse(field, 'All fulfillment orders must belong to the same order.');
+        if (fo.assigned_location.id !== fos[0]!.assigned_location.id)
+          return refuse(field, 'All fulfillment orders must be assigned to a single location.');
+        // Since 2024-10 only the fulfillment service fulfils what is assigned to its location.
+        if (fo.assigned_location.fulfillment_service)
+          return refuse(field, `Fulfillment order ${fo.id} is assigned to a fulfillment service; it fulfils it.`);
+        if (fo.holds.length > 0) return refuse(field, `Fulfillment order ${fo.id} is on hold.`);
         if (!['open', 'in_progress'].includes(fo.status))
           return {
             fulfillment: null,
@@ -66,11 +82,12 @@ export function mutationRoot(ctx: FakeContext) {
     tagsAdd: ({ id, tags }: { id: string; tags: string[] }) => {
       const userErrors = forced(false);
       if (userErrors) return { node: null, userErrors };
+      mayChangeOrders('tagsAdd');
       const legacy = byGid('Order', id);
       const order = legacy ? store.orders.get(legacy) : undefined;
       if (!order) return { node: null, userErrors: [{ field: ['id'], message: 'Order does not exist' }] };
       for (const tag of tags) if (!order.tags.includes(tag)) order.tags.push(tag);
-      return { node: orderView(store, order), userErrors: [] };
+      return { node: orderView(ctx, order), userErrors: [] };
     },
 
     metafieldsSet: ({
@@ -78,6 +95,7 @@ export function mutationRoot(ctx: FakeContext) {
     }: {
       metafields: Array<{ ownerId: string; namespace?: string | null; key: string; value: string }>;
     }) => {
+      mayChangeOrders('metafieldsSet');
       const userErrors = forced(true);
       if (userErrors) return { metafields: null, userErrors };
       const set = [];
@@ -129,6 +147,8 @@ export function mutationRoot(ctx: FakeContext) {
         return { fulfillmentHold: null, fulfillmentOrder: null, remainingFulfillmentOrder: null, userErrors };
       const fo = foOf(id);
       if (!fo) return refuse('The fulfillment order could not be found.', 'FULFILLMENT_ORDER_NOT_FOUND');
+      if (fo.assigned_location.fulfillment_service && !holdsAny(ctx.grants, ['write_third_party_fulfillment_orders']))
+        throw accessDenied('fulfillmentOrderHold');
       if (fo.status === 'closed' || fo.status === 'cancelled')
         return refuse(`The fulfillment order's status is ${fo.status} and it cannot be put on hold.`, null);
       const handle = fulfillmentHold.handle ?? '';

@@ -1,6 +1,8 @@
 import type { StoreState, StoredFulfillmentOrder, StoredHold } from '../sandbox/state';
-import { legacyIdOf, normalizeOrderName } from '../sandbox/state';
+import { legacyIdOf, normalizeOrderName, shownStatus } from '../sandbox/state';
 import type { OrderInput } from '../sandbox/schemas';
+import { ALL_ORDERS_SCOPE } from '../shopify/scopes';
+import { holdsAny, type AppGrants } from './access';
 
 /**
  * The fake's resolvers over the sandbox platform's store state (the same orders, fulfillment orders, holds and
@@ -18,6 +20,26 @@ export interface FakeContext {
   nextId: () => string;
   /** A scripted user error: the next mutation refuses with it and changes nothing. */
   userError: UserErrorFault | null;
+  /** What the app's installation was granted (its session on the fake). */
+  grants: AppGrants;
+  nowMs: number;
+}
+
+/** Without `read_all_orders` an app reads only orders created in the last 60 days (Shopify's access-scope rules). */
+const ORDER_WINDOW_MS = 60 * 86_400_000;
+
+function readable(ctx: FakeContext, order: Order): boolean {
+  if (holdsAny(ctx.grants, [ALL_ORDERS_SCOPE])) return true;
+  return !order.created_at || Date.parse(order.created_at) >= ctx.nowMs - ORDER_WINDOW_MS;
+}
+
+/**
+ * Shopify returns only the fulfillment orders the app's scopes reach, without a word about the others: those at the
+ * merchant's locations with the merchant-managed scopes, those at a fulfillment service's with the third-party ones.
+ */
+export function visible(ctx: FakeContext, fo: StoredFulfillmentOrder): boolean {
+  const kind = fo.assigned_location.fulfillment_service ? 'third_party' : 'merchant_managed';
+  return holdsAny(ctx.grants, [`read_${kind}_fulfillment_orders`]);
 }
 
 const gid = (type: string, id: string) => `gid://shopify/${type}/${id}`;
@@ -67,14 +89,24 @@ function methodType(order: Order, type: StoredFulfillmentOrder['delivery_method_
 
 function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
   const order = store.orders.get(fo.orderId)!;
+  const service = fo.assigned_location.fulfillment_service;
   return {
     __typename: 'FulfillmentOrder',
     id: gid('FulfillmentOrder', fo.id),
     orderId: gid('Order', fo.orderId),
-    status: fo.status.toUpperCase(),
+    // A hold moves an open fulfillment order to ON_HOLD; releasing the last one moves it back (Shopify's holds).
+    status: shownStatus(fo).toUpperCase(),
     assignedLocation: {
       name: fo.assigned_location.name,
-      location: { id: gid('Location', fo.assigned_location.id), name: fo.assigned_location.name },
+      location: {
+        __typename: 'Location',
+        id: gid('Location', fo.assigned_location.id),
+        name: fo.assigned_location.name,
+        isFulfillmentService: service !== null,
+        fulfillmentService: service
+          ? { id: gid('FulfillmentService', fo.assigned_location.id), serviceName: service, handle: service }
+          : null,
+      },
     },
     deliveryMethod: { id: gid('DeliveryMethod', fo.id), methodType: methodType(order, fo.delivery_method_type) },
     fulfillmentHolds: fo.holds.map((h) => ({
@@ -90,7 +122,8 @@ function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
         fo.line_items.map((l) => ({
           id: gid('FulfillmentOrderLineItem', `${fo.id}${l.id}`),
           sku: l.sku,
-          totalQuantity: l.quantity,
+          // Shopify's total counts the units already fulfilled; what is left is `remainingQuantity`.
+          totalQuantity: l.quantity + l.fulfilled_quantity,
           remainingQuantity: fo.status === 'closed' ? 0 : l.quantity,
           weight: l.weight_grams === null ? null : { unit: 'GRAMS', value: l.weight_grams },
           productTitle: l.sku ?? 'Product',
@@ -107,7 +140,8 @@ function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
   };
 }
 
-function orderView(store: StoreState, order: Order) {
+function orderView(ctx: FakeContext, order: Order) {
+  const { store } = ctx;
   const zero = { amount: '0.00', currency: order.currency };
   const total = order.total_price ?? zero;
   const a = order.shipping_address;
@@ -117,6 +151,7 @@ function orderView(store: StoreState, order: Order) {
     id: gid('Order', order.id),
     legacyResourceId: order.id,
     name: order.name,
+    createdAt: order.created_at ?? null,
     currencyCode: order.currency,
     presentmentCurrencyCode: order.currency,
     totalPriceSet: bag(total),
@@ -156,7 +191,7 @@ function orderView(store: StoreState, order: Order) {
     fulfillmentOrders: (args: { first?: number; after?: string }) =>
       connection(
         [...store.fulfillmentOrders.values()]
-          .filter((fo) => fo.orderId === order.id)
+          .filter((fo) => fo.orderId === order.id && visible(ctx, fo))
           .map((fo) => fulfillmentOrderView(store, fo)),
         args,
       ),
@@ -179,26 +214,35 @@ function nameOf(query: string | null | undefined): string | null {
 
 export function queryRoot(ctx: FakeContext) {
   const { store } = ctx;
+  const fulfillmentOrder = (id: string) => {
+    const legacy = byGid('FulfillmentOrder', id);
+    const fo = legacy ? store.fulfillmentOrders.get(legacy) : undefined;
+    return fo && visible(ctx, fo) ? fulfillmentOrderView(store, fo) : null;
+  };
   return {
+    // An order outside the app's window reads as no order at all, as an unknown ID does.
     order: ({ id }: { id: string }) => {
       const legacy = byGid('Order', id);
       const order = legacy ? store.orders.get(legacy) : undefined;
-      return order ? orderView(store, order) : null;
+      return order && readable(ctx, order) ? orderView(ctx, order) : null;
     },
     orders: (args: { first?: number; after?: string; query?: string }) => {
       const name = nameOf(args.query);
       const orders = [...store.orders.values()].filter(
-        (o) => name === null || normalizeOrderName(o.name) === normalizeOrderName(name),
+        (o) => readable(ctx, o) && (name === null || normalizeOrderName(o.name) === normalizeOrderName(name)),
       );
       return connection(
-        orders.map((o) => orderView(store, o)),
+        orders.map((o) => orderView(ctx, o)),
         args,
       );
     },
-    fulfillmentOrder: ({ id }: { id: string }) => {
-      const legacy = byGid('FulfillmentOrder', id);
-      const fo = legacy ? store.fulfillmentOrders.get(legacy) : undefined;
-      return fo ? fulfillmentOrderView(store, fo) : null;
+    fulfillmentOrder: ({ id }: { id: string }) => fulfillmentOrder(id),
+    nodes: ({ ids }: { ids: string[] }) =>
+      ids.map((id) => (id.includes('/FulfillmentOrder/') ? fulfillmentOrder(id) : null)),
+    currentAppInstallation: {
+      __typename: 'AppInstallation',
+      id: gid('AppInstallation', '1'),
+      accessScopes: ctx.grants.scopes.map((handle) => ({ handle, description: handle })),
     },
   };
 }

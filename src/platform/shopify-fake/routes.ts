@@ -2,6 +2,7 @@ import {
   execute,
   GraphQLError,
   Kind,
+  NoDeprecatedCustomRule,
   OperationTypeNode,
   parse,
   validate,
@@ -14,10 +15,25 @@ import type { PlatformSandboxState } from '../sandbox/state';
 import { actualCost, requestedCost, type Operation } from './cost';
 import { mutationRoot } from './mutations';
 import { queryRoot, type UserErrorFault } from './resolvers';
-import { shopifyAdminSchema } from './schema';
+import { REQUIRED_SHOPIFY_SCOPES } from '../shopify/scopes';
+import { accessFieldResolver, type AppGrants } from './access';
+import { adminSchema, adminSchemaManifest } from './admin-schema';
 
-/** The API versions the fake serves (the one the service pins, docs/shopify.md). */
-export const FAKE_API_VERSIONS = ['2025-10'];
+/** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
+export const FAKE_API_VERSIONS: readonly string[] = (() => {
+  const { pinned, next } = adminSchemaManifest();
+  return [pinned, next];
+})();
+
+/**
+ * The version Shopify serves a request for: the asked one while it is supported; an older stable one falls forward
+ * to the oldest supported (here the pinned one), as Shopify does once a version's year is over; anything else none.
+ */
+export function servedVersion(asked: string): string | null {
+  if (FAKE_API_VERSIONS.includes(asked)) return asked;
+  const oldest = FAKE_API_VERSIONS[0]!;
+  return /^\d{4}-(01|04|07|10)$/.test(asked) && asked < oldest ? oldest : null;
+}
 /** Shopify's single-query limit and a Standard plan's bucket (docs/shopify.md, "Throttling"). */
 const MAX_QUERY_COST = 1000;
 const DEFAULT_BUCKET = { maximumAvailable: 2000, restoreRate: 100 };
@@ -34,6 +50,7 @@ type ShopifyFault =
 
 interface ShopState {
   accessToken: string | null;
+  grants: AppGrants;
   bucket: Bucket;
   faults: ShopifyFault[];
   requests: number;
@@ -85,6 +102,7 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
     if (!s) {
       s = {
         accessToken: null,
+        grants: { scopes: REQUIRED_SHOPIFY_SCOPES, customerDataLevel: 2 },
         bucket: { ...DEFAULT_BUCKET, currentlyAvailable: DEFAULT_BUCKET.maximumAvailable, at: Date.now() },
         faults: [],
         requests: 0,
@@ -98,7 +116,8 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
     const domain = request.params.shop!;
     const s = shop(domain);
     s.requests += 1;
-    if (!FAKE_API_VERSIONS.includes(request.params.version!)) return json(404, { errors: 'Not Found' });
+    const version = servedVersion(request.params.version!);
+    if (!version) return json(404, { errors: 'Not Found' });
     const scripted = await sandboxFault(state, domain);
     if (scripted && scripted !== 'throttle') return scripted;
     const own = s.faults[0]?.type === 'http_429' ? s.faults.shift() : undefined;
@@ -112,14 +131,34 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
       );
     if (!s.accessToken || request.headers['x-shopify-access-token'] !== s.accessToken)
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-    return runGraphql(state, domain, s, request, scripted === 'throttle');
+    const reply = await runGraphql(state, domain, s, request, { version, throttle: scripted === 'throttle' });
+    // Every answer says which version served it (Shopify's X-Shopify-API-Version).
+    return reply.kind === 'json'
+      ? { ...reply, headers: { ...reply.headers, 'x-shopify-api-version': version } }
+      : reply;
   });
 
   const control = '/_control/shopify/:shop';
+  // An installation: its token, the scopes the merchant granted (default: exactly the ones the service documents) and
+  // the protected customer data Shopify approved for the app (default: all, as for a custom app).
   router.add('PUT', `${control}/session`, async (request) => {
-    const body = parseBody(z.object({ access_token: z.string().min(1).nullable() }).strict(), request.body);
-    shop(request.params.shop!).accessToken = body.access_token;
-    return json(200, { shop: request.params.shop, session: body.access_token !== null });
+    const body = parseBody(
+      z
+        .object({
+          access_token: z.string().min(1).nullable(),
+          scopes: z.array(z.string().regex(/^(read|write)_[a-z_]+$/)).optional(),
+          customer_data_level: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+        })
+        .strict(),
+      request.body,
+    );
+    const s = shop(request.params.shop!);
+    s.accessToken = body.access_token;
+    s.grants = {
+      scopes: body.scopes ?? REQUIRED_SHOPIFY_SCOPES,
+      customerDataLevel: body.customer_data_level ?? 2,
+    };
+    return json(200, { shop: request.params.shop, session: body.access_token !== null, ...s.grants });
   });
   router.add('PUT', `${control}/bucket`, async (request) => {
     const body = parseBody(
@@ -178,8 +217,9 @@ async function runGraphql(
   domain: string,
   s: ShopState,
   request: SandboxRequest,
-  scriptedThrottle: boolean,
+  options: { version: string; throttle: boolean },
 ): Promise<Reply> {
+  const { schema } = adminSchema(options.version);
   const body = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
   if (typeof body.query !== 'string') return json(400, { errors: { query: 'Required parameter missing or invalid' } });
   let document: DocumentNode;
@@ -188,7 +228,7 @@ async function runGraphql(
   } catch (error) {
     return graphqlErrors([error as GraphQLError]);
   }
-  const invalid = validate(shopifyAdminSchema, document);
+  const invalid = validate(schema, document);
   if (invalid.length > 0) return graphqlErrors(invalid);
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION);
   if (!operation) return graphqlErrors([new GraphQLError('No operation')]);
@@ -198,7 +238,7 @@ async function runGraphql(
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
       .map((d) => [d.name.value, d]),
   );
-  const op: Operation = { schema: shopifyAdminSchema, operation, fragments, variables };
+  const op: Operation = { schema, operation, fragments, variables };
   const requested = requestedCost(op);
   if (requested > MAX_QUERY_COST)
     return json(200, {
@@ -211,7 +251,7 @@ async function runGraphql(
     });
   const bucket = refilled(s.bucket, Date.now());
   // A scripted throttle: the bucket one second of restore short of this query (other calls of the app spent it).
-  if (scriptedThrottle)
+  if (options.throttle)
     return throttled(requested, { ...bucket, currentlyAvailable: Math.max(0, requested - bucket.restoreRate) });
   if (bucket.currentlyAvailable < requested) {
     s.bucket = bucket;
@@ -219,20 +259,35 @@ async function runGraphql(
   }
   const mutation = operation.operation === OperationTypeNode.MUTATION;
   const userError = mutation && s.faults[0]?.type === 'user_error' ? (s.faults.shift() as UserErrorFault) : null;
-  const ctx = { store: state.store(domain), nextId: () => state.nextId(), userError };
+  const ctx = {
+    store: state.store(domain),
+    nextId: () => state.nextId(),
+    userError,
+    grants: s.grants,
+    nowMs: Date.now(),
+  };
   const result = await execute({
-    schema: shopifyAdminSchema,
+    schema,
     document,
     rootValue: mutation ? mutationRoot(ctx) : queryRoot(ctx),
     variableValues: variables,
+    fieldResolver: accessFieldResolver(adminSchema(options.version), s.grants),
   });
   const actual = result.data ? actualCost(op, result.data) : requested;
   s.bucket = { ...bucket, currentlyAvailable: bucket.currentlyAvailable - actual };
-  return json(200, {
-    ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
-    data: result.data ?? null,
-    extensions: {
-      cost: { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: throttleStatus(s.bucket) },
+  // Shopify names the deprecated fields a request used (since 2025-04).
+  const deprecated = validate(schema, document, [NoDeprecatedCustomRule]).map(
+    (e) => /The field ([\w.]+) is deprecated/.exec(e.message)?.[1] ?? e.message,
+  );
+  return json(
+    200,
+    {
+      ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
+      data: result.data ?? null,
+      extensions: {
+        cost: { requestedQueryCost: requested, actualQueryCost: actual, throttleStatus: throttleStatus(s.bucket) },
+      },
     },
-  });
+    deprecated.length > 0 ? { 'x-shopify-api-deprecated-reason': deprecated.join(', ') } : {},
+  );
 }

@@ -1,6 +1,7 @@
 import { httpCall, HttpCallError, type HttpAnswer } from '../../net/http-call';
-import { PlatformUnavailableError } from '../port';
+import { PlatformAccessError, PlatformUnavailableError } from '../port';
 import { CostBuckets, type ThrottleStatus } from './bucket';
+import type { AdminDocument } from './queries';
 
 export interface ShopifyConnection {
   /** `https://{shop}/admin/api/{version}/graphql.json`, or the fake's address in tests. */
@@ -9,10 +10,42 @@ export interface ShopifyConnection {
   timeoutMs: number;
 }
 
+interface GraphqlError {
+  message: string;
+  path?: Array<string | number>;
+  extensions?: { code?: string; requiredAccess?: string };
+}
+
 interface GraphqlAnswer<T> {
   data?: T | null;
-  errors?: Array<{ message: string; extensions?: { code?: string } }> | string;
+  errors?: GraphqlError[] | string;
   extensions?: { cost?: { requestedQueryCost: number; throttleStatus: ThrottleStatus } };
+}
+
+/** What the client tells about Shopify's answers besides their data (logs and metrics; `src/adapters.ts`). */
+export interface ShopifyObserver {
+  /** Shopify served another API version than the pinned one (the pinned one is past its support, say). */
+  versionServed(shop: string, served: string): void;
+  /** The request used fields Shopify deprecates (`X-Shopify-API-Deprecated-Reason`). */
+  deprecated(shop: string, reason: string): void;
+  /** A field was refused for a scope the installation lacks or protected customer data (`access`). */
+  accessDenied(shop: string, what: string, access: string): void;
+}
+
+const PROTECTED_DATA = 'protected customer data approval';
+
+/**
+ * What a refused field needs: its `requiredAccess` (or the scope its message names), protected customer data, or, where
+ * Shopify names neither (a type's scope, not the field's), access to the field at its path.
+ */
+function refusedAccess(errors: readonly GraphqlError[]): string | null {
+  for (const e of errors) {
+    if (/not approved to access/i.test(e.message)) return PROTECTED_DATA;
+    if (e.extensions?.code !== 'ACCESS_DENIED') continue;
+    const named = e.extensions.requiredAccess ?? /Required access: (.*)$/.exec(e.message)?.[1];
+    return named ?? `access to ${e.path?.join('.') ?? 'a field'}`;
+  }
+  return null;
 }
 
 /** What a query costs before Shopify has told us (its requested cost is remembered per document after that). */
@@ -36,17 +69,18 @@ export class ShopifyGraphqlClient {
   constructor(
     private readonly connection: ShopifyConnection,
     private readonly buckets: CostBuckets = new CostBuckets(),
+    private readonly observer?: ShopifyObserver,
   ) {}
 
-  async request<T>(
+  async request<T, V>(
     what: string,
     shop: string,
     token: string | null,
-    document: string,
-    variables: Record<string, unknown>,
+    document: AdminDocument<T, V>,
+    variables: V,
   ): Promise<T> {
     if (!token) throw new PlatformUnavailableError(what, false, null);
-    const cost = this.requestedCost.get(document) ?? FIRST_GUESS_COST;
+    const cost = this.requestedCost.get(document.text) ?? FIRST_GUESS_COST;
     const admission = this.buckets.admit(shop, cost);
     if ('refuse' in admission) throw new PlatformUnavailableError(what, true, admission.retryAfterSeconds);
     if (admission.wait > 0) await new Promise((resolve) => setTimeout(resolve, admission.wait));
@@ -57,7 +91,7 @@ export class ShopifyGraphqlClient {
         url: adminEndpoint(this.connection.adminUrl, shop, this.connection.apiVersion),
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-shopify-access-token': token },
-        body: JSON.stringify({ query: document, variables }),
+        body: JSON.stringify({ query: document.text, variables }),
         timeoutMs: this.connection.timeoutMs,
         maxResponseBytes: 5 * 1024 * 1024,
       });
@@ -70,6 +104,11 @@ export class ShopifyGraphqlClient {
       throw new PlatformUnavailableError(what, true, retryAfter);
     }
     if (answer.status !== 200) throw new PlatformUnavailableError(what, false, null);
+    const header = (name: string) => [answer.headers[name]].flat()[0];
+    const served = header('x-shopify-api-version');
+    if (served && served !== this.connection.apiVersion) this.observer?.versionServed(shop, served);
+    const deprecated = header('x-shopify-api-deprecated-reason');
+    if (deprecated) this.observer?.deprecated(shop, deprecated);
     let body: GraphqlAnswer<T>;
     try {
       body = JSON.parse(answer.bytes.toString('utf8')) as GraphqlAnswer<T>;
@@ -79,7 +118,7 @@ export class ShopifyGraphqlClient {
     const reported = body.extensions?.cost;
     if (reported) {
       this.buckets.report(shop, reported.throttleStatus);
-      this.requestedCost.set(document, reported.requestedQueryCost);
+      this.requestedCost.set(document.text, reported.requestedQueryCost);
     }
     const errors = Array.isArray(body.errors) ? body.errors : body.errors ? [{ message: body.errors }] : [];
     if (errors.some((e) => e.extensions?.code === 'THROTTLED'))
@@ -88,8 +127,14 @@ export class ShopifyGraphqlClient {
         true,
         this.buckets.retryAfterSeconds(shop, reported?.requestedQueryCost ?? cost),
       );
-    // Shopify's own failure, or a token without the scope the query needs: unavailable, as a 5xx or a 401 is.
-    if (errors.some((e) => ['INTERNAL_SERVER_ERROR', 'ACCESS_DENIED'].includes(e.extensions?.code ?? '')))
+    // A scope the installation lacks, or customer data the app is not approved for: no outage (decision 0706).
+    const access = refusedAccess(errors);
+    if (access) {
+      this.observer?.accessDenied(shop, what, access);
+      throw new PlatformAccessError(what, access);
+    }
+    // Shopify's own failure: unavailable, as a 5xx is.
+    if (errors.some((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR'))
       throw new PlatformUnavailableError(what, false, null);
     // Any other top-level error is a query Shopify did not run (a field this version lacks, an internal error).
     if (errors.length > 0 || !body.data) throw new ShopifyQueryError(what, errors.map((e) => e.message).join('; '));

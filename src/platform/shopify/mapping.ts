@@ -8,75 +8,21 @@ import type {
   PlatformOrder,
   PlatformPickupPoint,
 } from '../port';
+import type {
+  DeliveryMethodType as ShopifyDeliveryMethodType,
+  FulfillmentOrderFieldsFragment,
+  LineFieldsFragment,
+  OrderFieldsFragment,
+} from './admin.generated';
 import { ORDER_METAFIELDS } from './queries';
 
-/** Wire shapes of the Admin API answers to the documents in queries.ts. */
-interface WireMoneyBag {
-  presentmentMoney: { amount: string; currencyCode: string };
-}
-type WireMethodType = 'SHIPPING' | 'PICKUP_POINT' | 'PICK_UP' | 'LOCAL' | 'RETAIL' | 'NONE';
-
-export interface WireOrder {
-  id: string;
-  legacyResourceId: string;
-  name: string;
-  presentmentCurrencyCode: string;
-  totalPriceSet: WireMoneyBag;
-  subtotalPriceSet: WireMoneyBag | null;
-  totalOutstandingSet: WireMoneyBag;
-  paymentGatewayNames: string[];
-  codValue: { value: string } | null;
-  codCurrency: { value: string } | null;
-  convertedValue: { value: string } | null;
-  convertedCurrency: { value: string } | null;
-  packetValue: { value: string } | null;
-  pickupPoint: { value: string } | null;
-  shippingAddress: {
-    name: string | null;
-    company: string | null;
-    address1: string | null;
-    address2: string | null;
-    city: string | null;
-    zip: string | null;
-    countryCodeV2: string | null;
-    latitude: number | null;
-    longitude: number | null;
-  } | null;
-  phone: string | null;
-  email: string | null;
-  shippingLine: { title: string } | null;
-  fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: WireMethodType } | null }> };
-  tags: string[];
-  cancelledAt: string | null;
-}
-
-export interface WireLine {
-  id: string;
-  sku: string | null;
-  totalQuantity: number;
-  weight: { unit: 'GRAMS' | 'KILOGRAMS' | 'OUNCES' | 'POUNDS'; value: number } | null;
-  lineItem: { discountedUnitPriceAfterAllDiscountsSet: WireMoneyBag };
-}
-
-export interface WirePageInfo {
-  hasNextPage: boolean;
-  endCursor: string | null;
-}
-
-export interface WireFulfillmentOrder {
-  id: string;
-  status: string;
-  assignedLocation: { name: string; location: { id: string } | null };
-  deliveryMethod: { methodType: WireMethodType } | null;
-  fulfillmentHolds: Array<{
-    id: string;
-    handle: string | null;
-    reason: string;
-    reasonNotes: string | null;
-    heldByRequestingApp: boolean;
-  }>;
-  lineItems: { nodes: WireLine[]; pageInfo: WirePageInfo };
-}
+/** The Admin API's answers to the documents in queries.ts, as generated from Shopify's schema (admin.generated.ts). */
+export type WireOrder = OrderFieldsFragment;
+export type WireLine = LineFieldsFragment;
+export type WireFulfillmentOrder = FulfillmentOrderFieldsFragment;
+export type WirePageInfo = WireFulfillmentOrder['lineItems']['pageInfo'];
+type WireMoneyBag = WireOrder['totalPriceSet'];
+type WireMethodType = ShopifyDeliveryMethodType;
 
 /** The numeric part of a GID (`gid://shopify/Order/1001` -> `1001`); a numeric ID as it is. */
 export function legacyIdOf(id: string): string {
@@ -213,22 +159,29 @@ export function times(amount: string, quantity: number): string {
   return `${total / 100n}.${String(total % 100n).padStart(2, '0')}`;
 }
 
+/**
+ * A line as what still ships: `remainingQuantity` units (Shopify's `totalQuantity` counts those already fulfilled
+ * too), valued at the unit price after discounts.
+ */
 export function toLine(l: WireLine): PlatformFulfillmentOrderLineItem {
   const unit = moneyOf(l.lineItem.discountedUnitPriceAfterAllDiscountsSet);
   return {
     id: l.id,
     sku: l.sku,
-    quantity: l.totalQuantity,
-    totalAfterDiscounts: { amount: times(unit.amount, l.totalQuantity), currency: unit.currency },
+    quantity: l.remainingQuantity,
+    totalAfterDiscounts: { amount: times(unit.amount, l.remainingQuantity), currency: unit.currency },
     weightGrams: l.weight ? Math.round(l.weight.value * GRAMS_PER_UNIT[l.weight.unit]) : null,
   };
 }
 
-/** Our own holds carry their handle; any other hold (an export, another app, the merchant) blocks like an export. */
+/**
+ * Our own holds carry their handle; any other (the merchant's, another app's: Shopify tells only that it is not ours)
+ * is `other`, and blocks a fulfilment the same way (decision 0705).
+ */
 export function toHold(h: WireFulfillmentOrder['fulfillmentHolds'][number]): FulfillmentOrderHold {
   return h.heldByRequestingApp && h.handle
     ? { heldBy: 'app', reason: h.reasonNotes ?? h.reason, handle: h.handle }
-    : { heldBy: 'export', reason: h.reasonNotes };
+    : { heldBy: 'other', reason: h.reasonNotes };
 }
 
 export function toFulfillmentOrder(
@@ -236,14 +189,22 @@ export function toFulfillmentOrder(
   f: WireFulfillmentOrder,
   lines: readonly WireLine[],
 ): PlatformFulfillmentOrder {
+  const location = f.assignedLocation.location;
   return {
     id: f.id,
     legacyId: legacyIdOf(f.id),
     orderId,
     status: f.status.toLowerCase() as FulfillmentOrderStatus,
-    assignedLocation: { id: f.assignedLocation.location?.id ?? '', name: f.assignedLocation.name },
+    assignedLocation: {
+      id: location?.id ?? '',
+      name: f.assignedLocation.name,
+      fulfillmentService: location?.isFulfillmentService
+        ? (location.fulfillmentService?.serviceName ?? f.assignedLocation.name)
+        : null,
+    },
     deliveryMethodType: fulfillmentOrderMethod(f.deliveryMethod?.methodType),
-    lineItems: lines.map(toLine),
+    // A line fully fulfilled already ships nothing more.
+    lineItems: lines.filter((l) => l.remainingQuantity > 0).map(toLine),
     holds: f.fulfillmentHolds.map(toHold),
     // Shopify names no replacement of an edited fulfillment order; the service does not read it (decision 0701).
     replacedBy: [],

@@ -1,3 +1,45 @@
+import type {
+  FulfillmentCreateMutation,
+  FulfillmentCreateMutationVariables,
+  FulfillmentOrderHoldMutation,
+  FulfillmentOrderHoldMutationVariables,
+  FulfillmentOrderHoldsQuery,
+  FulfillmentOrderHoldsQueryVariables,
+  FulfillmentOrderLinesQuery,
+  FulfillmentOrderLinesQueryVariables,
+  FulfillmentOrderLocationsQuery,
+  FulfillmentOrderLocationsQueryVariables,
+  FulfillmentOrderReleaseHoldMutation,
+  FulfillmentOrderReleaseHoldMutationVariables,
+  FulfillmentOrdersQuery,
+  FulfillmentOrdersQueryVariables,
+  GrantedScopesQuery,
+  GrantedScopesQueryVariables,
+  OrderByIdQuery,
+  OrderByIdQueryVariables,
+  OrderWithFulfillmentOrdersQuery,
+  OrderWithFulfillmentOrdersQueryVariables,
+  OrdersByNameQuery,
+  OrdersByNameQueryVariables,
+  PickupPointSetMutation,
+  PickupPointSetMutationVariables,
+  TagsAddMutation,
+  TagsAddMutationVariables,
+} from './admin.generated';
+
+/**
+ * A document the adapter sends, typed by its result and variables as graphql-codegen generates them from Shopify's own
+ * schema of the pinned version (admin.generated.ts, `npm run shopify:types`): the mapping code cannot read a field the
+ * document does not ask for, and a field a newer version renames fails the build.
+ */
+export interface AdminDocument<Result, Variables> {
+  readonly text: string;
+  /** Carries the types only; never set. */
+  readonly types?: { result: Result; variables: Variables };
+}
+
+const adminDocument = <Result, Variables>(text: string): AdminDocument<Result, Variables> => ({ text });
+
 /**
  * The Admin GraphQL documents the adapter sends, asking for exactly the fields the service reads. Money is the
  * presentment money (what the customer pays and a COD collects); see docs/shopify.md.
@@ -43,102 +85,168 @@ export const ORDER_METAFIELDS = {
 /** The app-owned metafield (app-reserved namespace) that holds the order's pickup point (decision 0701). */
 export const PICKUP_POINT_METAFIELD_KEY = 'pickup_point';
 
-export const ORDER_BY_ID = `query OrderById($id: ID!) { order(id: $id) { ...OrderFields } }
-${ORDER_FIELDS}`;
+export const ORDER_BY_ID = adminDocument<
+  OrderByIdQuery,
+  OrderByIdQueryVariables
+>(`query OrderById($id: ID!) { order(id: $id) { ...OrderFields } }
+${ORDER_FIELDS}`);
 
 /** Shopify's search is fuzzy; the adapter keeps only exact names of what it returns. */
-export const ORDERS_BY_NAME = `query OrdersByName($query: String!) {
+export const ORDERS_BY_NAME = adminDocument<
+  OrdersByNameQuery,
+  OrdersByNameQueryVariables
+>(`query OrdersByName($query: String!) {
   orders(first: 10, query: $query) { nodes { ...OrderFields } }
 }
-${ORDER_FIELDS}`;
+${ORDER_FIELDS}`);
 
 const LINE_FIELDS = `
 fragment LineFields on FulfillmentOrderLineItem {
   id
   sku
-  totalQuantity
+  remainingQuantity
   weight { unit value }
   lineItem { discountedUnitPriceAfterAllDiscountsSet { ${money} } }
 }`;
 
 /** Pages of 5 fulfillment orders with 20 lines each keep the requested cost well under the 1,000-point query limit. */
 export const FULFILLMENT_ORDERS_PAGE_SIZE = 5;
+const FULFILLMENT_ORDER_FIELDS = `
+fragment FulfillmentOrderFields on FulfillmentOrder {
+  id
+  status
+  assignedLocation { name location { id isFulfillmentService fulfillmentService { serviceName } } }
+  deliveryMethod { methodType }
+  fulfillmentHolds { id handle reason reasonNotes heldByRequestingApp }
+  lineItems(first: 20) { nodes { ...LineFields } pageInfo { hasNextPage endCursor } }
+}
+${LINE_FIELDS}`;
 const FULFILLMENT_ORDERS_PAGE = `fulfillmentOrders(first: ${FULFILLMENT_ORDERS_PAGE_SIZE}, after: $after) {
-      nodes {
-        id
-        status
-        assignedLocation { name location { id } }
-        deliveryMethod { methodType }
-        fulfillmentHolds { id handle reason reasonNotes heldByRequestingApp }
-        lineItems(first: 20) { nodes { ...LineFields } pageInfo { hasNextPage endCursor } }
-      }
+      nodes { ...FulfillmentOrderFields }
       pageInfo { hasNextPage endCursor }
     }`;
-export const FULFILLMENT_ORDERS = `query FulfillmentOrders($id: ID!, $after: String) {
+export const FULFILLMENT_ORDERS = adminDocument<
+  FulfillmentOrdersQuery,
+  FulfillmentOrdersQueryVariables
+>(`query FulfillmentOrders($id: ID!, $after: String) {
   order(id: $id) {
     id
     ${FULFILLMENT_ORDERS_PAGE}
   }
 }
-${LINE_FIELDS}`;
+${FULFILLMENT_ORDER_FIELDS}`);
 
 /**
  * The order and its first page of fulfillment orders in one query (the creation's read of an order by ID); the page
  * under the alias `fulfillmentOrdersPage`, since the order's fields read its first delivery methods under the name.
  */
-export const ORDER_WITH_FULFILLMENT_ORDERS = `query OrderWithFulfillmentOrders($id: ID!, $after: String) {
+export const ORDER_WITH_FULFILLMENT_ORDERS = adminDocument<
+  OrderWithFulfillmentOrdersQuery,
+  OrderWithFulfillmentOrdersQueryVariables
+>(`query OrderWithFulfillmentOrders($id: ID!, $after: String) {
   order(id: $id) {
     ...OrderFields
     fulfillmentOrdersPage: ${FULFILLMENT_ORDERS_PAGE}
   }
 }
 ${ORDER_FIELDS}
-${LINE_FIELDS}`;
+${FULFILLMENT_ORDER_FIELDS}`);
 
 /** More lines of one fulfillment order, when it has more than the first page holds. */
-export const FULFILLMENT_ORDER_LINES = `query FulfillmentOrderLines($id: ID!, $after: String) {
+export const FULFILLMENT_ORDER_LINES = adminDocument<
+  FulfillmentOrderLinesQuery,
+  FulfillmentOrderLinesQueryVariables
+>(`query FulfillmentOrderLines($id: ID!, $after: String) {
   fulfillmentOrder(id: $id) {
     lineItems(first: 50, after: $after) { nodes { ...LineFields } pageInfo { hasNextPage endCursor } }
   }
 }
-${LINE_FIELDS}`;
+${LINE_FIELDS}`);
 
 /** The holds of one fulfillment order: what a release needs (hold IDs by handle) and a refused hold's status. */
-export const FULFILLMENT_ORDER_HOLDS = `query FulfillmentOrderHolds($id: ID!) {
+export const FULFILLMENT_ORDER_HOLDS = adminDocument<
+  FulfillmentOrderHoldsQuery,
+  FulfillmentOrderHoldsQueryVariables
+>(`query FulfillmentOrderHolds($id: ID!) {
   fulfillmentOrder(id: $id) { id status fulfillmentHolds { id handle heldByRequestingApp } }
-}`;
+}`);
 
-export const FULFILLMENT_CREATE = `mutation FulfillmentCreate($fulfillment: FulfillmentInput!) {
+/** Where each fulfillment order is assigned: `fulfillmentCreate` takes one location's fulfillment orders per call. */
+export const FULFILLMENT_ORDER_LOCATIONS = adminDocument<
+  FulfillmentOrderLocationsQuery,
+  FulfillmentOrderLocationsQueryVariables
+>(`query FulfillmentOrderLocations($ids: [ID!]!) {
+  nodes(ids: $ids) { ... on FulfillmentOrder { id assignedLocation { location { id } } } }
+}`);
+
+export const FULFILLMENT_CREATE = adminDocument<
+  FulfillmentCreateMutation,
+  FulfillmentCreateMutationVariables
+>(`mutation FulfillmentCreate($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) {
     fulfillment { id trackingInfo { number url company } }
     userErrors { field message }
   }
-}`;
+}`);
 
-export const TAGS_ADD = `mutation TagsAdd($id: ID!, $tags: [String!]!) {
+export const TAGS_ADD = adminDocument<
+  TagsAddMutation,
+  TagsAddMutationVariables
+>(`mutation TagsAdd($id: ID!, $tags: [String!]!) {
   tagsAdd(id: $id, tags: $tags) {
     node { ... on Order { tags } }
     userErrors { field message }
   }
-}`;
+}`);
 
-export const PICKUP_POINT_SET = `mutation PickupPointSet($metafields: [MetafieldsSetInput!]!) {
+export const PICKUP_POINT_SET = adminDocument<
+  PickupPointSetMutation,
+  PickupPointSetMutationVariables
+>(`mutation PickupPointSet($metafields: [MetafieldsSetInput!]!) {
   metafieldsSet(metafields: $metafields) {
     metafields { key value }
     userErrors { field message code }
   }
-}`;
+}`);
 
-export const FULFILLMENT_ORDER_HOLD = `mutation FulfillmentOrderHold($id: ID!, $hold: FulfillmentOrderHoldInput!) {
+export const FULFILLMENT_ORDER_HOLD = adminDocument<
+  FulfillmentOrderHoldMutation,
+  FulfillmentOrderHoldMutationVariables
+>(`mutation FulfillmentOrderHold($id: ID!, $hold: FulfillmentOrderHoldInput!) {
   fulfillmentOrderHold(id: $id, fulfillmentHold: $hold) {
     fulfillmentHold { id handle }
     userErrors { field message code }
   }
-}`;
+}`);
 
-export const FULFILLMENT_ORDER_RELEASE_HOLD = `mutation FulfillmentOrderReleaseHold($id: ID!, $holdIds: [ID!]) {
+export const FULFILLMENT_ORDER_RELEASE_HOLD = adminDocument<
+  FulfillmentOrderReleaseHoldMutation,
+  FulfillmentOrderReleaseHoldMutationVariables
+>(`mutation FulfillmentOrderReleaseHold($id: ID!, $holdIds: [ID!]) {
   fulfillmentOrderReleaseHold(id: $id, holdIds: $holdIds) {
     fulfillmentOrder { id }
     userErrors { field message code }
   }
-}`;
+}`);
+
+/** The access scopes the merchant granted the app's installation (needs no scope itself). */
+export const GRANTED_SCOPES = adminDocument<GrantedScopesQuery, GrantedScopesQueryVariables>(`query GrantedScopes {
+  currentAppInstallation { accessScopes { handle } }
+}`);
+
+/** Every document the adapter can send: what the schema tests validate and the types are generated from. */
+export const ADMIN_DOCUMENTS = {
+  ORDER_BY_ID,
+  ORDERS_BY_NAME,
+  FULFILLMENT_ORDERS,
+  ORDER_WITH_FULFILLMENT_ORDERS,
+  FULFILLMENT_ORDER_LINES,
+  FULFILLMENT_ORDER_HOLDS,
+  FULFILLMENT_ORDER_LOCATIONS,
+  FULFILLMENT_CREATE,
+  TAGS_ADD,
+  PICKUP_POINT_SET,
+  FULFILLMENT_ORDER_HOLD,
+  FULFILLMENT_ORDER_RELEASE_HOLD,
+  GRANTED_SCOPES,
+} as const;

@@ -19,18 +19,15 @@ import {
   toOrder,
   type WireFulfillmentOrder,
   type WireLine,
-  type WireOrder,
   type WirePageInfo,
 } from './mapping';
 import * as q from './queries';
-import { fulfillmentRefusal, type UserError } from './user-errors';
+import type { AdminDocument } from './queries';
+import type { FulfillmentOrdersQuery } from './admin.generated';
+import { fulfillmentRefusal, type HoldUserError, type UserError } from './user-errors';
 
 /** An order's page of fulfillment orders, as both fulfillment-order queries select it. */
-interface FulfillmentOrdersOfOrder {
-  id: string;
-  fulfillmentOrders: { nodes: WireFulfillmentOrder[]; pageInfo: WirePageInfo };
-}
-type FulfillmentOrdersPage = { order: FulfillmentOrdersOfOrder | null };
+type FulfillmentOrdersOfOrder = NonNullable<FulfillmentOrdersQuery['order']>;
 
 /** The store's offline Admin API access token; null when it has none usable (`shopify_unavailable`). */
 export type TokenFor = (shop: string) => Promise<string | null>;
@@ -42,19 +39,25 @@ export class ShopifyPlatform implements StorePlatformPort {
     private readonly tokenFor: TokenFor,
   ) {}
 
-  private async call<T>(what: string, shop: string, document: string, variables: Record<string, unknown>) {
-    return this.client.request<T>(what, shop, await this.tokenFor(shop), document, variables);
+  private async call<T, V>(what: string, shop: string, document: AdminDocument<T, V>, variables: V): Promise<T> {
+    return this.client.request(what, shop, await this.tokenFor(shop), document, variables);
+  }
+
+  /** The access scopes the store's installation of the app holds (`labelctl store connect` and `store platform`). */
+  async grantedScopes(shop: string): Promise<string[]> {
+    const data = await this.call('installation', shop, q.GRANTED_SCOPES, {});
+    return data.currentAppInstallation.accessScopes.map((s) => s.handle);
   }
 
   async getOrder(shop: string, orderId: string): Promise<PlatformOrder | null> {
-    const data = await this.call<{ order: WireOrder | null }>('order', shop, q.ORDER_BY_ID, {
+    const data = await this.call('order', shop, q.ORDER_BY_ID, {
       id: gidOf('Order', orderId),
     });
     return data.order ? toOrder(data.order) : null;
   }
 
   async findOrdersByName(shop: string, name: string): Promise<PlatformOrder[]> {
-    const data = await this.call<{ orders: { nodes: WireOrder[] } }>('order', shop, q.ORDERS_BY_NAME, {
+    const data = await this.call('order', shop, q.ORDERS_BY_NAME, {
       query: orderNameQuery(name),
     });
     const wanted = normalizeOrderName(name);
@@ -62,7 +65,7 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async listFulfillmentOrders(shop: string, orderId: string): Promise<PlatformFulfillmentOrder[]> {
-    const data = await this.call<FulfillmentOrdersPage>('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
+    const data = await this.call('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
       id: gidOf('Order', orderId),
       after: null,
     });
@@ -70,10 +73,7 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async getOrderWithFulfillmentOrders(shop: string, orderId: string): Promise<PlatformOrderWithFulfillment | null> {
-    type Data = {
-      order: (WireOrder & { fulfillmentOrdersPage: FulfillmentOrdersOfOrder['fulfillmentOrders'] }) | null;
-    };
-    const data = await this.call<Data>('order', shop, q.ORDER_WITH_FULFILLMENT_ORDERS, {
+    const data = await this.call('order', shop, q.ORDER_WITH_FULFILLMENT_ORDERS, {
       id: gidOf('Order', orderId),
       after: null,
     });
@@ -92,12 +92,10 @@ export class ShopifyPlatform implements StorePlatformPort {
         result.push(toFulfillmentOrder(order.id, fo, await this.allLines(shop, fo)));
       const page: WirePageInfo = order.fulfillmentOrders.pageInfo;
       if (!page.hasNextPage) break;
-      const next: FulfillmentOrdersPage = await this.call<FulfillmentOrdersPage>(
-        'fulfillment_orders',
-        shop,
-        q.FULFILLMENT_ORDERS,
-        { id: first.id, after: page.endCursor },
-      );
+      const next: FulfillmentOrdersQuery = await this.call('fulfillment_orders', shop, q.FULFILLMENT_ORDERS, {
+        id: first.id,
+        after: page.endCursor,
+      });
       order = next.order;
     }
     return result;
@@ -108,8 +106,7 @@ export class ShopifyPlatform implements StorePlatformPort {
     const lines = [...fo.lineItems.nodes];
     let page = fo.lineItems.pageInfo;
     while (page.hasNextPage && page.endCursor) {
-      type Lines = { fulfillmentOrder: { lineItems: { nodes: WireLine[]; pageInfo: WirePageInfo } } | null };
-      const data: Lines = await this.call<Lines>('fulfillment_orders', shop, q.FULFILLMENT_ORDER_LINES, {
+      const data = await this.call('fulfillment_orders', shop, q.FULFILLMENT_ORDER_LINES, {
         id: fo.id,
         after: page.endCursor,
       });
@@ -120,60 +117,70 @@ export class ShopifyPlatform implements StorePlatformPort {
     return lines;
   }
 
+  /**
+   * `fulfillmentCreate` takes fulfillment orders of one order at one location per call: a label across locations
+   * (`all_locations`) is fulfilled one location at a time, in the order the locations first appear. Answers the first
+   * fulfilment (every fulfillment order is in `fulfillmentOrderIds`); a refusal stops at that location.
+   */
   async fulfill(shop: string, request: FulfillRequest): Promise<Fulfillment> {
-    const data = await this.call<{
-      fulfillmentCreate: {
-        fulfillment: { id: string; trackingInfo: Array<{ number: string | null; url: string | null }> } | null;
-        userErrors: UserError[];
-      };
-    }>('fulfillment', shop, q.FULFILLMENT_CREATE, {
-      fulfillment: {
-        lineItemsByFulfillmentOrder: request.fulfillmentOrderIds.map((id) => ({
-          fulfillmentOrderId: gidOf('FulfillmentOrder', id),
-        })),
-        trackingInfo: { number: request.trackingNumber, url: request.trackingUrl, company: request.carrierName },
+    const gids = request.fulfillmentOrderIds.map((id) => gidOf('FulfillmentOrder', id));
+    let first: Fulfillment | null = null;
+    for (const group of await this.byLocation(shop, gids)) {
+      const data = await this.call('fulfillment', shop, q.FULFILLMENT_CREATE, {
+        fulfillment: {
+          lineItemsByFulfillmentOrder: group.map((fulfillmentOrderId) => ({ fulfillmentOrderId })),
+          trackingInfo: { number: request.trackingNumber, url: request.trackingUrl, company: request.carrierName },
+          notifyCustomer: request.notifyCustomer,
+        },
+      });
+      const { fulfillment, userErrors } = data.fulfillmentCreate ?? { fulfillment: null, userErrors: [] };
+      if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
+      const tracking = fulfillment.trackingInfo[0];
+      first ??= {
+        id: fulfillment.id,
+        fulfillmentOrderIds: gids,
+        trackingNumber: tracking?.number ?? request.trackingNumber,
+        trackingUrl: tracking?.url ?? request.trackingUrl,
         notifyCustomer: request.notifyCustomer,
-      },
+      };
+    }
+    return first!;
+  }
+
+  /** The fulfillment orders grouped by assigned location (one read, none for a single one); unknown ones alone. */
+  private async byLocation(shop: string, gids: readonly string[]): Promise<string[][]> {
+    if (gids.length <= 1) return [[...gids]];
+    const data = await this.call('fulfillment', shop, q.FULFILLMENT_ORDER_LOCATIONS, { ids: [...gids] });
+    const groups = new Map<string, string[]>();
+    gids.forEach((gid, i) => {
+      const node = data.nodes[i];
+      const location = node && 'assignedLocation' in node ? node.assignedLocation.location?.id : undefined;
+      const key = location ?? `unknown:${gid}`;
+      groups.set(key, [...(groups.get(key) ?? []), gid]);
     });
-    const { fulfillment, userErrors } = data.fulfillmentCreate;
-    if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
-    const tracking = fulfillment.trackingInfo[0];
-    return {
-      id: fulfillment.id,
-      fulfillmentOrderIds: request.fulfillmentOrderIds.map((id) => gidOf('FulfillmentOrder', id)),
-      trackingNumber: tracking?.number ?? request.trackingNumber,
-      trackingUrl: tracking?.url ?? request.trackingUrl,
-      notifyCustomer: request.notifyCustomer,
-    };
+    return [...groups.values()];
   }
 
   async addOrderTags(shop: string, orderId: string, tags: string[]): Promise<string[]> {
-    const data = await this.call<{
-      tagsAdd: { node: { tags?: string[] } | null; userErrors: UserError[] };
-    }>('order_tags', shop, q.TAGS_ADD, { id: gidOf('Order', orderId), tags });
-    const { node, userErrors } = data.tagsAdd;
-    if (userErrors.length > 0 || !node?.tags) throw orderRefusal(orderId, 'adding tags', userErrors);
+    const data = await this.call('order_tags', shop, q.TAGS_ADD, { id: gidOf('Order', orderId), tags });
+    const { node, userErrors } = data.tagsAdd ?? { node: null, userErrors: [] };
+    if (userErrors.length > 0 || !node || !('tags' in node)) throw orderRefusal(orderId, 'adding tags', userErrors);
     return node.tags;
   }
 
   async setOrderPickupPoint(shop: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder> {
-    const data = await this.call<{ metafieldsSet: { userErrors: UserError[] } }>(
-      'order_pickup_point',
-      shop,
-      q.PICKUP_POINT_SET,
-      {
-        metafields: [
-          {
-            ownerId: gidOf('Order', orderId),
-            key: q.PICKUP_POINT_METAFIELD_KEY,
-            type: 'json',
-            value: pickupPointValue(point),
-          },
-        ],
-      },
-    );
-    if (data.metafieldsSet.userErrors.length > 0)
-      throw orderRefusal(orderId, 'setting the pickup point', data.metafieldsSet.userErrors);
+    const data = await this.call('order_pickup_point', shop, q.PICKUP_POINT_SET, {
+      metafields: [
+        {
+          ownerId: gidOf('Order', orderId),
+          key: q.PICKUP_POINT_METAFIELD_KEY,
+          type: 'json',
+          value: pickupPointValue(point),
+        },
+      ],
+    });
+    const errors = data.metafieldsSet?.userErrors ?? [];
+    if (errors.length > 0) throw orderRefusal(orderId, 'setting the pickup point', errors);
     const order = await this.getOrder(shop, orderId);
     if (!order) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
     return order;
@@ -186,15 +193,13 @@ export class ShopifyPlatform implements StorePlatformPort {
   ): Promise<FulfillmentOrderHoldResult[]> {
     const results: FulfillmentOrderHoldResult[] = [];
     for (const id of fulfillmentOrderIds) {
-      const data = await this.call<{ fulfillmentOrderHold: { userErrors: UserError[] } }>(
-        'fulfillment_order_hold',
-        shop,
-        q.FULFILLMENT_ORDER_HOLD,
-        { id: gidOf('FulfillmentOrder', id), hold: { reason: 'OTHER', reasonNotes: hold.reason, handle: hold.handle } },
-      );
+      const data = await this.call('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_HOLD, {
+        id: gidOf('FulfillmentOrder', id),
+        hold: { reason: 'OTHER', reasonNotes: hold.reason, handle: hold.handle },
+      });
       results.push({
         fulfillmentOrderId: id,
-        outcome: await this.holdOutcome(shop, id, data.fulfillmentOrderHold.userErrors),
+        outcome: await this.holdOutcome(shop, id, data.fulfillmentOrderHold?.userErrors ?? []),
       });
     }
     return results;
@@ -208,7 +213,7 @@ export class ShopifyPlatform implements StorePlatformPort {
   private async holdOutcome(
     shop: string,
     id: string,
-    errors: UserError[],
+    errors: HoldUserError[],
   ): Promise<FulfillmentOrderHoldResult['outcome']> {
     if (errors.length === 0 || errors.every((e) => e.code === 'DUPLICATE_FULFILLMENT_HOLD_HANDLE')) return 'done';
     if (errors.some((e) => e.code === 'FULFILLMENT_ORDER_NOT_FOUND')) return 'not_found';
@@ -219,12 +224,9 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   private async holdsOf(shop: string, id: string) {
-    const data = await this.call<{
-      fulfillmentOrder: {
-        status: string;
-        fulfillmentHolds: Array<{ id: string; handle: string | null; heldByRequestingApp: boolean }>;
-      } | null;
-    }>('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_HOLDS, { id: gidOf('FulfillmentOrder', id) });
+    const data = await this.call('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_HOLDS, {
+      id: gidOf('FulfillmentOrder', id),
+    });
     return data.fulfillmentOrder;
   }
 
@@ -243,13 +245,11 @@ export class ShopifyPlatform implements StorePlatformPort {
       }
       const holdIds = fo.fulfillmentHolds.filter((h) => h.heldByRequestingApp && h.handle === handle).map((h) => h.id);
       if (holdIds.length > 0) {
-        const data = await this.call<{ fulfillmentOrderReleaseHold: { userErrors: UserError[] } }>(
-          'fulfillment_order_hold',
-          shop,
-          q.FULFILLMENT_ORDER_RELEASE_HOLD,
-          { id: gidOf('FulfillmentOrder', id), holdIds },
-        );
-        const errors = data.fulfillmentOrderReleaseHold.userErrors;
+        const data = await this.call('fulfillment_order_hold', shop, q.FULFILLMENT_ORDER_RELEASE_HOLD, {
+          id: gidOf('FulfillmentOrder', id),
+          holdIds,
+        });
+        const errors = data.fulfillmentOrderReleaseHold?.userErrors ?? [];
         if (errors.some((e) => e.code === 'FULFILLMENT_ORDER_NOT_FOUND')) {
           results.push({ fulfillmentOrderId: id, outcome: 'not_found' });
           continue;

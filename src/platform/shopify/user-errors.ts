@@ -1,11 +1,24 @@
+import type {
+  FulfillmentCreateMutation,
+  FulfillmentOrderHoldMutation,
+  FulfillmentOrderReleaseHoldMutation,
+  PickupPointSetMutation,
+  TagsAddMutation,
+} from './admin.generated';
 import { PlatformRequestError } from '../port';
 
-/** A mutation's `userErrors` entry; `code` only where the mutation's error type has one. */
-export interface UserError {
-  field: string[] | null;
-  message: string;
-  code?: string | null;
-}
+type ErrorsOf<T extends { userErrors: readonly unknown[] } | null> = NonNullable<T>['userErrors'][number];
+
+/** A mutation's `userErrors` entry, as the documents ask for it (plain `UserError`s have no `code`). */
+export type UserError =
+  | ErrorsOf<FulfillmentCreateMutation['fulfillmentCreate']>
+  | ErrorsOf<TagsAddMutation['tagsAdd']>
+  | ErrorsOf<PickupPointSetMutation['metafieldsSet']>;
+
+/** The holds' `userErrors`, with Shopify's codes. */
+export type HoldUserError =
+  | ErrorsOf<FulfillmentOrderHoldMutation['fulfillmentOrderHold']>
+  | ErrorsOf<FulfillmentOrderReleaseHoldMutation['fulfillmentOrderReleaseHold']>;
 
 /**
  * `fulfillmentCreate` answers plain `UserError`s (no code), so the stable code is read from the message: the same codes
