@@ -24,6 +24,10 @@ const tokenFile = (token: string) => {
   return file;
 };
 
+/** `labelctl store connect <domain> --platform shopify` with the token in a file, as JSON. */
+const connectOnShopify = (domain: string, token: string) =>
+  labelctlJson('store', 'connect', domain, '--platform', 'shopify', '--token-file', tokenFile(token));
+
 describe('labelctl store connect', () => {
   it('connects a store to Shopify, rotates, disconnects and moves it back to the sandbox platform', async () => {
     const shop = await aStoreWithKey(app.orm, { platform: 'sandbox' });
@@ -34,15 +38,7 @@ describe('labelctl store connect', () => {
       app.request('POST', '/v1/labels', { headers: shop.auth, body: { order_id: order.orderId, dry_run: true } });
 
     const token = await anAccessToken(shop.domain);
-    const connected = await labelctlJson(
-      'store',
-      'connect',
-      shop.domain,
-      '--platform',
-      'shopify',
-      '--token-file',
-      tokenFile(token),
-    );
+    const connected = await connectOnShopify(shop.domain, token);
     expect(connected).toMatchObject({ store_id: shop.storeId, platform: 'shopify', session: `…${token.slice(-4)}` });
     expect(JSON.stringify(connected)).not.toContain(token);
     const stored = await app.orm.em
@@ -127,15 +123,7 @@ describe('labelctl store connect', () => {
   it('connects a token with exactly the documented scopes; store platform shows them, and --check reads them again', async () => {
     const shop = await aStoreWithKey(app.orm, { platform: 'sandbox' });
     const token = await anAccessToken(shop.domain);
-    const connected = await labelctlJson(
-      'store',
-      'connect',
-      shop.domain,
-      '--platform',
-      'shopify',
-      '--token-file',
-      tokenFile(token),
-    );
+    const connected = await connectOnShopify(shop.domain, token);
     expect(connected).toMatchObject({ granted_scopes: [...REQUIRED_SHOPIFY_SCOPES], missing_scopes: [] });
     // The merchant takes a scope back in the admin: the stored view holds until it is checked again.
     await control('PUT', `/_control/shopify/${shop.domain}/session`, {
