@@ -200,6 +200,13 @@ export const AMOUNT_VALIDATION_EXAMPLE: ErrorExample = {
   details: { parameter: 'cod.amount', received: '10000000.00', max: '9999999.99' },
 };
 
+/** `POST /labels`' `temporarily_unavailable`: the platform-wide creation queue full (docs/decisions/0407). */
+export const PLATFORM_QUEUE_FULL_EXAMPLE: ErrorExample = {
+  summary:
+    'The platform-wide creation queue is full (Retry-After: 30), or the write counters are unavailable (Retry-After: 5); nothing was created, no key bound',
+  retryAfter: true,
+};
+
 /** The 400 every path answers to a key in the query string (spec "Authentication" 2). */
 export const KEY_IN_QUERY_EXAMPLE: ErrorExample = {
   summary: 'An API key in the query string',

@@ -7,7 +7,7 @@ import type { Orm } from '../../db/orm';
 import { decideCreation } from '../../domain/creation-decision';
 import { normalizeCreationRequest } from '../../domain/creation-request';
 import { ApiError } from '../../http/api-error';
-import { AMOUNT_VALIDATION_EXAMPLE } from '../../http/error-examples';
+import { AMOUNT_VALIDATION_EXAMPLE, PLATFORM_QUEUE_FULL_EXAMPLE } from '../../http/error-examples';
 import { baseUrl } from '../../http/middleware';
 import { defineRoute } from '../../http/route';
 import type { AppContext } from '../../http/state';
@@ -72,7 +72,10 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
         },
       },
       body: createLabelBodySchema,
-      errorExamples: { validation_error: AMOUNT_VALIDATION_EXAMPLE },
+      errorExamples: {
+        validation_error: AMOUNT_VALIDATION_EXAMPLE,
+        temporarily_unavailable: PLATFORM_QUEUE_FULL_EXAMPLE,
+      },
       requestExample: {
         order_id: '1001',
         parcels: [{ weight_grams: 1200 }],
@@ -144,7 +147,7 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
         429: { 'Retry-After': 'Seconds until the refusing bucket allows the request' },
         503: {
           'Retry-After':
-            'Seconds to wait before sending the same request again; `carrier_unavailable` (`circuit_open`, `account_rejecting`): until the carrier account is called again',
+            'Seconds to wait before sending the same request again; `carrier_unavailable` (`circuit_open`, `account_rejecting`): until the carrier account is called again; `temporarily_unavailable`: 30 when the platform-wide creation queue is full, 5 when the write counters are unavailable',
         },
       },
       handler: async (ctx, { body }) => {
