@@ -42,6 +42,7 @@ module.exports = {
         'pickup-point-labels',
         'platform-unavailable',
         'unresolved-creation-hold',
+        'unresolved-creation',
       ].map((name) => `<rootDir>/test/integration/${name}.test.ts`),
       setupFiles: ['<rootDir>/test/helpers/on-shopify.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',

@@ -343,11 +343,16 @@ describe('needs_attention without a resolve', () => {
     );
   });
 
-  it('a label the carrier does not serve yet: label_not_retrieved (shipment exists), then succeeded once it does', async () => {
+  it('a label the carrier does not serve yet: label_not_retrieved (shipment exists), then succeeded and fulfilled once it does', async () => {
     const { shop, account } = await aShopWith('carrier_a', 'a_home');
     const order = await anOrderOnPlatform(shop.domain);
     await scriptFaults(account.id, [{ type: 'render_error', operation: 'label', times: 1000 }]);
-    const started = await create(shop, `label-${order.orderId}`, { order_id: order.orderId }, 0);
+    const started = await create(
+      shop,
+      `label-${order.orderId}`,
+      { order_id: order.orderId, fulfillment: 'fulfill' },
+      0,
+    );
     // The label download is retried for a while before the creation needs attention.
     const res = { body: await until(shop, started.body.id, (b) => b.status !== 'processing', 600) };
     expect(res.body).toMatchObject({
@@ -365,6 +370,12 @@ describe('needs_attention without a resolve', () => {
       document: expect.objectContaining({ availability: 'available' }),
     });
     expect(await ledger(account.id)).toHaveLength(1);
+    // The platform fulfils nothing on hold: the creation released the hold it placed while unclear, then fulfilled.
+    expect(done.side_effects.fulfillment).toEqual({ mode: 'fulfill', status: 'succeeded' });
+    const fulfilled = (await control('GET', `/_control/stores/${shop.domain}/fulfillments`)).body.fulfillments;
+    expect(fulfilled.map((f: { fulfillment_order_ids: string[] }) => f.fulfillment_order_ids)).toEqual([
+      order.fulfillmentOrderGids,
+    ]);
   });
 
   it('fails when carrier B refuses the batch at import: label carrier_import_rejected, creation carrier_rejected', async () => {
