@@ -140,11 +140,12 @@ export function registerShopifyAppFake(router: Router, shop: (domain: string) =>
   router.add('POST', '/shopify/:shop/admin/oauth/access_token', async (request) => {
     const domain = request.params.shop!;
     const body = (request.body ?? {}) as { client_id?: unknown; client_secret?: unknown; code?: unknown };
-    const app = apps.get(String(body.client_id ?? ''));
+    const code = typeof body.code === 'string' ? body.code : '';
+    const app = apps.get(typeof body.client_id === 'string' ? body.client_id : '');
     if (!app || body.client_secret !== app.clientSecret)
       return oauthError(400, 'invalid_client', 'Client authentication failed');
-    const grant = grants.get(String(body.code ?? ''));
-    grants.delete(String(body.code ?? ''));
+    const grant = grants.get(code);
+    grants.delete(code);
     if (!grant || grant.clientId !== app.clientId || grant.shop !== domain || grant.expiresAt < Date.now())
       return oauthError(400, 'invalid_request', 'The authorization code was not found or was already used');
     const s = shop(domain);
@@ -162,7 +163,12 @@ export function registerShopifyAppFake(router: Router, shop: (domain: string) =>
         body: webhook.body,
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
       });
-      return json(200, { webhook_id: webhook.id, topic: webhook.topic, status: response.status, body: await response.text() });
+      return json(200, {
+        webhook_id: webhook.id,
+        topic: webhook.topic,
+        status: response.status,
+        body: await response.text(),
+      });
     } catch (error) {
       return json(200, { webhook_id: webhook.id, topic: webhook.topic, status: null, error: (error as Error).message });
     }

@@ -205,10 +205,12 @@ function callbackRefusal(error: unknown): unknown {
   if (error instanceof CookieNotFound || error instanceof InvalidOAuthError || error instanceof InvalidHmacError)
     return new ShopifyAppRefusal('invalid_callback', error.message);
   if (error instanceof BotActivityDetected) return new ShopifyAppRefusal('bot', error.message);
-  if (error instanceof HttpResponseError)
-    return error.response.code >= 400 && error.response.code < 500
-      ? new ShopifyAppRefusal('code_refused', `Shopify refused the code (HTTP ${error.response.code})`)
-      : new ShopifyAppRefusal('shopify_unavailable', `Shopify answered HTTP ${error.response.code}`);
+  if (error instanceof HttpResponseError) {
+    const status = (error.response as { code: number }).code;
+    return status >= 400 && status < 500
+      ? new ShopifyAppRefusal('code_refused', `Shopify refused the code (HTTP ${status})`)
+      : new ShopifyAppRefusal('shopify_unavailable', `Shopify answered HTTP ${status}`);
+  }
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError' || isNetwork(error)))
     return new ShopifyAppRefusal('shopify_unavailable', `Shopify did not answer: ${error.message}`);
   return error;
