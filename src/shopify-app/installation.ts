@@ -79,6 +79,14 @@ export const SHOPIFY_WEBHOOK_TOPICS = [
   'shop/redact',
 ] as const;
 
+/**
+ * A topic as Shopify names it in `X-Shopify-Topic` and shopify.app.toml (`customers/redact`), from the library's form
+ * (`CUSTOMERS_REDACT`); a topic the app does not subscribe to keeps the library's.
+ */
+export function subscribedTopic(topic: string): string {
+  return SHOPIFY_WEBHOOK_TOPICS.find((t) => t.toUpperCase().replace(/\//g, '_') === topic) ?? topic;
+}
+
 export interface ReceivedWebhook {
   webhookId: string;
   shop: string;

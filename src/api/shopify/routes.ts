@@ -7,7 +7,7 @@ import { ApiError } from '../../http/api-error';
 import { DEFAULT_CACHE_CONTROL } from '../../http/middleware';
 import type { AppContext, AppState } from '../../http/state';
 import { ShopifyAppRefusal, type ShopifyApp } from '../../platform/shopify/app';
-import { recordInstall, receiveWebhook } from '../../shopify-app/installation';
+import { recordInstall, receiveWebhook, subscribedTopic } from '../../shopify-app/installation';
 import { REQUIRED_SHOPIFY_SCOPES } from '../../platform/shopify/scopes';
 
 /**
@@ -174,13 +174,13 @@ export function shopifyRoutes(deps: ShopifyRouteDeps): Middleware<AppState> {
       {
         webhookId: verified.webhookId,
         shop: verified.shop,
-        topic: verified.topic,
+        topic: subscribedTopic(verified.topic),
         apiVersion: verified.apiVersion,
         triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
         payload,
       },
     );
-    const fields = { shop: verified.shop, topic: verified.topic, webhook_id: verified.webhookId };
+    const fields = { shop: verified.shop, topic: subscribedTopic(verified.topic), webhook_id: verified.webhookId };
     if (outcome.kind === 'unknown_shop') {
       warn(deps, ctx, 'Shopify webhook refused: no store for the shop', fields);
       throw new ApiError('not_found', { message: 'No store of this service is on that shop.' });

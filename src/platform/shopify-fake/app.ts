@@ -177,7 +177,7 @@ export function registerShopifyAppFake(router: Router, shop: (domain: string) =>
   /** A webhook of `topic` to the app installed on the shop (or the app named), as Shopify sends it. */
   const deliver = (domain: string, topic: string, payload: Record<string, unknown>, clientId?: string) => {
     const s = shop(domain);
-    const app = apps.get(clientId ?? s.installedApp ?? '');
+    const app = apps.get(clientId ?? s.installedApp ?? s.formerApp ?? '');
     if (!app) throw new BadRequest(`no app is installed on ${domain}`);
     const subscription = app.subscriptions.find((sub) => sub.topics.includes(topic));
     if (!subscription) throw new BadRequest(`the app does not subscribe to ${topic}`);
@@ -236,6 +236,7 @@ export function registerShopifyAppFake(router: Router, shop: (domain: string) =>
     const clientId = s.installedApp ?? undefined;
     s.accessToken = null;
     s.installedApp = null;
+    s.formerApp = clientId ?? null;
     return deliver(domain, 'app/uninstalled', shopPayload(domain), clientId);
   });
 

@@ -57,6 +57,8 @@ export interface ShopState {
   accessToken: string | null;
   /** The client ID of the public app installed on the shop (the fake's OAuth), if one is. */
   installedApp: string | null;
+  /** The app uninstalled last: Shopify still sends it `shop/redact` 48 hours later. */
+  formerApp: string | null;
   grants: AppGrants;
   bucket: Bucket;
   faults: ShopifyFault[];
@@ -115,6 +117,7 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
         email: `owner@${domain}`,
         accessToken: null,
         installedApp: null,
+        formerApp: null,
         grants: { scopes: REQUIRED_SHOPIFY_SCOPES, customerDataLevel: 2 },
         bucket: { ...DEFAULT_BUCKET, currentlyAvailable: DEFAULT_BUCKET.maximumAvailable, at: Date.now() },
         faults: [],
