@@ -50,7 +50,16 @@ export function createShopifyWebhookActivities(deps: ActivityDeps) {
         let outcome: Record<string, unknown>;
         switch (row.topic) {
           case 'app/uninstalled': {
-            // The gate went off when the webhook was received; the offline token is useless now: deleted.
+            // The gate went off when the webhook was received, unless the store was installed again after Shopify
+            // triggered it (or since): then the session is the new installation's and stays.
+            const [store] = await em.execute<Array<{ app_installed: boolean }>>(
+              'select app_installed from stores where id = ?',
+              [row.store_id],
+            );
+            if (store?.app_installed) {
+              outcome = { session: 'kept', reason: 'installed again' };
+              break;
+            }
             await removeShopifySession(em, row.store_id, now);
             outcome = { session: 'deleted' };
             break;

@@ -135,7 +135,16 @@ export async function shopifySends(
 /** A webhook signed (or not) by hand, straight to the app: what an attacker or a replay sends. */
 export function postWebhook(
   app: DeployedApp,
-  input: { shop: string; topic: string; body: string; secret?: string; webhookId?: string; hmac?: string },
+  input: {
+    shop: string;
+    topic: string;
+    body: string;
+    secret?: string;
+    webhookId?: string;
+    hmac?: string;
+    /** When Shopify says the event happened (`X-Shopify-Triggered-At`); now by default. */
+    triggeredAt?: Date;
+  },
 ): Promise<Response> {
   return fetch(`${app.appUrl}/shopify/webhooks`, {
     method: 'POST',
@@ -146,7 +155,7 @@ export function postWebhook(
       'x-shopify-shop-domain': input.shop,
       'x-shopify-api-version': '2026-10',
       'x-shopify-webhook-id': input.webhookId ?? `wh-${randomToken(12)}`,
-      'x-shopify-triggered-at': new Date().toISOString(),
+      'x-shopify-triggered-at': (input.triggeredAt ?? new Date()).toISOString(),
     },
     body: input.body,
   });

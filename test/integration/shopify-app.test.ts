@@ -4,8 +4,12 @@ import { sessionInfo } from '../../src/db/platform-sessions-repository';
 import { randomToken } from '../../src/ids';
 import { REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
+import { signQuery } from '../../src/platform/shopify-fake/app';
+import { labelctl } from '../helpers/labelctl';
 import { control, eventually } from '../helpers/sandbox';
+import { MINUTE } from '../helpers/time';
 import {
+  BROWSER,
   callback,
   deployAppOnFake,
   install,
@@ -160,6 +164,54 @@ describe('a store installs the app', () => {
   });
 });
 
+describe('an install launched from Shopify’s admin', () => {
+  it('follows a query Shopify signed to the grant, and refuses one it did not sign', async () => {
+    const shop = aShop();
+    const params = {
+      shop,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+      host: 'YWRtaW4uc2hvcGlmeS5jb20vc3RvcmUveA',
+    };
+    const signed = new URLSearchParams({ ...params, hmac: signQuery(params, shopify.clientSecret) });
+    const launched = await fetch(`${shopify.appUrl}/shopify/install?${signed.toString()}`, {
+      redirect: 'manual',
+      headers: { 'user-agent': BROWSER },
+    });
+    expect(launched.status).toBe(302);
+    const authorize = new URL(launched.headers.get('location')!);
+    expect(authorize.host).toBe(shop);
+    expect(authorize.pathname).toBe('/admin/oauth/authorize');
+    expect(authorize.searchParams.get('scope')).toBe(REQUIRED_SHOPIFY_SCOPES.join(','));
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${shopify.appUrl}/shopify/callback`);
+    expect(launched.headers.getSetCookie().join(';')).toMatch(/shopify_app_state=/);
+
+    const forged = new URLSearchParams({ ...params, hmac: signQuery(params, 'another-secret') });
+    const refused = await app.request('GET', `/shopify/install?${forged.toString()}`);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorized');
+  });
+
+  it('keeps a reinstalled store open when an uninstall from before the reinstall arrives late', async () => {
+    const shop = aShop();
+    expect((await install(shopify, shop)).status).toBe(200);
+    const store = (await storeOf(shop))!;
+    const auth = await operatorOpens(store.id);
+    const webhookId = `late-${randomToken(12)}`;
+    const late = await postWebhook(shopify, {
+      shop,
+      webhookId,
+      topic: 'app/uninstalled',
+      body: JSON.stringify({ id: 1, domain: shop, myshopify_domain: shop }),
+      triggeredAt: new Date(Date.now() - MINUTE),
+    });
+    expect(late.status).toBe(200);
+    expect((await processed(webhookId)).outcome).toEqual({ session: 'kept', reason: 'installed again' });
+    expect((await storeOf(shop))!.app_installed).toBe(true);
+    expect((await sessionInfo(app.orm.em.fork(), store.id)).tokenEnding).not.toBeNull();
+    expect((await app.request('GET', '/v1/shop', { headers: auth })).status).toBe(200);
+  });
+});
+
 describe('what the app refuses', () => {
   it('refuses a shop that is not a Shopify domain', async () => {
     const res = await app.request('GET', '/shopify/install?shop=evil.example.com');
@@ -238,6 +290,9 @@ describe('what the app refuses', () => {
     await processed(update.body.webhook_id as string);
     const session = await sessionInfo(app.orm.em.fork(), store.id);
     expect(session.grantedScopes).not.toContain('read_locations');
+    const shown = await labelctl('store', 'platform', shop);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('MISSING SCOPES read_locations');
     const metrics = await fetch(`${app.baseUrl}/metrics`);
     const line = (await metrics.text())
       .split('\n')
