@@ -217,6 +217,27 @@ describe('what the app refuses', () => {
     const res = await app.request('GET', '/shopify/install?shop=evil.example.com');
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_error', details: { parameter: 'shop' } });
+    for (const query of ['', '?shop=', '?shop=a&shop=b.myshopify.com', '?shop=%00.myshopify.com'])
+      expect((await app.request('GET', `/shopify/install${query}`)).body.error.code).toBe('validation_error');
+  });
+
+  it('answers bad input to the callback and the webhooks with the error body, never a 5xx', async () => {
+    const bare = await app.request('GET', '/shopify/callback');
+    expect(bare.status).toBe(401);
+    expect(bare.body.error.code).toBe('unauthorized');
+    const shop = aShop();
+    expect((await install(shopify, shop)).status).toBe(200);
+    const notJson = await postWebhook(shopify, { shop, topic: 'shop/redact', body: 'not json' });
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { error: { code: string } }).error.code).toBe('validation_error');
+    const empty = await postWebhook(shopify, { shop, topic: 'shop/redact', body: '', hmac: 'x' });
+    expect(empty.status).toBe(401);
+    const huge = await postWebhook(shopify, { shop, topic: 'shop/redact', body: 'x'.repeat(300 * 1024) });
+    expect(huge.status).toBe(422);
+    expect(((await huge.json()) as { error: { code: string } }).error.code).toBe('validation_error');
+    const wrongMethod = await app.request('GET', '/shopify/webhooks');
+    expect(wrongMethod.status).toBe(404);
+    expect(wrongMethod.body.error.code).toBe('not_found');
   });
 
   it('refuses a callback whose state is not this browser’s, or whose query was changed', async () => {

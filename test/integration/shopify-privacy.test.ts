@@ -1,3 +1,4 @@
+import { createApiKey } from '../../src/access/api-keys';
 import { randomToken } from '../../src/ids';
 import { aCarrierAAccount } from '../helpers/creation';
 import { aLabel, aPlatformId, aStoredDocument } from '../helpers/labels';
@@ -200,6 +201,12 @@ describe('Shopify privacy webhooks, column by column', () => {
     expect(
       await sql(`select 1 from notifications where store_id = ? and kind = 'privacy.customer_data_export'`, [storeId]),
     ).toEqual([]);
+
+    // A key e-mail to the owner waits in the outbox (their address, the key's name).
+    await createApiKey(app.orm.em.fork(), { storeId, name: 'warehouse', scopes: ['labels:print'], now: new Date() });
+    expect(await sql('select to_address from notifications where store_id = ?', [storeId])).toEqual([
+      { to_address: `owner@${shop}` },
+    ]);
 
     // Uninstalled, then shop/redact: everything of the store, and the store's own personal data.
     const uninstalled = await control('POST', `/_control/shopify/${shop}/uninstall`);
