@@ -164,6 +164,49 @@ describe('a store installs the app', () => {
   });
 });
 
+describe('a creation in flight when the app is uninstalled', () => {
+  it('ends as for a store whose platform is gone (shopify_unavailable, key released) and the key works after a reinstall', async () => {
+    const shop = aShop();
+    expect((await install(shopify, shop)).status).toBe(200);
+    const store = (await storeOf(shop))!;
+    const auth = await operatorOpens(store.id);
+    const account = await aCarrierAAccount(app.orm, store.id);
+    await aRule(app.orm, store.id, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+    const order = await anOrderOnPlatform(shop);
+    // Shopify is slow to answer the creation's read of the order (named by order_name: only the creation reads it),
+    // and the merchant uninstalls meanwhile.
+    await control('POST', `/_control/stores/${shop}/faults`, { faults: [{ type: 'slow', delay_ms: 1_500 }] });
+    const key = `in-flight-${randomToken(8)}`;
+    const request = {
+      headers: { ...auth, 'Idempotency-Key': key, Prefer: 'wait=0' },
+      body: { order_name: order.name },
+    };
+    const started = await app.request('POST', '/v1/labels', request);
+    expect(started.status).toBe(202);
+    const uninstalled = await control('POST', `/_control/shopify/${shop}/uninstall`);
+    expect(uninstalled.body.status).toBe(200);
+
+    const ended = await eventually(async () => {
+      const [row] = await app.orm.em
+        .fork()
+        .execute<Array<{ status: string; error: { code: string } | null; key_bound: boolean; sent_at: Date | null }>>(
+          'select status, error, key_bound, sent_at from label_creations where id = ?',
+          [started.body.id],
+        );
+      return row?.status === 'failed' ? row : null;
+    }, 400);
+    expect(ended).toMatchObject({ error: { code: 'shopify_unavailable' }, key_bound: false, sent_at: null });
+
+    expect((await install(shopify, shop)).status).toBe(200);
+    const retried = await app.request('POST', '/v1/labels', {
+      ...request,
+      headers: { ...request.headers, Prefer: 'wait=30' },
+    });
+    expect(retried.status).toBe(201);
+    expect(retried.body.id).not.toBe(started.body.id);
+  });
+});
+
 describe('an install launched from Shopify’s admin', () => {
   it('follows a query Shopify signed to the grant, and refuses one it did not sign', async () => {
     const shop = aShop();
