@@ -44,6 +44,8 @@ const SERVICES = [
   'locks',
   'limits',
   'access',
+  'shopify-app',
+  'privacy',
 ];
 const EDGE = ['api', 'http', 'idempotency'];
 const ENTRY = ['cli', 'temporal', 'dev', 'app', 'server', 'worker', 'dependencies', 'adapters'];

@@ -21,6 +21,8 @@ export interface ActivityDeps {
   carrierFor: (carrierCode: string) => CarrierPort;
   /** Circuit and refusal limits of carrier protection (docs/decisions/0500-carrier-protection.md). */
   carrierProtection: CarrierProtectionSettings;
+  /** Shopify's privacy webhooks (docs/decisions/0708): where a customer data export is sent through the outbox. */
+  privacy: { exportEmail: string };
   /** Starts webhook delivery workflows (an emission from inside a creation activity). */
   temporal: Client;
   webhooks: {

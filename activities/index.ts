@@ -2,6 +2,7 @@ import type { ActivityDeps } from './deps';
 import { createLabelCreationActivities } from './label-creation';
 import { createNotificationActivities } from './notifications';
 import { createRequestLogActivities } from './request-log';
+import { createShopifyWebhookActivities } from './shopify-webhooks';
 import { createWebhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createNotificationActivities(deps),
     ...createLabelCreationActivities(deps),
     ...createWebhookActivities(deps),
+    ...createShopifyWebhookActivities(deps),
   };
 }
 

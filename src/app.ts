@@ -29,6 +29,10 @@ import type { AppState } from './http/state';
 import { traceRequests } from './http/tracing';
 import { activeTracer } from './tracing/spans';
 import { createApiMetrics, metricsEndpoint, type ApiMetrics } from './metrics/api-metrics';
+import { shopifyRoutes } from './api/shopify/routes';
+import { ShopifyApp } from './platform/shopify/app';
+import { ShopifyGraphqlClient } from './platform/shopify/graphql-client';
+import { ShopifyPlatform } from './platform/shopify/shopify-platform';
 
 export interface AppDeps {
   config: Config;
@@ -132,6 +136,36 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   if (deps.config.metrics.apiPort === undefined) app.use(metricsEndpoint(metrics.registry));
   app.use(versionSelection());
   app.use(bodyLimit(deps.config.maxBodyBytes));
+  // Shopify's own endpoints (install, callback, webhooks) when the public app is configured (docs/shopify.md).
+  const shopifyApp = deps.config.shopifyApp;
+  if (shopifyApp) {
+    const log = deps.logger.child({ component: 'shopify-app' });
+    app.use(
+      shopifyRoutes({
+        app: new ShopifyApp(
+          {
+            ...shopifyApp,
+            apiVersion: deps.config.shopify.apiVersion,
+            timeoutMs: deps.config.shopify.timeoutMs,
+          },
+          (level, message) => log[level](message),
+        ),
+        orm: deps.orm,
+        temporal: deps.temporal,
+        taskQueue: deps.config.temporal.taskQueue,
+        logger: deps.logger,
+        now: deps.now,
+        settingsKey: deps.config.settingsEncryptionKey,
+        supportEmail: deps.config.supportEmail,
+        maxBodyBytes: deps.config.maxBodyBytes,
+        redactRetryMs: deps.config.privacy.redactRetryMs,
+        shopContact: (shop, token) =>
+          new ShopifyPlatform(new ShopifyGraphqlClient(deps.config.shopify), () => Promise.resolve(token)).shopContact(
+            shop,
+          ),
+      }),
+    );
+  }
   app.use(
     buildRouter(routes, {
       authorize: deps.authorize,

@@ -236,6 +236,30 @@ const envSchema = z.object({
     .default('https://{shop}/admin/api/{version}/graphql.json'),
   /** One Admin API request, connect to complete answer; past it the call is `shopify_unavailable`. */
   SHOPIFY_TIMEOUT: duration('10s'),
+  /**
+   * The public Shopify app (docs/shopify.md, "Installing the app"): its client ID and secret from the Partner Dashboard
+   * (`client_id` of shopify.app.toml). Unset: the install, callback and webhook endpoints answer 404 and stores connect
+   * only with `labelctl store connect` (custom apps).
+   */
+  SHOPIFY_API_KEY: z.string().min(1).optional(),
+  SHOPIFY_API_SECRET: z.string().min(1).optional(),
+  /**
+   * Where Shopify and merchants reach this service (`application_url` of shopify.app.toml without its path): the OAuth
+   * redirect is `<SHOPIFY_APP_URL>/shopify/callback`. Unset: PUBLIC_BASE_URL.
+   */
+  SHOPIFY_APP_URL: z.string().url().optional(),
+  /**
+   * A shop's own origin, `{shop}` filled in: where the OAuth code is exchanged for a token. Tests point it at the fake
+   * Shopify; production keeps Shopify's.
+   */
+  SHOPIFY_SHOP_URL: z
+    .string()
+    .refine((v) => v.includes('{shop}'), 'must contain {shop}')
+    .default('https://{shop}'),
+  /** Where customer data exports (Shopify's `customers/data_request`) are sent from the outbox; unset: SUPPORT_EMAIL. */
+  PRIVACY_EXPORT_EMAIL: z.string().email().optional(),
+  /** How long a customer redaction waits between looks at creations still in flight for its orders (tests shorten it). */
+  SHOPIFY_REDACT_RETRY: duration('10m'),
   /** Custom pickup point providers (docs/decisions/0202): time box per call, answer cache, stale answers. */
   PICKUP_PROVIDER_TIMEOUT: duration('3s'),
   PICKUP_POINT_CACHE_TTL: duration('5m'),
@@ -373,6 +397,9 @@ export type Config = Readonly<{
   tracing: Readonly<TracingSettings>;
   settingsEncryptionKey: Buffer;
   shopify: Readonly<{ apiVersion: string; adminUrl: string; timeoutMs: number }>;
+  /** The public Shopify app; undefined without SHOPIFY_API_KEY and SHOPIFY_API_SECRET (custom apps only). */
+  shopifyApp: Readonly<ShopifyAppSettings> | undefined;
+  privacy: Readonly<{ exportEmail: string; redactRetryMs: number }>;
   pickupPoints: Readonly<{ providerTimeoutMs: number; cacheTtlMs: number; staleTtlMs: number }>;
   webhooks: Readonly<{
     timeoutMs: number;
@@ -380,6 +407,15 @@ export type Config = Readonly<{
     retry: Readonly<{ initialIntervalMs: number; maximumIntervalMs: number; windowMs: number }>;
   }>;
 }>;
+
+export interface ShopifyAppSettings {
+  apiKey: string;
+  apiSecret: string;
+  /** Scheme, host and port merchants and Shopify reach the service at, without a trailing slash. */
+  appUrl: string;
+  /** A shop's origin, `{shop}` filled in (production: `https://{shop}`). */
+  shopUrl: string;
+}
 
 export interface TracingSettings {
   exporter: 'none' | 'otlp';
@@ -434,6 +470,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error('invalid configuration:\n  SETTINGS_ENCRYPTION_KEY: required in production');
   if (e.NODE_ENV === 'production' && !e.SHOPIFY_ADMIN_URL.startsWith('https://'))
     throw new Error('invalid configuration:\n  SHOPIFY_ADMIN_URL: must be https:// in production');
+  if (Boolean(e.SHOPIFY_API_KEY) !== Boolean(e.SHOPIFY_API_SECRET))
+    throw new Error('invalid configuration:\n  SHOPIFY_API_KEY, SHOPIFY_API_SECRET: set both (the app) or neither');
+  const shopifyAppUrl = (e.SHOPIFY_APP_URL ?? e.PUBLIC_BASE_URL)?.replace(/\/+$/, '');
+  if (e.SHOPIFY_API_KEY && !shopifyAppUrl)
+    throw new Error('invalid configuration:\n  SHOPIFY_APP_URL: required with SHOPIFY_API_KEY (or PUBLIC_BASE_URL)');
+  if (e.NODE_ENV === 'production' && e.SHOPIFY_API_KEY && !shopifyAppUrl!.startsWith('https://'))
+    throw new Error('invalid configuration:\n  SHOPIFY_APP_URL: must be https:// in production');
+  if (e.NODE_ENV === 'production' && !e.SHOPIFY_SHOP_URL.startsWith('https://'))
+    throw new Error('invalid configuration:\n  SHOPIFY_SHOP_URL: must be https:// in production');
   if (e.NODE_ENV === 'production' && e.LOCAL_OUTBOUND_ORIGINS.length > 0)
     throw new Error(
       'invalid configuration:\n  LOCAL_OUTBOUND_ORIGINS: not allowed in production (providers and webhook endpoints must be public HTTPS there)',
@@ -515,6 +560,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiVersion: e.SHOPIFY_API_VERSION,
       adminUrl: e.SHOPIFY_ADMIN_URL,
       timeoutMs: e.SHOPIFY_TIMEOUT,
+    }),
+    shopifyApp:
+      e.SHOPIFY_API_KEY && e.SHOPIFY_API_SECRET && shopifyAppUrl
+        ? Object.freeze({
+            apiKey: e.SHOPIFY_API_KEY,
+            apiSecret: e.SHOPIFY_API_SECRET,
+            appUrl: shopifyAppUrl,
+            shopUrl: e.SHOPIFY_SHOP_URL.replace(/\/+$/, ''),
+          })
+        : undefined,
+    privacy: Object.freeze({
+      exportEmail: e.PRIVACY_EXPORT_EMAIL ?? e.SUPPORT_EMAIL,
+      redactRetryMs: e.SHOPIFY_REDACT_RETRY,
     }),
     pickupPoints: Object.freeze({
       providerTimeoutMs: e.PICKUP_PROVIDER_TIMEOUT,

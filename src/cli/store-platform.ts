@@ -73,8 +73,8 @@ function readToken(file: string): string {
 
 /**
  * `labelctl store connect|disconnect|platform`: which store platform a store is on and its session there (docs/shopify.md,
- * "Connecting a store"). Connecting to Shopify again rotates the token; the token is stored sealed and shown only by its
- * last four characters.
+ * "Connecting a store with a custom app's token"). Connecting to Shopify again rotates the token; the token is stored
+ * sealed and shown only by its last four characters.
  */
 export function registerStorePlatformCommands(store: Command, kit: CliKit): void {
   const key = () => kit.config().settingsEncryptionKey;

@@ -98,6 +98,7 @@ export interface ViewRow {
   coverage: Array<[string, string]>;
   has_document: boolean;
   document_not_isolated: boolean | null;
+  document_redacted?: boolean | null;
   /** A new number with every insert and update of the row (migration 20261125100000): what cached wire JSON is for. */
   row_version: string;
 }
@@ -131,7 +132,7 @@ const VIEW_SELECT = `
          l.extras, l.label_creation_id, l.coverage_known, l.created_at, l.updated_at, l.printed_count,
          l.last_printed_at, l.current, l.supersedes, l.superseded_by, l.current_set,
          l.coverage,
-         l.document_stored as has_document, l.document_not_isolated, l.row_version
+         l.document_stored as has_document, l.document_not_isolated, l.document_redacted, l.row_version
     from labels l`;
 
 const REF_SELECT = 'select l.id, l.row_version, l.created_at, l.seq from labels l';
@@ -171,6 +172,7 @@ export function toView(r: ViewRow): LabelView {
       trackingNumber: r.tracking_number,
       trackingUrl: r.tracking_url,
       carrierShipmentId: r.carrier_shipment_id,
+      documentRedacted: r.document_redacted ?? false,
       parcels: r.parcels,
       batchId: r.batch_id,
       extras: r.extras,

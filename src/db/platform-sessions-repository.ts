@@ -79,6 +79,19 @@ export async function disconnectShopify(em: EntityManager, storeId: string, now:
   return sessionInfo(em, storeId);
 }
 
+/**
+ * The app was uninstalled (Shopify's `app/uninstalled`): the token and the scopes it held are deleted; the store stays
+ * on Shopify, so anything still calling it answers `shopify_unavailable` until the app is installed again.
+ */
+export async function removeShopifySession(em: EntityManager, storeId: string, now: Date): Promise<void> {
+  await em.execute(
+    `update store_platform_sessions set access_token_sealed = null, token_ending = null, granted_scopes = null,
+            scopes_checked_at = null, updated_at = ?
+      where store_id = ?`,
+    [now, storeId],
+  );
+}
+
 export async function sessionInfo(em: EntityManager, storeId: string): Promise<PlatformSessionInfo> {
   const rows = await em.execute<
     Array<{

@@ -19,6 +19,8 @@ export interface DocumentLabel extends DocumentSubject {
   carrierAccountId: string | null;
   carrierShipmentId: string | null;
   trackingNumber: string | null;
+  /** Removed by a redaction (decision 0708); absent: not redacted. */
+  documentRedacted?: boolean;
 }
 
 export interface ServableDocument {
@@ -75,6 +77,7 @@ export function checkServable(
       createdAt: label.createdAt,
       carrier: { documentMode: carrier.documentMode, formats: carrier.formats },
       storedDocument,
+      redacted: label.documentRedacted ?? false,
     },
     now,
   );

@@ -13,6 +13,8 @@ export interface DocumentAvailabilityInput {
   carrier: { documentMode: DocumentMode; formats: readonly DocumentFormat[] };
   /** The stored copy, if any. */
   storedDocument: { notIsolated: boolean } | null;
+  /** A redaction removed the stored document (decision 0708): not served, not rendered at the carrier either. */
+  redacted?: boolean;
 }
 
 export interface DerivedDocument {
@@ -61,6 +63,7 @@ export function deriveDocument(input: DocumentAvailabilityInput, now: Date): Der
   const source = sourceOf(input);
   if (now.getTime() > availableUntil.getTime()) return { availability: 'expired', source, formats, availableUntil };
   if (input.status === 'pending') return { availability: 'pending', source, formats, availableUntil };
+  if (input.redacted) return { availability: 'not_reissuable', source: null, formats, availableUntil };
   if (input.storedDocument) {
     return {
       availability: input.storedDocument.notIsolated ? 'not_isolated' : 'available',

@@ -1,6 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Orm } from '../db/orm';
 import { circuitOpenUntil, type CarrierProtectionSettings } from '../domain/carrier-protection';
+import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
 
 /**
  * Gauges of what waits in PostgreSQL, read when Prometheus scrapes the API (docs/decisions/0900-port-and-state-metrics.md):
@@ -15,6 +16,8 @@ export interface OperationalState {
   circuits: Array<{ carrierAccountId: string; carrier: string; open: boolean; unclearInARow: number }>;
   /** Creations in flight across every store (write-queue places in use) and the cap (decision 0407). */
   creationQueue: { depth: number; limit: number };
+  /** Per required Shopify scope, the installed stores whose granted scopes (as last checked) lack it. */
+  shopifyMissingScopes: Record<string, number>;
 }
 
 interface Totals {
@@ -60,10 +63,17 @@ export async function readOperationalState(deps: {
   platformQueueMax: number;
 }): Promise<OperationalState> {
   const em = deps.orm.em.fork();
-  const [[totals], streaks] = await Promise.all([
+  const [[totals], streaks, installations] = await Promise.all([
     em.execute<Totals[]>(TOTALS),
     em.execute<Array<{ id: string; carrier: string; unclear: number; last_at: Date | null }>>(STREAKS),
+    em.execute<Array<{ granted_scopes: string[] }>>(
+      `select granted_scopes from store_platform_sessions
+        where platform = 'shopify' and access_token_sealed is not null and granted_scopes is not null`,
+    ),
   ]);
+  const shopifyMissingScopes = Object.fromEntries(REQUIRED_SHOPIFY_SCOPES.map((scope) => [scope, 0]));
+  for (const installation of installations)
+    for (const scope of missingScopes(installation.granted_scopes)) shopifyMissingScopes[scope]! += 1;
   const now = deps.now();
   const t = totals!;
   return {
@@ -71,6 +81,7 @@ export async function readOperationalState(deps: {
     webhooksPending: { count: t.webhooks_count, oldestSeconds: ageSeconds(t.webhooks_oldest, now) },
     outbox: { count: t.outbox_count, oldestSeconds: ageSeconds(t.outbox_oldest, now) },
     creationQueue: { depth: t.queue_depth, limit: deps.platformQueueMax },
+    shopifyMissingScopes,
     circuits: streaks.map((s) => ({
       carrierAccountId: s.id,
       carrier: s.carrier,
@@ -139,6 +150,17 @@ export function registerStateMetrics(registry: Registry, read: () => Promise<Ope
     'The platform-wide creation queue cap (CREATION_QUEUE_PLATFORM_MAX); beyond it POST /labels answers 503',
     (s) => s.creationQueue.limit,
   );
+  new Gauge({
+    name: 'shipping_label_shopify_stores_missing_scope',
+    help: 'Stores whose Shopify installation lacks this required access scope (as last checked: install, app/scopes_update, labelctl store platform --check)',
+    labelNames: ['scope'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [scope, stores] of Object.entries((await state())?.shopifyMissingScopes ?? {}))
+        this.set({ scope }, stores);
+    },
+  });
   const circuitLabels = ['carrier_account', 'carrier'] as const;
   new Gauge({
     name: 'shipping_label_carrier_circuit_open',

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'pdf'; bytes: Uint8Array }
-  | { kind: 'raw'; status: number; contentType: string; body: string }
+  | { kind: 'raw'; status: number; contentType: string; body: string; headers?: Record<string, string> }
   | { kind: 'drop'; afterMs: number };
 
 export interface SandboxRequest {
@@ -96,7 +96,7 @@ function send(res: ServerResponse, reply: Reply): void {
     return;
   }
   if (reply.kind === 'raw') {
-    res.writeHead(reply.status, { 'content-type': reply.contentType });
+    res.writeHead(reply.status, { 'content-type': reply.contentType, ...reply.headers });
     res.end(reply.body);
     return;
   }

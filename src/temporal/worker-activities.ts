@@ -24,6 +24,7 @@ export function workerActivities(
     carrierProtection: config.carrierProtection,
     ...composeAdapters(config, deps.orm, deps.logger, deps.meter),
     temporal: deps.temporal,
+    privacy: { exportEmail: config.privacy.exportEmail },
     webhooks: {
       taskQueue: config.temporal.taskQueue,
       renderCreation: (row, now) => creationWire(deps.orm, row, { baseUrl, now }),

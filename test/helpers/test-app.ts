@@ -67,9 +67,11 @@ export interface TestApp {
 export async function startTestApp(
   overrides: Partial<Pick<AppDeps, 'extraRoutes' | 'renderer' | 'platform' | 'pickupPoints'>> & {
     env?: Record<string, string>;
+    /** A port chosen beforehand (the Shopify app's URL is configured before the app listens); 0: any free one. */
+    port?: number;
   } = {},
 ): Promise<TestApp> {
-  const { env, ...replaced } = overrides;
+  const { env, port, ...replaced } = overrides;
   const config = loadConfig({ ...process.env, ...env });
   const clock = testClock();
   // The same wiring as src/server.ts, against the sandbox the global setup started, with a clock tests move.
@@ -78,7 +80,7 @@ export async function startTestApp(
   const { orm, temporal } = deps;
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(port ?? 0, '127.0.0.1', () => resolve(s));
   });
   serveConnections(server, {
     logger,

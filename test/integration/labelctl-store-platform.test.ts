@@ -10,7 +10,7 @@ import { anAccessToken, fakeShopifyRequests } from '../helpers/shopify';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-// docs/shopify.md, "Connecting a store": the operator puts a store on Shopify with its offline Admin API access token
+// docs/shopify.md, "Connecting a store with a custom app's token": the operator puts a store on Shopify with its offline Admin API access token
 // from a file, rotates it by connecting again, removes it, and moves the store back to the sandbox platform.
 let app: TestApp;
 beforeAll(async () => {

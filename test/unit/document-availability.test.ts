@@ -40,6 +40,11 @@ const cases: Array<[string, DocumentAvailabilityInput, Date, string, string | nu
   ],
   ['stored_only carrier with a copy', input('stored_only', { storedDocument: stored }), FRESH, 'available', 'stored'],
   ['stored_only carrier without a copy cannot be reissued', input('stored_only'), FRESH, 'not_reissuable', null],
+  // Decision 0708: a redaction removed the copy; the carrier is not asked for the address again either.
+  ['redacted stored-mode label', input('stored', { redacted: true }), FRESH, 'not_reissuable', null],
+  ['redacted render-carrier label', input('render', { redacted: true }), FRESH, 'not_reissuable', null],
+  ['redacted label older than 60 days', input('render', { redacted: true }), EXPIRED, 'expired', 'carrier'],
+  ['redacted failed label', input('stored', { redacted: true, status: 'failed' }), FRESH, 'not_applicable', null],
   [
     'older batch file that is not isolated',
     input('stored', { storedDocument: batchFile }),

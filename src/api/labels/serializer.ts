@@ -21,6 +21,7 @@ export function serializeLabel(view: LabelView, context: { baseUrl: string; now:
       createdAt: label.createdAt,
       carrier: { documentMode: carrier.documentMode, formats: carrier.formats },
       storedDocument: view.storedDocument,
+      redacted: label.documentRedacted,
     },
     context.now,
   );

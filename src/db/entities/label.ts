@@ -48,6 +48,8 @@ export class Label {
   trackingUrl!: string | null;
   /** The carrier's own shipment ID, which a render call at the carrier is addressed by; null on older labels. */
   carrierShipmentId!: string | null;
+  /** A redaction (Shopify's privacy webhooks) removed the stored document: never served again (decision 0708). */
+  documentRedacted?: boolean;
   parcels!: LabelParcel[];
   batchId!: string | null;
   extras!: Record<string, unknown>;
@@ -97,6 +99,7 @@ export const LabelSchema = new EntitySchema<Label>({
     trackingNumber: { type: 'string', nullable: true, fieldName: 'tracking_number' },
     trackingUrl: { type: 'string', nullable: true, fieldName: 'tracking_url' },
     carrierShipmentId: { type: 'string', nullable: true, fieldName: 'carrier_shipment_id' },
+    documentRedacted: { type: 'boolean', fieldName: 'document_redacted', default: false },
     parcels: { type: 'json' },
     batchId: { type: 'string', nullable: true, fieldName: 'batch_id' },
     extras: { type: 'json' },

@@ -25,6 +25,7 @@ import { Migration20261127000000StorePlatformSessions } from './20261127000000-s
 import { Migration20261127090000OperationalGauges } from './20261127090000-operational-gauges';
 import { Migration20261128000000SendPlan } from './20261128000000-send-plan';
 import { Migration20261129000000ReadWindows } from './20261129000000-read-windows';
+import { Migration20261202000000ShopifyApp } from './20261202000000-shopify-app';
 import { Migration20261201000000GrantedScopes } from './20261201000000-granted-scopes';
 import { Migration20261130000000LabelsPrintForEarlierKeys } from './20261130000000-labels-print-for-earlier-keys';
 import { Migration20261130000100PlatformCreationQueue } from './20261130000100-platform-creation-queue';
@@ -70,4 +71,5 @@ export const migrationsList = [
     class: Migration20261130000000LabelsPrintForEarlierKeys,
   },
   { name: 'Migration20261130000100PlatformCreationQueue', class: Migration20261130000100PlatformCreationQueue },
+  { name: 'Migration20261202000000ShopifyApp', class: Migration20261202000000ShopifyApp },
 ];

@@ -23,6 +23,8 @@ export interface FakeContext {
   /** What the app's installation was granted (its session on the fake). */
   grants: AppGrants;
   nowMs: number;
+  /** The shop's own name and its owner's e-mail. */
+  shop: { name: string; email: string };
 }
 
 /** Without `read_all_orders` an app reads only orders created in the last 60 days (Shopify's access-scope rules). */
@@ -239,6 +241,7 @@ export function queryRoot(ctx: FakeContext) {
     fulfillmentOrder: ({ id }: { id: string }) => fulfillmentOrder(id),
     nodes: ({ ids }: { ids: string[] }) =>
       ids.map((id) => (id.includes('/FulfillmentOrder/') ? fulfillmentOrder(id) : null)),
+    shop: { __typename: 'Shop', name: ctx.shop.name, email: ctx.shop.email },
     currentAppInstallation: {
       __typename: 'AppInstallation',
       id: gid('AppInstallation', '1'),

@@ -18,6 +18,7 @@ import { queryRoot, type UserErrorFault } from './resolvers';
 import { REQUIRED_SHOPIFY_SCOPES } from '../shopify/scopes';
 import { accessFieldResolver, type AppGrants } from './access';
 import { adminSchema, adminSchemaManifest } from './admin-schema';
+import { registerShopifyAppFake } from './app';
 
 /** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
 export const FAKE_API_VERSIONS: readonly string[] = (() => {
@@ -48,8 +49,16 @@ interface Bucket {
 type ShopifyFault =
   { type: 'user_error'; message: string; code: string | null } | { type: 'http_429'; retry_after_seconds: number };
 
-interface ShopState {
+export interface ShopState {
+  /** Shopify's numeric ID of the shop. */
+  id: number;
+  name: string;
+  email: string;
   accessToken: string | null;
+  /** The client ID of the public app installed on the shop (the fake's OAuth), if one is. */
+  installedApp: string | null;
+  /** The app uninstalled last: Shopify still sends it `shop/redact` 48 hours later. */
+  formerApp: string | null;
   grants: AppGrants;
   bucket: Bucket;
   faults: ShopifyFault[];
@@ -97,11 +106,18 @@ const graphqlErrors = (errors: readonly GraphQLError[]): Reply => json(200, { er
  */
 export function registerShopifyFake(router: Router, state: PlatformSandboxState): void {
   const shops = new Map<string, ShopState>();
+  let shopIds = 0;
   const shop = (domain: string): ShopState => {
     let s = shops.get(domain);
     if (!s) {
+      const handle = domain.split('.')[0]!;
       s = {
+        id: 60_000_000 + (shopIds += 1),
+        name: `Shop ${handle}`,
+        email: `owner@${domain}`,
         accessToken: null,
+        installedApp: null,
+        formerApp: null,
         grants: { scopes: REQUIRED_SHOPIFY_SCOPES, customerDataLevel: 2 },
         bucket: { ...DEFAULT_BUCKET, currentlyAvailable: DEFAULT_BUCKET.maximumAvailable, at: Date.now() },
         faults: [],
@@ -187,6 +203,7 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
   router.add('GET', `${control}/requests`, async (request) =>
     json(200, { shop: request.params.shop, requests: shop(request.params.shop!).requests }),
   );
+  registerShopifyAppFake(router, shop);
 }
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -265,6 +282,7 @@ async function runGraphql(
     userError,
     grants: s.grants,
     nowMs: Date.now(),
+    shop: { name: s.name, email: s.email },
   };
   const result = await execute({
     schema,

@@ -1601,6 +1601,10 @@ export type FulfillmentOrderReleaseHoldMutation = {
   } | null;
 };
 
+export type ShopContactQueryVariables = Exact<{ [key: string]: never }>;
+
+export type ShopContactQuery = { shop: { name: string; email: string } };
+
 export type GrantedScopesQueryVariables = Exact<{ [key: string]: never }>;
 
 export type GrantedScopesQuery = { currentAppInstallation: { accessScopes: Array<{ handle: string }> } };

@@ -15,6 +15,8 @@ import type {
   FulfillmentOrdersQueryVariables,
   GrantedScopesQuery,
   GrantedScopesQueryVariables,
+  ShopContactQuery,
+  ShopContactQueryVariables,
   OrderByIdQuery,
   OrderByIdQueryVariables,
   OrderWithFulfillmentOrdersQuery,
@@ -234,6 +236,11 @@ export const GRANTED_SCOPES = adminDocument<GrantedScopesQuery, GrantedScopesQue
   currentAppInstallation { accessScopes { handle } }
 }`);
 
+/** The shop's name and its owner's e-mail, for a store an install creates (needs no scope). */
+export const SHOP_CONTACT = adminDocument<ShopContactQuery, ShopContactQueryVariables>(`query ShopContact {
+  shop { name email }
+}`);
+
 /** Every document the adapter can send: what the schema tests validate and the types are generated from. */
 export const ADMIN_DOCUMENTS = {
   ORDER_BY_ID,
@@ -248,5 +255,6 @@ export const ADMIN_DOCUMENTS = {
   PICKUP_POINT_SET,
   FULFILLMENT_ORDER_HOLD,
   FULFILLMENT_ORDER_RELEASE_HOLD,
+  SHOP_CONTACT,
   GRANTED_SCOPES,
 } as const;

@@ -49,6 +49,12 @@ export class ShopifyPlatform implements StorePlatformPort {
     return data.currentAppInstallation.accessScopes.map((s) => s.handle);
   }
 
+  /** The shop's name and its owner's e-mail (a store created by installing the app). */
+  async shopContact(shop: string): Promise<{ name: string; email: string }> {
+    const data = await this.call('installation', shop, q.SHOP_CONTACT, {});
+    return { name: data.shop.name, email: data.shop.email };
+  }
+
   async getOrder(shop: string, orderId: string): Promise<PlatformOrder | null> {
     const data = await this.call('order', shop, q.ORDER_BY_ID, {
       id: gidOf('Order', orderId),

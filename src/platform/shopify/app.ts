@@ -1,0 +1,219 @@
+import '@shopify/shopify-api/adapters/node';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  BotActivityDetected,
+  CookieNotFound,
+  HttpResponseError,
+  InvalidHmacError,
+  InvalidOAuthError,
+  InvalidShopError,
+  LogSeverity,
+  shopifyApi,
+  type ApiVersion,
+  type Shopify,
+} from '@shopify/shopify-api';
+import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import { REQUIRED_SHOPIFY_SCOPES } from './scopes';
+
+/**
+ * The public Shopify app through Shopify's own library, `@shopify/shopify-api` with its Node adapter (docs/shopify.md,
+ * "Installing the app"; decision 0707): the authorization-code grant for an offline token (the `state` nonce in a
+ * signed cookie, the callback's HMAC and timestamp, the shop domain), and the webhooks' HMAC over the raw body. No
+ * cryptography of this service's own: the library decides what is genuine.
+ */
+
+/** Where Shopify sends the merchant back with the grant (`[auth] redirect_urls` of shopify.app.toml). */
+export const SHOPIFY_CALLBACK_PATH = '/shopify/callback';
+
+export interface ShopifyAppSettings {
+  apiKey: string;
+  apiSecret: string;
+  /** Scheme, host and port of this service as Shopify and merchants reach it. */
+  appUrl: string;
+  /** A shop's origin with `{shop}`: `https://{shop}` in production, the fake Shopify in tests. */
+  shopUrl: string;
+  apiVersion: string;
+  timeoutMs: number;
+}
+
+/** Why an install or a webhook was refused; the edge answers each with the spec's error body. */
+export type ShopifyRefusal =
+  /** Not a shop domain Shopify issues (`*.myshopify.com`). */
+  | 'invalid_shop'
+  /** The callback's HMAC, timestamp or `state` does not hold, or its cookie is missing: not this browser's install. */
+  | 'invalid_callback'
+  /** A crawler, refused by the library. */
+  | 'bot'
+  /** Shopify refused the code (used, expired or for another app). */
+  | 'code_refused'
+  /** Shopify did not answer the token exchange usably. */
+  | 'shopify_unavailable';
+
+export class ShopifyAppRefusal extends Error {
+  constructor(
+    readonly reason: ShopifyRefusal,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ShopifyAppRefusal';
+  }
+}
+
+export interface InstalledSession {
+  shop: string;
+  accessToken: string;
+  /** What the merchant granted, as Shopify reported it with the token. */
+  scopes: string[];
+}
+
+export type VerifiedWebhook =
+  | {
+      valid: true;
+      topic: string;
+      shop: string;
+      webhookId: string;
+      apiVersion: string;
+      triggeredAt: string | null;
+    }
+  | { valid: false; reason: string };
+
+type Log = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+
+const LEVELS: Record<LogSeverity, 'debug' | 'info' | 'warn' | 'error'> = {
+  [LogSeverity.Debug]: 'debug',
+  [LogSeverity.Info]: 'info',
+  [LogSeverity.Warning]: 'warn',
+  [LogSeverity.Error]: 'error',
+};
+
+/**
+ * The library calls `https://<shop>/admin/oauth/access_token` with the runtime's fetch; this points it at the
+ * configured shop origin (the fake Shopify in tests) and bounds it by the Admin API's time box. Production keeps
+ * `https://{shop}`, so nothing is rewritten there.
+ */
+function installFetch(shopUrl: string, timeoutMs: number): void {
+  setAbstractFetchFunc(async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    const match = /^https:\/\/([^/]+)(\/.*)?$/.exec(url);
+    const target = match ? `${shopUrl.replace('{shop}', match[1]!)}${match[2] ?? ''}` : url;
+    return fetch(target, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+  });
+}
+
+export class ShopifyApp {
+  private readonly api: Shopify;
+
+  constructor(
+    private readonly settings: ShopifyAppSettings,
+    log: Log,
+  ) {
+    this.api = shopifyApi({
+      apiKey: settings.apiKey,
+      apiSecretKey: settings.apiSecret,
+      scopes: [...REQUIRED_SHOPIFY_SCOPES],
+      hostName: new URL(settings.appUrl).host,
+      hostScheme: new URL(settings.appUrl).protocol === 'http:' ? 'http' : 'https',
+      apiVersion: settings.apiVersion as ApiVersion,
+      isEmbeddedApp: false,
+      // The library's own session cookie (unused here) stays on the app's paths.
+      cookiePath: '/shopify',
+      logger: {
+        level: LogSeverity.Info,
+        log: (severity, message) => log(LEVELS[severity], `shopify-api: ${message}`),
+      },
+    });
+    installFetch(settings.shopUrl, settings.timeoutMs);
+  }
+
+  /** The shop domain Shopify issues, normalized; null for anything else. */
+  sanitizeShop(shop: unknown): string | null {
+    return typeof shop === 'string' ? this.api.utils.sanitizeShop(shop, false) : null;
+  }
+
+  /**
+   * Whether a query Shopify signed (the app launched from the admin: `shop`, `timestamp`, `hmac`, ...) is genuine and
+   * fresh; a query without `hmac` is not Shopify's (a merchant typed the install URL).
+   */
+  async signedByShopify(query: Record<string, string>): Promise<boolean> {
+    if (!query.hmac) return false;
+    try {
+      return await this.api.utils.validateHmac(query);
+    } catch (error) {
+      if (error instanceof InvalidHmacError) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Starts the grant: a 302 to the shop's authorize page asking for the required scopes and an offline token, with
+   * the `state` nonce in a signed cookie scoped to the callback. The Node adapter writes the answer to `res` itself.
+   */
+  async beginInstall(shop: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.api.auth.begin({
+        shop,
+        callbackPath: SHOPIFY_CALLBACK_PATH,
+        isOnline: false,
+        rawRequest: req,
+        rawResponse: res,
+      });
+    } catch (error) {
+      if (error instanceof InvalidShopError) throw new ShopifyAppRefusal('invalid_shop', 'not a Shopify shop domain');
+      throw error;
+    }
+  }
+
+  /**
+   * Completes the grant: the library checks the callback's HMAC and timestamp, its `state` against the cookie and the
+   * shop, then exchanges the code for the offline token. The cookies it sets or clears are on `res`.
+   */
+  async completeInstall(req: IncomingMessage, res: ServerResponse): Promise<InstalledSession> {
+    try {
+      const { session } = await this.api.auth.callback({ rawRequest: req, rawResponse: res });
+      if (!session.accessToken) throw new ShopifyAppRefusal('shopify_unavailable', 'Shopify issued no access token');
+      return {
+        shop: session.shop,
+        accessToken: session.accessToken,
+        scopes: (session.scope ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      };
+    } catch (error) {
+      throw callbackRefusal(error);
+    }
+  }
+
+  /** The library's check of a webhook: HMAC over the exact bytes received, and Shopify's headers. */
+  async verifyWebhook(rawBody: string, req: IncomingMessage, res: ServerResponse): Promise<VerifiedWebhook> {
+    const result = await this.api.webhooks.validate({ rawBody, rawRequest: req, rawResponse: res });
+    if (!result.valid) return { valid: false, reason: result.reason };
+    return {
+      valid: true,
+      topic: result.topic,
+      shop: result.domain,
+      webhookId: result.webhookId,
+      apiVersion: result.apiVersion,
+      triggeredAt: 'triggeredAt' in result && typeof result.triggeredAt === 'string' ? result.triggeredAt : null,
+    };
+  }
+}
+
+function callbackRefusal(error: unknown): unknown {
+  if (error instanceof ShopifyAppRefusal) return error;
+  if (error instanceof InvalidShopError) return new ShopifyAppRefusal('invalid_shop', 'not a Shopify shop domain');
+  if (error instanceof CookieNotFound || error instanceof InvalidOAuthError || error instanceof InvalidHmacError)
+    return new ShopifyAppRefusal('invalid_callback', error.message);
+  if (error instanceof BotActivityDetected) return new ShopifyAppRefusal('bot', error.message);
+  if (error instanceof HttpResponseError) {
+    const status = (error.response as { code: number }).code;
+    return status >= 400 && status < 500
+      ? new ShopifyAppRefusal('code_refused', `Shopify refused the code (HTTP ${status})`)
+      : new ShopifyAppRefusal('shopify_unavailable', `Shopify answered HTTP ${status}`);
+  }
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError' || isNetwork(error)))
+    return new ShopifyAppRefusal('shopify_unavailable', `Shopify did not answer: ${error.message}`);
+  return error;
+}
+
+const isNetwork = (error: Error) => error instanceof TypeError && /fetch failed/.test(error.message);
