@@ -3,6 +3,7 @@ import { documentRateLimits, rateLimitErrorCodes } from './limits-openapi';
 import { ERROR_CATALOG, type ErrorCode } from '../domain/error-catalog';
 import { ApiError } from './api-error';
 import { BODY_LIMIT_EXAMPLES, ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
+import { queryParamWireTypes } from './query-params';
 import type { ResponseHeaderSpec, RouteDefinition } from './route';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from '../domain/versions';
 
@@ -30,7 +31,18 @@ export const errorBodySchema = z
 type JsonSchema = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  const out = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    // A query parameter parsed from text is documented as the type the spec gives it (query-params.ts).
+    override: ({ zodSchema, jsonSchema: derived }) => {
+      const wire = queryParamWireTypes.get(zodSchema);
+      if (!wire) return;
+      for (const key of Object.keys(derived)) delete (derived as JsonSchema)[key];
+      Object.assign(derived, wire);
+    },
+  }) as JsonSchema;
   delete out.$schema;
   return out;
 }

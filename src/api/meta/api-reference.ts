@@ -19,6 +19,9 @@ const DIST_FILES: Record<string, { file: string; contentType: string }> = {
   'favicon.png': { file: 'favicon-32x32.png', contentType: 'image/png' },
 };
 
+/** The files the assets route serves, by the names the page uses. */
+export const ASSET_NAMES: [string, ...string[]] = ['reference.js', ...Object.keys(DIST_FILES)];
+
 /** The media types the assets route answers with, for the OpenAPI document. */
 export const ASSET_MEDIA_TYPES = ['text/css', 'text/javascript', 'image/png'] as const;
 

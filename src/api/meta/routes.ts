@@ -4,7 +4,13 @@ import { z } from 'zod';
 import { buildOpenApiDocument } from '../../http/openapi';
 import { defineRoute, type RouteDefinition } from '../../http/route';
 import { ApiError } from '../../http/api-error';
-import { ASSET_MEDIA_TYPES, loadReferenceAssets, renderReferencePage, type ReferenceAsset } from './api-reference';
+import {
+  ASSET_MEDIA_TYPES,
+  ASSET_NAMES,
+  loadReferenceAssets,
+  renderReferencePage,
+  type ReferenceAsset,
+} from './api-reference';
 import { loadErrorReference } from './error-reference';
 
 const projectRoot = join(__dirname, '..', '..', '..');
@@ -80,7 +86,7 @@ export function createMetaRoutes(options: {
       summary: "A script, style sheet or icon of the API reference page (the renderer's files)",
       tag: 'Meta',
       access: { kind: 'public' },
-      params: z.object({ asset: z.string().describe('File name, as the page names it') }),
+      params: z.object({ asset: z.enum(ASSET_NAMES).describe('File name, as the page names it') }),
       responses: { 200: { description: 'The file', contentTypes: ASSET_MEDIA_TYPES } },
       cacheControl: 'public, max-age=3600',
       handler: async (ctx, { params }) => {
