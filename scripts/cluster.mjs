@@ -12,6 +12,8 @@ import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
+import { announceLocalService } from './lib/local-service.mjs';
+import { bannerText, firstRequests, freshOrdersText } from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
@@ -36,6 +38,7 @@ const sandboxPort = Number(process.env.SANDBOX_PORT || 4110);
 const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
 
 let postgres;
+let releaseLocalService = () => {};
 const supervisor = createSupervisor({ onChange: () => writeProcesses() });
 let stopping = false;
 async function stopAll(code = 0) {
@@ -44,6 +47,7 @@ async function stopAll(code = 0) {
   step('stopping...');
   await supervisor.stopAll();
   await postgres?.stop();
+  releaseLocalService();
   process.exit(code);
 }
 process.on('SIGINT', () => void stopAll(0));
@@ -221,23 +225,43 @@ try {
     api_key: demo.api_key,
   };
   writeFileSync(join(clusterDir, 'cluster.json'), `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
-  process.stdout.write(`
-  Shipping Label API is running in its production shape.
-
-  API base URLs    ${summary.api.map((base) => `${base}/v1`).join('  ')}
-  OpenAPI          ${apiBase}/v1/openapi.json
-  API reference    ${apiBase}/v1/docs
-  Temporal         ${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})
-  Temporal Web UI  ${summary.ui ?? 'not available (the UI server could not be built; see above)'}
-  Workers          2 (worker-1, worker-2), from ${buildDir}
-  Demo store       ${demo.domain} (${demo.store_id})
-  API key          ${demo.api_key}
-  Logs             ${logDir}
-
-  Try:  curl -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/v1/shop
-
-  Ctrl-C stops everything.
-`);
+  // labelctl reaches this cluster (its database, sandbox, Temporal server and Web UI) until it stops.
+  // A cluster with a data directory of its own (CLUSTER_DATA_DIR: the cluster tests) writes the file there instead.
+  releaseLocalService = announceLocalService(
+    'npm run cluster',
+    {
+      DATABASE_URL: databaseUrl,
+      SANDBOX_URL: env.SANDBOX_URL,
+      TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE: namespace,
+      ...(summary.ui ? { TEMPORAL_UI_URL: summary.ui } : {}),
+    },
+    process.env.CLUSTER_DATA_DIR ? clusterDir : dataDir,
+  );
+  process.stdout.write(
+    bannerText({
+      title: 'Shipping Label API is running in its production shape.',
+      rows: [
+        ['API base URLs', summary.api.map((base) => `${base}/v1`).join('  ')],
+        ['OpenAPI', `${apiBase}/v1/openapi.json`],
+        ['API reference', `${apiBase}/v1/docs`],
+        [
+          'Temporal',
+          `${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})`,
+        ],
+        ['Temporal Web UI', summary.ui ?? 'not available (the UI server could not be built; see above)'],
+        ['Workers', `2 (worker-1, worker-2), from ${buildDir}`],
+        ['Sandbox', env.SANDBOX_URL],
+        ['labelctl', 'npx labelctl finds this cluster (database, sandbox, Temporal) in .data/local-service.env'],
+        ['Demo store', `${demo.domain} (${demo.store_id})`],
+        ['Fresh orders', freshOrdersText(demo.fresh_orders)],
+        ['API key', demo.api_key],
+        ['Logs', logDir],
+      ],
+      tries: firstRequests({ base: apiBase, apiKey: demo.api_key, orders: demo.fresh_orders }),
+      footer: ['Ctrl-C stops everything.'],
+    }),
+  );
   process.send?.({ type: 'ready', ...summary });
 } catch (error) {
   await fail(error);

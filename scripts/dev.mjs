@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // `npm run dev`: everything the service needs on one machine. Dependencies, the Temporal dev server with its Web UI
 // (state kept under .data/), PostgreSQL, migrations, the sandbox, the worker, the API, a seeded demo store and a
-// printed API key. Ctrl-C stops every child process. The database's URL is written to .data/database-url while it
-// runs, where labelctl finds it when DATABASE_URL is not set (src/cli/database-url.ts).
+// printed API key. Ctrl-C stops every child process. How to reach it (database, sandbox, Temporal) is written to
+// .data/local-service.env while it runs, where labelctl finds it (src/cli/local-service.ts).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
+import { announceLocalService } from './lib/local-service.mjs';
+import { bannerText, firstRequests, freshOrdersText } from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
@@ -20,10 +22,8 @@ const { stopChild } = await import('./lib/stop-child.mjs');
 const { isPortOpen, waitForPort } = await import('./lib/ports.mjs');
 
 mkdirSync(dataDir, { recursive: true });
-// The same path as DEV_DATABASE_URL_FILE in src/cli/database-url.ts. A file left by a killed run names a stopped server.
-const databaseUrlFile = join(dataDir, 'database-url');
-rmSync(databaseUrlFile, { force: true });
 const children = [];
+let releaseLocalService = () => {};
 let stopping = false;
 let postgres;
 async function stopAll(code = 0) {
@@ -32,7 +32,7 @@ async function stopAll(code = 0) {
   step('stopping...');
   for (const child of [...children].reverse()) await stopChild(child.process);
   await postgres?.stop();
-  rmSync(databaseUrlFile, { force: true });
+  releaseLocalService();
   process.exit(code);
 }
 process.on('SIGINT', () => void stopAll(0));
@@ -45,8 +45,6 @@ const sandboxPort = Number(process.env.SANDBOX_PORT || 4010);
 
 postgres = await findPostgres();
 const databaseUrl = await appDatabase(postgres.url, 'shipping_label_api');
-// Only this user may read it: a DATABASE_URL of one's own may carry a password.
-writeFileSync(databaseUrlFile, `${databaseUrl}\n`, { mode: 0o600 });
 const env = {
   ...process.env,
   NODE_ENV: 'development',
@@ -56,6 +54,13 @@ const env = {
   SANDBOX_URL: process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`,
   SANDBOX_PORT: String(sandboxPort),
 };
+releaseLocalService = announceLocalService('npm run dev', {
+  DATABASE_URL: databaseUrl,
+  SANDBOX_URL: env.SANDBOX_URL,
+  TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS,
+  TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE || 'default',
+  TEMPORAL_UI_URL: process.env.TEMPORAL_UI_URL || `http://127.0.0.1:${uiPort}`,
+});
 
 step('running migrations');
 const migrated = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
@@ -135,18 +140,22 @@ const shownDatabaseUrl = (() => {
   if (process.env.DATABASE_URL && url.password) url.password = '***';
   return url.toString();
 })();
-process.stdout.write(`
-  Shipping Label API is running.
-
-  API base URL     ${base}/v1
-  OpenAPI          ${base}/v1/openapi.json
-  API reference    ${base}/v1/docs
-  Temporal Web UI  http://127.0.0.1:${uiPort}
-  Database         ${shownDatabaseUrl} (in .data/database-url: npx labelctl uses it)
-  Demo store       ${demo.domain} (${demo.store_id})
-  API key          ${demo.api_key}
-
-  Try:  curl -H "Authorization: Bearer ${demo.api_key}" ${base}/v1/shop
-
-  Ctrl-C stops everything.
-`);
+process.stdout.write(
+  bannerText({
+    title: 'Shipping Label API is running.',
+    rows: [
+      ['API base URL', `${base}/v1`],
+      ['OpenAPI', `${base}/v1/openapi.json`],
+      ['API reference', `${base}/v1/docs`],
+      ['Temporal Web UI', `http://127.0.0.1:${uiPort}`],
+      ['Database', shownDatabaseUrl],
+      ['Sandbox', env.SANDBOX_URL],
+      ['labelctl', 'npx labelctl finds the database, sandbox and Temporal above in .data/local-service.env'],
+      ['Demo store', `${demo.domain} (${demo.store_id})`],
+      ['Fresh orders', freshOrdersText(demo.fresh_orders)],
+      ['API key', demo.api_key],
+    ],
+    tries: firstRequests({ base, apiKey: demo.api_key, orders: demo.fresh_orders }),
+    footer: ['Ctrl-C stops everything.'],
+  }),
+);
