@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../../http/openapi';
+import successExamples from '../success-examples.json';
 import { defineRoute, type RouteDefinition } from '../../http/route';
 import { ApiError } from '../../http/api-error';
 import {
@@ -47,7 +48,7 @@ export function createMetaRoutes(options: {
       responses: { 200: { description: 'OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) } },
       cacheControl: 'public, max-age=300',
       handler: async (ctx) => {
-        document ??= buildOpenApiDocument(options.routes(), `${options.publicBaseUrl ?? ''}/v1`);
+        document ??= buildOpenApiDocument(options.routes(), `${options.publicBaseUrl ?? ''}/v1`, successExamples);
         ctx.body = document;
       },
     }),
