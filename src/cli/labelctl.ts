@@ -19,10 +19,8 @@ import { Notification } from '../db/entities/notification';
 import { RequestLogEntry } from '../db/entities/request-log-entry';
 import { Store } from '../db/entities/store';
 import { openOrm, type Orm } from '../db/orm';
-import { loadFixture } from '../fixtures/load-fixture';
 import { FixtureError } from '../fixtures/schema';
 import { isoSeconds, isoSecondsOrNull } from '../domain/wire-format';
-import { composeAdapters } from '../adapters';
 import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
 import { LOCAL_SERVICE_FILE, labelctlEnvironment, packageRoot } from './local-service';
@@ -447,6 +445,11 @@ export function buildProgram(
       } catch (error) {
         throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`);
       }
+      // Loaded by the commands that use them (PDF rendering, the carrier adapters): every other one starts faster.
+      const [{ loadFixture }, { composeAdapters }] = await Promise.all([
+        import('../fixtures/load-fixture.js'),
+        import('../adapters.js'),
+      ]);
       const orm = await ormHandle();
       const result = await loadFixture(
         { orm, now: new Date(), sandboxUrl, carrierFor: composeAdapters(config(), orm).carrierFor },
