@@ -35,6 +35,11 @@ const apiPorts = [Number(process.env.PORT || 3100), Number(process.env.PORT || 3
 const temporalPort = Number(process.env.TEMPORAL_PORT || 7333);
 const uiPort = Number(process.env.TEMPORAL_UI_PORT || 8333);
 const sandboxPort = Number(process.env.SANDBOX_PORT || 4110);
+// The workers' Prometheus endpoints, the first one's and the next (beside npm run dev's 9464).
+const workerMetricsPorts = [
+  Number(process.env.WORKER_METRICS_PORT || 9564),
+  Number(process.env.WORKER_METRICS_PORT || 9564) + 1,
+];
 const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
 
 let postgres;
@@ -98,6 +103,8 @@ try {
     ['TEMPORAL_PORT', temporalPort],
     ['TEMPORAL_UI_PORT', uiPort],
     ['SANDBOX_PORT', sandboxPort],
+    ['WORKER_METRICS_PORT', workerMetricsPorts[0]],
+    ['WORKER_METRICS_PORT + 1', workerMetricsPorts[1]],
   ])
     if (await isPortOpen(port)) throw new Error(`port ${port} (${what}) is taken: stop what uses it or set ${what}`);
 
@@ -198,8 +205,18 @@ try {
   await node('sandbox', 'sandbox/server.js', { SANDBOX_PORT: String(sandboxPort) }, readyMessage());
   // One worker creates and updates the Schedules; the other is an extra worker of the same pool.
   await Promise.all([
-    node('worker-1', 'worker.js', { WORKER_MANAGES_SCHEDULES: 'true' }, readyMessage()),
-    node('worker-2', 'worker.js', { WORKER_MANAGES_SCHEDULES: 'false' }, readyMessage()),
+    node(
+      'worker-1',
+      'worker.js',
+      { WORKER_MANAGES_SCHEDULES: 'true', WORKER_METRICS_PORT: String(workerMetricsPorts[0]) },
+      readyMessage(),
+    ),
+    node(
+      'worker-2',
+      'worker.js',
+      { WORKER_MANAGES_SCHEDULES: 'false', WORKER_METRICS_PORT: String(workerMetricsPorts[1]) },
+      readyMessage(),
+    ),
   ]);
   await Promise.all(
     apiPorts.map((port, i) =>
@@ -219,6 +236,7 @@ try {
     namespace,
     ui: ui ? `http://127.0.0.1:${uiPort}` : null,
     sandbox: env.SANDBOX_URL,
+    worker_metrics: workerMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`),
     database_url: databaseUrl,
     store_id: demo.store_id,
     domain: demo.domain,
@@ -251,6 +269,11 @@ try {
         ],
         ['Temporal Web UI', summary.ui ?? 'not available (the UI server could not be built; see above)'],
         ['Workers', `2 (worker-1, worker-2), from ${buildDir}`],
+        [
+          'Metrics',
+          `API ${summary.api.map((base) => `${base}/metrics`).join('  ')}\n` +
+            `workers ${workerMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`).join('  ')}`,
+        ],
         ['Sandbox', env.SANDBOX_URL],
         ['labelctl', 'npx labelctl finds this cluster (database, sandbox, Temporal) in .data/local-service.env'],
         ['Demo store', `${demo.domain} (${demo.store_id})`],

@@ -19,7 +19,7 @@ const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');
 const { startTemporalServer } = await import('./lib/temporal-server.mjs');
 const { stopChild } = await import('./lib/stop-child.mjs');
-const { isPortOpen, waitForPort } = await import('./lib/ports.mjs');
+const { freePort, isPortOpen, waitForPort } = await import('./lib/ports.mjs');
 
 mkdirSync(dataDir, { recursive: true });
 const children = [];
@@ -42,6 +42,13 @@ const port = Number(process.env.PORT || 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT || 7233);
 const uiPort = Number(process.env.TEMPORAL_UI_PORT || 8233);
 const sandboxPort = Number(process.env.SANDBOX_PORT || 4010);
+// The worker's Prometheus endpoint (the API's /metrics is on its own port): 9464 as in docker-compose.yml, another free
+// port when that one is taken (a second checkout's dev).
+const workerMetricsPort = process.env.WORKER_METRICS_PORT
+  ? Number(process.env.WORKER_METRICS_PORT)
+  : (await isPortOpen(9464))
+    ? await freePort()
+    : 9464;
 
 postgres = await findPostgres();
 const databaseUrl = await appDatabase(postgres.url, 'shipping_label_api');
@@ -97,10 +104,10 @@ const setUp = spawnSync(process.execPath, ['--import', 'tsx', 'src/temporal/setu
 });
 if (setUp.status !== 0) await stopAll(1);
 
-function startTs(name, entry, { waitPort } = {}) {
+function startTs(name, entry, { waitPort, extraEnv = {} } = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: projectRoot,
-    env,
+    env: { ...env, ...extraEnv },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push({ name, process: child });
@@ -121,7 +128,7 @@ function startTs(name, entry, { waitPort } = {}) {
 
 const optional = (entry) => import('node:fs').then((fs) => fs.existsSync(join(projectRoot, entry)));
 if (await optional('src/sandbox/server.ts')) await startTs('sandbox', 'src/sandbox/server.ts');
-await startTs('worker', 'src/worker.ts');
+await startTs('worker', 'src/worker.ts', { extraEnv: { WORKER_METRICS_PORT: String(workerMetricsPort) } });
 await startTs('api', 'src/server.ts', { waitPort: port });
 
 const seeded = spawnSync(process.execPath, ['--import', 'tsx', 'src/dev/seed-demo.ts', join(dataDir, 'demo-api-key')], {
@@ -148,6 +155,7 @@ process.stdout.write(
       ['OpenAPI', `${base}/v1/openapi.json`],
       ['API reference', `${base}/v1/docs`],
       ['Temporal Web UI', `http://127.0.0.1:${uiPort}`],
+      ['Metrics', `API ${base}/metrics  worker http://127.0.0.1:${workerMetricsPort}/metrics`],
       ['Database', shownDatabaseUrl],
       ['Sandbox', env.SANDBOX_URL],
       ['labelctl', 'npx labelctl finds the database, sandbox and Temporal above in .data/local-service.env'],
