@@ -13,7 +13,7 @@ import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 import { announceLocalService } from './lib/local-service.mjs';
-import { bannerText, firstRequests, freshOrdersText } from './lib/banner.mjs';
+import { bannerText, firstRequests, freshOrdersText, keepBannerAtHand } from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
@@ -44,11 +44,13 @@ const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
 
 let postgres;
 let releaseLocalService = () => {};
+let releaseBanner = () => {};
 const supervisor = createSupervisor({ onChange: () => writeProcesses() });
 let stopping = false;
 async function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
+  releaseBanner();
   step('stopping...');
   await supervisor.stopAll();
   await postgres?.stop();
@@ -57,6 +59,8 @@ async function stopAll(code = 0) {
 }
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+// The terminal closed: stop as for Ctrl-C rather than leave the processes behind.
+process.on('SIGHUP', () => void stopAll(0));
 const fail = async (error) => {
   step(`cluster failed: ${error.message}`);
   await stopAll(1);
@@ -256,35 +260,37 @@ try {
     },
     process.env.CLUSTER_DATA_DIR ? clusterDir : dataDir,
   );
-  process.stdout.write(
-    bannerText({
-      title: 'Shipping Label API is running in its production shape.',
-      rows: [
-        ['API base URLs', summary.api.map((base) => `${base}/v1`).join('  ')],
-        ['OpenAPI', `${apiBase}/v1/openapi.json`],
-        ['API reference', `${apiBase}/v1/docs`],
-        [
-          'Temporal',
-          `${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})`,
-        ],
-        ['Temporal Web UI', summary.ui ?? 'not available (the UI server could not be built; see above)'],
-        ['Workers', `2 (worker-1, worker-2), from ${buildDir}`],
-        [
-          'Metrics',
-          `API ${summary.api.map((base) => `${base}/metrics`).join('  ')}\n` +
-            `workers ${workerMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`).join('  ')}`,
-        ],
-        ['Sandbox', env.SANDBOX_URL],
-        ['labelctl', 'npx labelctl finds this cluster (database, sandbox, Temporal) in .data/local-service.env'],
-        ['Demo store', `${demo.domain} (${demo.store_id})`],
-        ['Fresh orders', freshOrdersText(demo.fresh_orders)],
-        ['API key', demo.api_key],
-        ['Logs', logDir],
+  const banner = bannerText({
+    title: 'Shipping Label API is running in its production shape.',
+    rows: [
+      ['API base URLs', summary.api.map((base) => `${base}/v1`).join('  ')],
+      ['OpenAPI', `${apiBase}/v1/openapi.json`],
+      ['API reference', `${apiBase}/v1/docs`],
+      [
+        'Temporal',
+        `${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})`,
       ],
-      tries: firstRequests({ base: apiBase, apiKey: demo.api_key, orders: demo.fresh_orders }),
-      footer: ['Ctrl-C stops everything.'],
-    }),
-  );
+      ['Temporal Web UI', summary.ui ?? 'not available (the UI server could not be built; see above)'],
+      ['Workers', `2 (worker-1, worker-2), from ${buildDir}`],
+      [
+        'Metrics',
+        `API ${summary.api.map((base) => `${base}/metrics`).join('  ')}\n` +
+          `workers ${workerMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`).join('  ')}`,
+      ],
+      ['Sandbox', env.SANDBOX_URL],
+      ['labelctl', 'npx labelctl finds this cluster (database, sandbox, Temporal) in .data/local-service.env'],
+      ['Demo store', `${demo.domain} (${demo.store_id})`],
+      ['Fresh orders', freshOrdersText(demo.fresh_orders)],
+      ['API key', demo.api_key],
+      ['Logs', logDir],
+    ],
+    tries: firstRequests({ base: apiBase, apiKey: demo.api_key, orders: demo.fresh_orders }),
+    footer: [
+      `Ctrl-C stops everything. ${process.stdin.isTTY ? 'Enter or ' : ''}kill -USR2 ${process.pid} prints this again.`,
+    ],
+  });
+  process.stdout.write(banner);
+  releaseBanner = keepBannerAtHand(banner);
   process.send?.({ type: 'ready', ...summary });
 } catch (error) {
   await fail(error);

@@ -11,7 +11,7 @@ import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 import { announceLocalService } from './lib/local-service.mjs';
-import { bannerText, firstRequests, freshOrdersText } from './lib/banner.mjs';
+import { bannerText, firstRequests, freshOrdersText, keepBannerAtHand } from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
@@ -24,11 +24,13 @@ const { freePort, isPortOpen, waitForPort } = await import('./lib/ports.mjs');
 mkdirSync(dataDir, { recursive: true });
 const children = [];
 let releaseLocalService = () => {};
+let releaseBanner = () => {};
 let stopping = false;
 let postgres;
 async function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
+  releaseBanner();
   step('stopping...');
   for (const child of [...children].reverse()) await stopChild(child.process);
   await postgres?.stop();
@@ -37,6 +39,8 @@ async function stopAll(code = 0) {
 }
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+// The terminal closed: stop as for Ctrl-C rather than leave the processes behind.
+process.on('SIGHUP', () => void stopAll(0));
 
 const port = Number(process.env.PORT || 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT || 7233);
@@ -60,6 +64,9 @@ const env = {
   TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS || `127.0.0.1:${temporalPort}`,
   SANDBOX_URL: process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`,
   SANDBOX_PORT: String(sandboxPort),
+  // The console is for a person when it is a terminal: a short coloured line each (pino-pretty), a line per request
+  // (LOG_REQUESTS=errors or none for fewer); JSON lines otherwise, as in production (LOG_FORMAT chooses either way).
+  LOG_FORMAT: process.env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json'),
 };
 releaseLocalService = announceLocalService('npm run dev', {
   DATABASE_URL: databaseUrl,
@@ -147,23 +154,26 @@ const shownDatabaseUrl = (() => {
   if (process.env.DATABASE_URL && url.password) url.password = '***';
   return url.toString();
 })();
-process.stdout.write(
-  bannerText({
-    title: 'Shipping Label API is running.',
-    rows: [
-      ['API base URL', `${base}/v1`],
-      ['OpenAPI', `${base}/v1/openapi.json`],
-      ['API reference', `${base}/v1/docs`],
-      ['Temporal Web UI', `http://127.0.0.1:${uiPort}`],
-      ['Metrics', `API ${base}/metrics  worker http://127.0.0.1:${workerMetricsPort}/metrics`],
-      ['Database', shownDatabaseUrl],
-      ['Sandbox', env.SANDBOX_URL],
-      ['labelctl', 'npx labelctl finds the database, sandbox and Temporal above in .data/local-service.env'],
-      ['Demo store', `${demo.domain} (${demo.store_id})`],
-      ['Fresh orders', freshOrdersText(demo.fresh_orders)],
-      ['API key', demo.api_key],
-    ],
-    tries: firstRequests({ base, apiKey: demo.api_key, orders: demo.fresh_orders }),
-    footer: ['Ctrl-C stops everything.'],
-  }),
-);
+const banner = bannerText({
+  title: 'Shipping Label API is running.',
+  rows: [
+    ['API base URL', `${base}/v1`],
+    ['OpenAPI', `${base}/v1/openapi.json`],
+    ['API reference', `${base}/v1/docs`],
+    ['Temporal Web UI', `http://127.0.0.1:${uiPort}`],
+    ['Metrics', `API ${base}/metrics  worker http://127.0.0.1:${workerMetricsPort}/metrics`],
+    ['Database', shownDatabaseUrl],
+    ['Sandbox', env.SANDBOX_URL],
+    ['labelctl', 'npx labelctl finds the database, sandbox and Temporal above in .data/local-service.env'],
+    ['Demo store', `${demo.domain} (${demo.store_id})`],
+    ['Fresh orders', freshOrdersText(demo.fresh_orders)],
+    ['API key', demo.api_key],
+  ],
+  tries: firstRequests({ base, apiKey: demo.api_key, orders: demo.fresh_orders }),
+  footer: [
+    `Ctrl-C stops everything. ${process.stdin.isTTY ? 'Enter or ' : ''}kill -USR2 ${process.pid} prints this again.`,
+  ],
+});
+// Last, after everything logged its start; the console goes on below it, so it is printed again when asked.
+process.stdout.write(banner);
+releaseBanner = keepBannerAtHand(banner);

@@ -50,3 +50,22 @@ export function firstRequests({ base, apiKey, orders }) {
       : []),
   ];
 }
+
+/**
+ * Prints the banner again when Enter is pressed in the terminal (stdin a TTY) or the process gets SIGUSR2 (`kill -USR2
+ * <pid>`), since the console goes on below it. Returns a function that stops listening.
+ */
+export function keepBannerAtHand(text, { input = process.stdin, output = process.stdout } = {}) {
+  const reprint = () => output.write(text);
+  process.on('SIGUSR2', reprint);
+  const onData = () => reprint();
+  if (input.isTTY) {
+    input.on('data', onData);
+    input.resume();
+  }
+  return () => {
+    process.off('SIGUSR2', reprint);
+    input.off('data', onData);
+    input.pause();
+  };
+}

@@ -26,6 +26,21 @@ export function packageRoot(from: string): string | undefined {
   }
 }
 
+/** The process that wrote the file (its first line: `# npm run dev (pid 1234): ...`); 0 when it names none. */
+export function writerPid(text: string): number {
+  return Number(/^# .* \(pid (\d+)\)/m.exec(text)?.[1] ?? 0);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** The `NAME=value` lines of the file; `#` starts a comment line. */
 export function parseLocalService(text: string): Record<string, string> {
   const values: Record<string, string> = {};
@@ -39,17 +54,21 @@ export function parseLocalService(text: string): Record<string, string> {
 
 /**
  * The environment labelctl loads its configuration from: each variable as set; where unset (or empty), outside
- * production, the value a running `npm run dev` or `npm run cluster` wrote under `root`; else the configuration's
- * default.
+ * production, the value a running `npm run dev` or `npm run cluster` wrote under `root` (a file whose writer is gone
+ * is ignored); else the configuration's default.
  */
 export function labelctlEnvironment(env: NodeJS.ProcessEnv, root: string | undefined): NodeJS.ProcessEnv {
   if (env.NODE_ENV === 'production' || !root) return env;
-  let written: Record<string, string>;
+  let text: string;
   try {
-    written = parseLocalService(readFileSync(join(root, LOCAL_SERVICE_FILE), 'utf8'));
+    text = readFileSync(join(root, LOCAL_SERVICE_FILE), 'utf8');
   } catch {
     return env;
   }
+  // A file a killed run left behind names servers that are gone: the defaults are a better guess.
+  const pid = writerPid(text);
+  if (pid !== 0 && !isAlive(pid)) return env;
+  const written = parseLocalService(text);
   const merged: NodeJS.ProcessEnv = { ...env };
   for (const [name, value] of Object.entries(written)) if (!env[name]) merged[name] = value;
   return merged;

@@ -35,8 +35,9 @@ describe('where labelctl finds the running service', () => {
     mkdirSync(join(checkout, '.data'), { recursive: true });
     writeFileSync(join(checkout, LOCAL_SERVICE_FILE), text);
   };
-  const fileOf = (values: Record<string, string>) =>
-    `# npm run cluster (pid 1): how labelctl reaches it\n${Object.entries(values)
+  // Written by a process that is running: this test's own.
+  const fileOf = (values: Record<string, string>, pid = process.pid) =>
+    `# npm run cluster (pid ${pid}): how labelctl reaches it\n${Object.entries(values)
       .map(([k, v]) => `${k}=${v}`)
       .join('\n')}\n`;
 
@@ -73,6 +74,13 @@ describe('where labelctl finds the running service', () => {
     writeFile('# nothing\n\n');
     expect(resolved({}, checkout)).toMatchObject(defaults);
     expect(resolved({}, undefined)).toMatchObject(defaults);
+  });
+
+  it('ignores a file whose writer is gone (a run killed without its Ctrl-C)', () => {
+    writeFile(fileOf(written, 999_999_999));
+    expect(resolved({}, checkout)).toMatchObject({
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/shipping_label_api',
+    });
   });
 
   it('ignores lines that are no variable of its own', () => {
