@@ -12,6 +12,8 @@ import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
+import { announceLocalService } from './lib/local-service.mjs';
+import { bannerText, firstRequests, freshOrdersText, keepBannerAtHand } from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
@@ -33,21 +35,32 @@ const apiPorts = [Number(process.env.PORT || 3100), Number(process.env.PORT || 3
 const temporalPort = Number(process.env.TEMPORAL_PORT || 7333);
 const uiPort = Number(process.env.TEMPORAL_UI_PORT || 8333);
 const sandboxPort = Number(process.env.SANDBOX_PORT || 4110);
+// The workers' Prometheus endpoints, the first one's and the next (beside npm run dev's 9464).
+const workerMetricsPorts = [
+  Number(process.env.WORKER_METRICS_PORT || 9564),
+  Number(process.env.WORKER_METRICS_PORT || 9564) + 1,
+];
 const namespace = process.env.TEMPORAL_NAMESPACE || 'default';
 
 let postgres;
+let releaseLocalService = () => {};
+let releaseBanner = () => {};
 const supervisor = createSupervisor({ onChange: () => writeProcesses() });
 let stopping = false;
 async function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
+  releaseBanner();
   step('stopping...');
   await supervisor.stopAll();
   await postgres?.stop();
+  releaseLocalService();
   process.exit(code);
 }
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+// The terminal closed: stop as for Ctrl-C rather than leave the processes behind.
+process.on('SIGHUP', () => void stopAll(0));
 const fail = async (error) => {
   step(`cluster failed: ${error.message}`);
   await stopAll(1);
@@ -94,6 +107,8 @@ try {
     ['TEMPORAL_PORT', temporalPort],
     ['TEMPORAL_UI_PORT', uiPort],
     ['SANDBOX_PORT', sandboxPort],
+    ['WORKER_METRICS_PORT', workerMetricsPorts[0]],
+    ['WORKER_METRICS_PORT + 1', workerMetricsPorts[1]],
   ])
     if (await isPortOpen(port)) throw new Error(`port ${port} (${what}) is taken: stop what uses it or set ${what}`);
 
@@ -194,8 +209,18 @@ try {
   await node('sandbox', 'sandbox/server.js', { SANDBOX_PORT: String(sandboxPort) }, readyMessage());
   // One worker creates and updates the Schedules; the other is an extra worker of the same pool.
   await Promise.all([
-    node('worker-1', 'worker.js', { WORKER_MANAGES_SCHEDULES: 'true' }, readyMessage()),
-    node('worker-2', 'worker.js', { WORKER_MANAGES_SCHEDULES: 'false' }, readyMessage()),
+    node(
+      'worker-1',
+      'worker.js',
+      { WORKER_MANAGES_SCHEDULES: 'true', WORKER_METRICS_PORT: String(workerMetricsPorts[0]) },
+      readyMessage(),
+    ),
+    node(
+      'worker-2',
+      'worker.js',
+      { WORKER_MANAGES_SCHEDULES: 'false', WORKER_METRICS_PORT: String(workerMetricsPorts[1]) },
+      readyMessage(),
+    ),
   ]);
   await Promise.all(
     apiPorts.map((port, i) =>
@@ -215,29 +240,57 @@ try {
     namespace,
     ui: ui ? `http://127.0.0.1:${uiPort}` : null,
     sandbox: env.SANDBOX_URL,
+    worker_metrics: workerMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`),
     database_url: databaseUrl,
     store_id: demo.store_id,
     domain: demo.domain,
     api_key: demo.api_key,
   };
   writeFileSync(join(clusterDir, 'cluster.json'), `${JSON.stringify(summary, null, 2)}\n`, { mode: 0o600 });
-  process.stdout.write(`
-  Shipping Label API is running in its production shape.
-
-  API base URLs    ${summary.api.map((base) => `${base}/v1`).join('  ')}
-  OpenAPI          ${apiBase}/v1/openapi.json
-  API reference    ${apiBase}/v1/docs
-  Temporal         ${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})
-  Temporal Web UI  ${summary.ui ?? 'not available (the UI server could not be built; see above)'}
-  Workers          2 (worker-1, worker-2), from ${buildDir}
-  Demo store       ${demo.domain} (${demo.store_id})
-  API key          ${demo.api_key}
-  Logs             ${logDir}
-
-  Try:  curl -H "Authorization: Bearer ${demo.api_key}" ${apiBase}/v1/shop
-
-  Ctrl-C stops everything.
-`);
+  // labelctl reaches this cluster (its database, sandbox, Temporal server and Web UI) until it stops.
+  // A cluster with a data directory of its own (CLUSTER_DATA_DIR: the cluster tests) writes the file there instead.
+  releaseLocalService = announceLocalService(
+    'npm run cluster',
+    {
+      DATABASE_URL: databaseUrl,
+      SANDBOX_URL: env.SANDBOX_URL,
+      TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE: namespace,
+      ...(summary.ui ? { TEMPORAL_UI_URL: summary.ui } : {}),
+    },
+    process.env.CLUSTER_DATA_DIR ? clusterDir : dataDir,
+  );
+  const banner = bannerText({
+    title: 'Shipping Label API is running in its production shape.',
+    rows: [
+      ['API base URLs', summary.api.map((base) => `${base}/v1`).join('  ')],
+      ['OpenAPI', `${apiBase}/v1/openapi.json`],
+      ['API reference', `${apiBase}/v1/docs`],
+      [
+        'Temporal',
+        `${summary.temporal} (server v${cluster.TEMPORAL_SERVER_VERSION} on PostgreSQL, namespace ${namespace})`,
+      ],
+      ['Temporal Web UI', summary.ui ?? 'not available (the UI server could not be built; see above)'],
+      ['Workers', `2 (worker-1, worker-2), from ${buildDir}`],
+      [
+        'Metrics',
+        `API ${summary.api.map((base) => `${base}/metrics`).join('  ')}\n` +
+          `workers ${workerMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`).join('  ')}`,
+      ],
+      ['Sandbox', env.SANDBOX_URL],
+      ['labelctl', 'npx labelctl finds this cluster (database, sandbox, Temporal) in .data/local-service.env'],
+      ['Demo store', `${demo.domain} (${demo.store_id})`],
+      ['Fresh orders', freshOrdersText(demo.fresh_orders)],
+      ['API key', demo.api_key],
+      ['Logs', logDir],
+    ],
+    tries: firstRequests({ base: apiBase, apiKey: demo.api_key, orders: demo.fresh_orders }),
+    footer: [
+      `Ctrl-C stops everything. ${process.stdin.isTTY ? 'Enter or ' : ''}kill -USR2 ${process.pid} prints this again.`,
+    ],
+  });
+  process.stdout.write(banner);
+  releaseBanner = keepBannerAtHand(banner);
   process.send?.({ type: 'ready', ...summary });
 } catch (error) {
   await fail(error);

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // `npm run dev`: everything the service needs on one machine. Dependencies, the Temporal dev server with its Web UI
 // (state kept under .data/), PostgreSQL, migrations, the sandbox, the worker, the API, a seeded demo store and a
-// printed API key. Ctrl-C stops every child process. The database's URL is written to .data/database-url while it
-// runs, where labelctl finds it when DATABASE_URL is not set (src/cli/database-url.ts).
+// printed API key. Ctrl-C stops every child process. How to reach it (database, sandbox, Temporal) is written to
+// .data/local-service.env while it runs, where labelctl finds it (src/cli/local-service.ts).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDependencies } from './lib/deps.mjs';
 import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
+import { announceLocalService } from './lib/local-service.mjs';
+import { bannerText, firstRequests, freshOrdersText, keepBannerAtHand } from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
@@ -17,36 +19,43 @@ const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');
 const { startTemporalServer } = await import('./lib/temporal-server.mjs');
 const { stopChild } = await import('./lib/stop-child.mjs');
-const { isPortOpen, waitForPort } = await import('./lib/ports.mjs');
+const { freePort, isPortOpen, waitForPort } = await import('./lib/ports.mjs');
 
 mkdirSync(dataDir, { recursive: true });
-// The same path as DEV_DATABASE_URL_FILE in src/cli/database-url.ts. A file left by a killed run names a stopped server.
-const databaseUrlFile = join(dataDir, 'database-url');
-rmSync(databaseUrlFile, { force: true });
 const children = [];
+let releaseLocalService = () => {};
+let releaseBanner = () => {};
 let stopping = false;
 let postgres;
 async function stopAll(code = 0) {
   if (stopping) return;
   stopping = true;
+  releaseBanner();
   step('stopping...');
   for (const child of [...children].reverse()) await stopChild(child.process);
   await postgres?.stop();
-  rmSync(databaseUrlFile, { force: true });
+  releaseLocalService();
   process.exit(code);
 }
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+// The terminal closed: stop as for Ctrl-C rather than leave the processes behind.
+process.on('SIGHUP', () => void stopAll(0));
 
 const port = Number(process.env.PORT || 3000);
 const temporalPort = Number(process.env.TEMPORAL_PORT || 7233);
 const uiPort = Number(process.env.TEMPORAL_UI_PORT || 8233);
 const sandboxPort = Number(process.env.SANDBOX_PORT || 4010);
+// The worker's Prometheus endpoint (the API's /metrics is on its own port): 9464 as in docker-compose.yml, another free
+// port when that one is taken (a second checkout's dev).
+const workerMetricsPort = process.env.WORKER_METRICS_PORT
+  ? Number(process.env.WORKER_METRICS_PORT)
+  : (await isPortOpen(9464))
+    ? await freePort()
+    : 9464;
 
 postgres = await findPostgres();
 const databaseUrl = await appDatabase(postgres.url, 'shipping_label_api');
-// Only this user may read it: a DATABASE_URL of one's own may carry a password.
-writeFileSync(databaseUrlFile, `${databaseUrl}\n`, { mode: 0o600 });
 const env = {
   ...process.env,
   NODE_ENV: 'development',
@@ -55,7 +64,17 @@ const env = {
   TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS || `127.0.0.1:${temporalPort}`,
   SANDBOX_URL: process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`,
   SANDBOX_PORT: String(sandboxPort),
+  // The console is for a person when it is a terminal: a short coloured line each (pino-pretty), a line per request
+  // (LOG_REQUESTS=errors or none for fewer); JSON lines otherwise, as in production (LOG_FORMAT chooses either way).
+  LOG_FORMAT: process.env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json'),
 };
+releaseLocalService = announceLocalService('npm run dev', {
+  DATABASE_URL: databaseUrl,
+  SANDBOX_URL: env.SANDBOX_URL,
+  TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS,
+  TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE || 'default',
+  TEMPORAL_UI_URL: process.env.TEMPORAL_UI_URL || `http://127.0.0.1:${uiPort}`,
+});
 
 step('running migrations');
 const migrated = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
@@ -92,10 +111,10 @@ const setUp = spawnSync(process.execPath, ['--import', 'tsx', 'src/temporal/setu
 });
 if (setUp.status !== 0) await stopAll(1);
 
-function startTs(name, entry, { waitPort } = {}) {
+function startTs(name, entry, { waitPort, extraEnv = {} } = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: projectRoot,
-    env,
+    env: { ...env, ...extraEnv },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push({ name, process: child });
@@ -116,7 +135,7 @@ function startTs(name, entry, { waitPort } = {}) {
 
 const optional = (entry) => import('node:fs').then((fs) => fs.existsSync(join(projectRoot, entry)));
 if (await optional('src/sandbox/server.ts')) await startTs('sandbox', 'src/sandbox/server.ts');
-await startTs('worker', 'src/worker.ts');
+await startTs('worker', 'src/worker.ts', { extraEnv: { WORKER_METRICS_PORT: String(workerMetricsPort) } });
 await startTs('api', 'src/server.ts', { waitPort: port });
 
 const seeded = spawnSync(process.execPath, ['--import', 'tsx', 'src/dev/seed-demo.ts', join(dataDir, 'demo-api-key')], {
@@ -135,18 +154,26 @@ const shownDatabaseUrl = (() => {
   if (process.env.DATABASE_URL && url.password) url.password = '***';
   return url.toString();
 })();
-process.stdout.write(`
-  Shipping Label API is running.
-
-  API base URL     ${base}/v1
-  OpenAPI          ${base}/v1/openapi.json
-  API reference    ${base}/v1/docs
-  Temporal Web UI  http://127.0.0.1:${uiPort}
-  Database         ${shownDatabaseUrl} (in .data/database-url: npx labelctl uses it)
-  Demo store       ${demo.domain} (${demo.store_id})
-  API key          ${demo.api_key}
-
-  Try:  curl -H "Authorization: Bearer ${demo.api_key}" ${base}/v1/shop
-
-  Ctrl-C stops everything.
-`);
+const banner = bannerText({
+  title: 'Shipping Label API is running.',
+  rows: [
+    ['API base URL', `${base}/v1`],
+    ['OpenAPI', `${base}/v1/openapi.json`],
+    ['API reference', `${base}/v1/docs`],
+    ['Temporal Web UI', `http://127.0.0.1:${uiPort}`],
+    ['Metrics', `API ${base}/metrics  worker http://127.0.0.1:${workerMetricsPort}/metrics`],
+    ['Database', shownDatabaseUrl],
+    ['Sandbox', env.SANDBOX_URL],
+    ['labelctl', 'npx labelctl finds the database, sandbox and Temporal above in .data/local-service.env'],
+    ['Demo store', `${demo.domain} (${demo.store_id})`],
+    ['Fresh orders', freshOrdersText(demo.fresh_orders)],
+    ['API key', demo.api_key],
+  ],
+  tries: firstRequests({ base, apiKey: demo.api_key, orders: demo.fresh_orders }),
+  footer: [
+    `Ctrl-C stops everything. ${process.stdin.isTTY ? 'Enter or ' : ''}kill -USR2 ${process.pid} prints this again.`,
+  ],
+});
+// Last, after everything logged its start; the console goes on below it, so it is printed again when asked.
+process.stdout.write(banner);
+releaseBanner = keepBannerAtHand(banner);

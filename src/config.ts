@@ -39,6 +39,14 @@ const envSchema = z.object({
   /** Public base URL of the API, without /v1; used in `url` fields, Location headers and doc_url. */
   PUBLIC_BASE_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * `json`: one JSON object a line (pino), what production writes and log shippers read. `pretty`: a coloured, short
+   * line for people (pino-pretty, a development dependency), which `npm run dev` asks for on a terminal; refused in
+   * production.
+   */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  /** With `LOG_FORMAT=pretty`: a line per request (`all`), only for 4xx and 5xx answers (`errors`), or none. */
+  LOG_REQUESTS: z.enum(['all', 'errors', 'none']).default('all'),
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/shipping_label_api'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -351,12 +359,18 @@ function temporalTls(e: Env, problems: string[]): TemporalTls | undefined {
   });
 }
 
+export interface LogSettings {
+  format: 'json' | 'pretty';
+  requests: 'all' | 'errors' | 'none';
+}
+
 export type Config = Readonly<{
   env: 'development' | 'test' | 'production';
   port: number;
   host: string;
   publicBaseUrl: string | undefined;
   logLevel: string;
+  log: Readonly<LogSettings>;
   databaseUrl: string;
   temporal: Readonly<TemporalSettings>;
   worker: Readonly<WorkerSettings>;
@@ -479,6 +493,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error('invalid configuration:\n  SHOPIFY_APP_URL: must be https:// in production');
   if (e.NODE_ENV === 'production' && !e.SHOPIFY_SHOP_URL.startsWith('https://'))
     throw new Error('invalid configuration:\n  SHOPIFY_SHOP_URL: must be https:// in production');
+  if (e.NODE_ENV === 'production' && e.LOG_FORMAT === 'pretty')
+    throw new Error(
+      'invalid configuration:\n  LOG_FORMAT: pretty is for people at a terminal in development; production logs JSON',
+    );
   if (e.NODE_ENV === 'production' && e.LOCAL_OUTBOUND_ORIGINS.length > 0)
     throw new Error(
       'invalid configuration:\n  LOCAL_OUTBOUND_ORIGINS: not allowed in production (providers and webhook endpoints must be public HTTPS there)',
@@ -489,6 +507,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
+    log: Object.freeze({ format: e.LOG_FORMAT, requests: e.LOG_REQUESTS }),
     databaseUrl: e.DATABASE_URL,
     temporal: Object.freeze({
       address: e.TEMPORAL_ADDRESS,

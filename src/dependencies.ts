@@ -44,7 +44,7 @@ export async function openAppDeps(
   } = {},
 ): Promise<OpenedAppDeps> {
   const now = options.now ?? (() => new Date());
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, 'shipping-label-api', config.log);
   const orm = await openOrm(config.databaseUrl);
   const temporal =
     options.temporal ??

@@ -48,7 +48,14 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}${randomToken()}`;
 }
 
+/** What follows an ID's prefix: generated IDs are 24 base62 characters; fixtures may add underscores. */
+export const ID_BODY = { pattern: '[A-Za-z0-9_]{1,64}', maxLength: 64 } as const;
+const ID_BODY_PATTERN = new RegExp(`^${ID_BODY.pattern}$`);
+
 /** Whether a value is shaped like an ID of the kind (generated ones are base62; fixtures may add underscores). */
 export function hasPrefix(kind: IdKind, value: string): boolean {
-  return value.startsWith(ID_PREFIXES[kind]) && /^[A-Za-z0-9_]{1,64}$/.test(value.slice(ID_PREFIXES[kind].length));
+  return value.startsWith(ID_PREFIXES[kind]) && ID_BODY_PATTERN.test(value.slice(ID_PREFIXES[kind].length));
 }
+
+/** The longest ID of the kind `hasPrefix` accepts. */
+export const idMaxLength = (kind: IdKind) => ID_PREFIXES[kind].length + ID_BODY.maxLength;

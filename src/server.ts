@@ -9,7 +9,7 @@ import { startTracing } from './tracing/provider';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, 'shipping-label-api', config.log);
   // Before anything that traces: the app and the Temporal client install their tracing only when this is on.
   const tracing = startTracing(config.tracing, 'shipping-label-api');
   const { deps, close } = await openAppDeps(config, { logger });

@@ -16,7 +16,7 @@ import { tracingClientInterceptors, tracingWorkerOptions } from './tracing/tempo
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, 'shipping-label-worker');
+  const logger = createLogger(config.logLevel, 'shipping-label-worker', config.log);
   const sdkLevel = (
     {
       fatal: 'ERROR',

@@ -28,6 +28,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       outcome = retryInMs === null ? 'failed' : 'retry';
     }
     if (outcome !== 'retry') return { outcome, attempts: attempt };
-    await sleep(retryInMs!);
+    // Named for the Web UI's event history (user metadata: the timer is matched on replay as before).
+    await sleep(retryInMs!, {
+      summary: `wait ${Math.round(retryInMs! / 1000)} s, then attempt delivery ${attempt + 1}`,
+    });
   }
 }

@@ -699,7 +699,7 @@ export interface operations {
         'Service-Version'?: components['parameters']['ServiceVersion'];
       };
       path: {
-        asset: string;
+        asset: 'reference.js' | 'swagger-ui.css' | 'swagger-ui-bundle.js' | 'favicon.png';
       };
       cookie?: never;
     };
@@ -1175,7 +1175,8 @@ export interface operations {
         /** @description Exact tracking number */
         tracking_number?: string;
         direction?: 'outbound' | 'return';
-        current?: 'true' | 'false';
+        /** @description Only current labels (`true`) or only superseded ones (`false`) */
+        current?: boolean;
         status?: 'pending' | 'ready' | 'failed';
         /** @description Created at or after (inclusive, second precision) */
         created_after?: string;
@@ -1188,7 +1189,7 @@ export interface operations {
         /** @description `next_cursor` of the previous page, unchanged */
         cursor?: string;
         /** @description 1 to 250, default 50 */
-        limit?: string;
+        limit?: number;
       };
       header?: {
         /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
@@ -1675,6 +1676,7 @@ export interface operations {
           /** @description Exactly one parcel, 1 to 1,000,000 g; default: the line items’ weight */
           parcels?:
             | {
+                /** Format: int32 */
                 weight_grams: number;
               }[]
             | null;
@@ -3929,7 +3931,7 @@ export interface operations {
       };
       header?: {
         /** @description 8 to 255 characters, or `auto`; required unless `idempotency_key` is sent */
-        'Idempotency-Key'?: string;
+        'Idempotency-Key'?: 'auto' | string;
         /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
         'Service-Version'?: components['parameters']['ServiceVersion'];
       };
@@ -5761,7 +5763,7 @@ export interface operations {
         /** @description `next_cursor` of the previous page, unchanged */
         cursor?: string;
         /** @description 1 to 250, default 50 */
-        limit?: string;
+        limit?: number;
       };
       header?: {
         /** @description API version; defaults to the version pinned on the key. Unknown versions answer 422 `unsupported_version`. */
@@ -9514,11 +9516,11 @@ export interface operations {
         /** @description Comma-separated network codes to search (`carrier_a,custom:shops`); default every network allowed */
         carrier?: string;
         /** @description 1 to 50, default 10 */
-        limit?: string;
+        limit?: number;
         /** @description Latitude to search around instead of the shipping address; send with the other coordinate */
-        latitude?: string;
+        latitude?: number;
         /** @description Longitude to search around instead of the shipping address; send with the other coordinate */
-        longitude?: string;
+        longitude?: number;
         /** @description Country to search in; default the shipping address's */
         country_code?: string;
       };

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { creationWire } from '../api/label-creations/creation-wire';
 import { readCreationById, readCreationPage, type CreationListFilters, type CreationRow } from '../creation/records';
 import type { Orm } from '../db/orm';
@@ -11,14 +12,33 @@ import type { CliKit } from './pickup-points';
 type Row = Record<string, unknown>;
 
 /**
- * The Web UI's list of the creation's workflows, found by the `LabelCreationId` search attribute: the creation's own
- * workflow and, once it was abandoned, its retention timer. A query rather than the workflow ID: a creation's workflow
- * ID is its store's and idempotency key's, which a later attempt with the same key reuses (decision 0802).
+ * The creation's page in the Temporal Web UI: its workflow's page, which opens the workflow's latest run. A creation's
+ * workflow ID is its store's and idempotency key's, which a later attempt with the same key reuses (after a failed
+ * attempt): for a creation whose key a later one took (`reused`), the latest run is the other creation's, so the link is
+ * the Web UI's list of the workflows carrying its `LabelCreationId` instead, which finds its own run (and, once it was
+ * abandoned, its retention timer). Decisions 0802, 0806.
  */
-export function webUiLink(webUiUrl: string | undefined, namespace: string, creationId: string): string | null {
+export function webUiLink(
+  webUiUrl: string | undefined,
+  namespace: string,
+  creation: { id: string; workflowId: string | null; reused: boolean },
+): string | null {
   if (!webUiUrl) return null;
-  const query = encodeURIComponent(`LabelCreationId="${creationId}"`);
-  return `${webUiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows?query=${query}`;
+  const base = `${webUiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows`;
+  if (creation.workflowId && !creation.reused) return `${base}/${encodeURIComponent(creation.workflowId)}`;
+  return `${base}?query=${encodeURIComponent(`LabelCreationId="${creation.id}"`)}`;
+}
+
+/** Which of `rows` a later creation of the same workflow ID (the same store and key) followed. */
+async function reusedWorkflowIds(em: EntityManager, rows: readonly CreationRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const reused = await em.execute<Array<{ id: string }>>(
+    `select c.id from label_creations c
+      where c.id in (?) and exists (
+        select 1 from label_creations later where later.workflow_id = c.workflow_id and later.seq > c.seq)`,
+    [rows.map((row) => row.id)],
+  );
+  return new Set(reused.map((r) => r.id));
 }
 
 export interface ListOptions {
@@ -51,6 +71,8 @@ export interface CreationSummary {
   status: LabelCreationStatus;
   phase: string | null;
   order: string | null;
+  /** The code of the error that ended a failed creation (`carrier_rejected`, `resolved_not_created`, ...). */
+  error_code: string | null;
   idempotency_key: string;
   attention: {
     reason: string;
@@ -73,6 +95,7 @@ export function creationSummary(row: CreationRow, link: string | null, now: Date
     status: row.status,
     phase: row.phase,
     order: row.order_name ?? row.order_legacy_id,
+    error_code: row.error?.code ?? null,
     idempotency_key: row.idempotency_key,
     attention: row.attention
       ? {
@@ -103,6 +126,30 @@ export function formatAge(ms: number): string {
 
 const attentionText = (a: CreationSummary['attention']) => (a ? `${a.reason} (shipment ${a.shipment_at_carrier})` : '');
 
+/**
+ * The list's columns: by default what fits a terminal (about 100 characters) and tells what happened, the error code
+ * and the attention's reason included; `--wide` adds the store, the phase, the key, the workflow and its Web UI page.
+ */
+export const NARROW_COLUMNS = ['id', 'status', 'order', 'error_code', 'attention', 'age'];
+export const WIDE_COLUMNS = [
+  'id',
+  'store_id',
+  'status',
+  'phase',
+  'order',
+  'error_code',
+  'attention',
+  'age',
+  'idempotency_key',
+  'workflow_id',
+  'web_ui_url',
+];
+
+/** The table's rows: the attention as one phrase, in the narrow table its reason alone. */
+export function tableRows(rows: readonly CreationSummary[], wide: boolean): Array<Record<string, unknown>> {
+  return rows.map((r) => ({ ...r, attention: wide ? attentionText(r.attention) : (r.attention?.reason ?? '') }));
+}
+
 const duration = (value: string): number => {
   try {
     return parseDuration(value);
@@ -124,9 +171,9 @@ const limit = (value: string): number => {
  */
 export function registerCreationCommands(program: Command, kit: CliKit & { orm: () => Promise<Orm> }): void {
   const group = program.command('creations').description('label creations: find them, show one with its workflow');
-  const link = (creationId: string) => {
+  const link = (row: CreationRow, reused: ReadonlySet<string>) => {
     const { webUiUrl, namespace } = kit.config().temporal;
-    return webUiLink(webUiUrl, namespace, creationId);
+    return webUiLink(webUiUrl, namespace, { id: row.id, workflowId: row.workflow_id, reused: reused.has(row.id) });
   };
 
   group
@@ -139,18 +186,17 @@ export function registerCreationCommands(program: Command, kit: CliKit & { orm: 
     .option('--older-than <duration>', 'created at least this long ago (e.g. 30m, 24h)', duration)
     .option('--newer-than <duration>', 'created within this long (e.g. 1h, 7d)', duration)
     .option('--limit <n>', 'how many (1 to 1000)', limit, 50)
-    .action(async (opts: ListOptions) => {
+    .option('--wide', 'every column: store, phase, idempotency key, workflow ID, Web UI page')
+    .action(async (opts: ListOptions & { wide?: boolean }) => {
       const now = new Date();
       const rows = await kit.withOrm(async (em) => {
         const storeId = opts.store ? (await kit.findStore(em, opts.store)).id : null;
         const page = await readCreationPage(em, listFilters(opts, storeId, now), null, opts.limit);
-        return page.rows.map((row) => creationSummary(row, link(row.id), now));
+        const reused = await reusedWorkflowIds(em, page.rows);
+        return page.rows.map((row) => creationSummary(row, link(row, reused), now));
       });
       kit.print(rows as unknown as Row[], () =>
-        kit.table(
-          rows.map((r) => ({ ...r, attention: attentionText(r.attention) })),
-          ['id', 'store_id', 'status', 'order', 'attention', 'age', 'workflow_id', 'web_ui_url'],
-        ),
+        kit.table(tableRows(rows, opts.wide === true), opts.wide ? WIDE_COLUMNS : NARROW_COLUMNS),
       );
     });
 
@@ -159,12 +205,15 @@ export function registerCreationCommands(program: Command, kit: CliKit & { orm: 
     .description('one creation: the label creation object as the API serves it, its store, workflow and Web UI link')
     .action(async (id: string) => {
       const now = new Date();
-      const row = await kit.withOrm((em) => readCreationById(em, id));
+      const { row, reused } = await kit.withOrm(async (em) => {
+        const found = await readCreationById(em, id);
+        return { row: found, reused: found ? await reusedWorkflowIds(em, [found]) : new Set<string>() };
+      });
       if (!row) throw new CreationNotFound(`no label creation ${id.slice(0, 60)}`);
       const config = kit.config();
       const baseUrl = config.publicBaseUrl ?? `http://${config.host}:${config.port}`;
       const object = await creationWire(await kit.orm(), row, { baseUrl, now });
-      const shown = { ...creationSummary(row, link(row.id), now), label_creation: object };
+      const shown = { ...creationSummary(row, link(row, reused), now), label_creation: object };
       kit.print(shown, () => showText(shown));
     });
 }
@@ -186,6 +235,7 @@ function showText(shown: CreationSummary & { label_creation: unknown }): string 
       `attention:    ${attention.reason}, shipment at carrier ${attention.shipment_at_carrier} (${attention.carrier})`,
       `              sent ${attention.sent_at}, resolve allowed from ${attention.resolve_allowed_at}`,
     );
+  if (shown.error_code) lines.splice(1, 0, `error:        ${shown.error_code}`);
   lines.push(`workflow:     ${shown.workflow_id ?? '(none)'}`);
   lines.push(`web ui:       ${shown.web_ui_url ?? '(TEMPORAL_UI_URL is not set)'}`);
   lines.push('', JSON.stringify(shown.label_creation, null, 2));

@@ -19,13 +19,12 @@ import { Notification } from '../db/entities/notification';
 import { RequestLogEntry } from '../db/entities/request-log-entry';
 import { Store } from '../db/entities/store';
 import { openOrm, type Orm } from '../db/orm';
-import { loadFixture } from '../fixtures/load-fixture';
 import { FixtureError } from '../fixtures/schema';
 import { isoSeconds, isoSecondsOrNull } from '../domain/wire-format';
-import { composeAdapters } from '../adapters';
 import { SealedHeadersError } from '../pickup-points/header-vault';
 import { ProviderConfigError } from '../pickup-points/provider-config';
-import { DEV_DATABASE_URL_FILE, labelctlEnvironment, packageRoot } from './database-url';
+import { LOCAL_SERVICE_FILE, labelctlEnvironment, packageRoot } from './local-service';
+import { DemoError, registerDemoCommands } from './demo';
 import { registerPickupPointCommands } from './pickup-points';
 import { createCarrierProtection } from '../creation/carrier-protection';
 import { registerWebhookCommands } from './webhooks';
@@ -446,6 +445,11 @@ export function buildProgram(
       } catch (error) {
         throw new CliError(`cannot read ${file} as JSON: ${(error as Error).message}`);
       }
+      // Loaded by the commands that use them (PDF rendering, the carrier adapters): every other one starts faster.
+      const [{ loadFixture }, { composeAdapters }] = await Promise.all([
+        import('../fixtures/load-fixture.js'),
+        import('../adapters.js'),
+      ]);
       const orm = await ormHandle();
       const result = await loadFixture(
         { orm, now: new Date(), sandboxUrl, carrierFor: composeAdapters(config(), orm).carrierFor },
@@ -506,6 +510,8 @@ export function buildProgram(
     findStore,
   });
 
+  registerDemoCommands(program, { config, print: (value, text) => print(out(), value, text), table });
+
   registerCreationCommands(program, {
     withOrm,
     orm: ormHandle,
@@ -519,7 +525,7 @@ export function buildProgram(
 }
 
 async function main(argv: string[]): Promise<number> {
-  // DATABASE_URL, else the database of a running `npm run dev` (.data/database-url), else the default.
+  // Each variable as set, else what a running `npm run dev` or `npm run cluster` wrote (.data/local-service.env).
   const environment = labelctlEnvironment(process.env, packageRoot(__dirname));
   let loaded: Config | undefined;
   const config = (): Config => (loaded ??= loadConfig(environment));
@@ -545,12 +551,13 @@ async function main(argv: string[]): Promise<number> {
       error instanceof LimitOverrideError ||
       error instanceof WebhookConfigError ||
       error instanceof StorePlatformError ||
-      error instanceof CreationNotFound;
+      error instanceof CreationNotFound ||
+      error instanceof DemoError;
     const message = known ? error.message : `unexpected error: ${(error as Error).message}`;
     // A dev run killed without its Ctrl-C leaves the file naming a server that is gone.
     const hint =
       environment.DATABASE_URL !== process.env.DATABASE_URL && /ECONNREFUSED/.test(message)
-        ? ` (the database npm run dev wrote to ${DEV_DATABASE_URL_FILE}: is npm run dev running?)`
+        ? ` (the database named in ${LOCAL_SERVICE_FILE}: is npm run dev or npm run cluster running?)`
         : '';
     process.stderr.write(`labelctl: ${message.split('\n')[0]}${hint}\n`);
     return 2;

@@ -17,7 +17,7 @@ import {
 import { isIsoCountryCode } from '../domain/countries';
 import { customNetworkCode, PICKUP_POINT_TYPES, roundLocation, WEEKDAYS } from '../domain/pickup-points';
 import { maskHeaderValue, SealedHeadersError } from '../pickup-points/header-vault';
-import { ProviderCallError, type ProviderHeader } from '../pickup-points/provider-client';
+import type { ProviderHeader } from '../pickup-points/provider-client';
 import {
   checkHeaders,
   checkProviderCode,
@@ -27,7 +27,6 @@ import {
 } from '../pickup-points/provider-config';
 import { targetPolicy } from '../net/target-guard';
 import { InvalidProviderAnswerError, validateProviderAnswer } from '../pickup-points/provider-contract';
-import { providerClientFor } from '../pickup-points/sources';
 
 type Row = Record<string, unknown>;
 
@@ -229,6 +228,11 @@ export function registerPickupPointCommands(program: Command, kit: CliKit): void
         providerId: record.id,
         pointTypes: [...PICKUP_POINT_TYPES],
       };
+      // The outbound HTTP client is loaded by the one command that calls a provider.
+      const [{ ProviderCallError }, { providerClientFor }] = await Promise.all([
+        import('../pickup-points/provider-client.js'),
+        import('../pickup-points/sources.js'),
+      ]);
       let answer;
       let validated;
       try {

@@ -2,7 +2,6 @@ import { Option, type Command } from 'commander';
 import { ROTATION_OVERLAPS, type RotationOverlap } from '../access/api-keys';
 import { isoSeconds, isoSecondsOrNull } from '../domain/wire-format';
 import { BlockedTargetError, checkPublicTarget, systemResolver, targetPolicy } from '../net/target-guard';
-import { connectTemporal } from '../temporal/connection';
 import {
   addEndpoint,
   listEndpoints,
@@ -13,7 +12,6 @@ import {
   WebhookConfigError,
   type WebhookEndpoint,
 } from '../webhooks/endpoints';
-import { redeliver } from '../webhooks/publish';
 import type { Orm } from '../db/orm';
 import type { CliKit } from './pickup-points';
 
@@ -171,6 +169,11 @@ export function registerWebhookCommands(program: Command, kit: CliKit & { orm: (
     .action(async (ref: string) => {
       const config = kit.config();
       if (!/^(evt|whd)_[A-Za-z0-9]{1,64}$/.test(ref)) throw new WebhookConfigError('expected an evt_ or whd_ ID');
+      // The Temporal client is loaded by the one command that starts workflows.
+      const [{ connectTemporal }, { redeliver }] = await Promise.all([
+        import('../temporal/connection.js'),
+        import('../webhooks/publish.js'),
+      ]);
       const temporal = await connectTemporal(config.temporal, 10_000);
       try {
         const deliveries = await redeliver(

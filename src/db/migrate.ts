@@ -1,5 +1,6 @@
 import { loadConfig } from '../config';
-import { migrate, openOrm } from './orm';
+import { migrate } from './migrator';
+import { openOrm } from './orm';
 
 async function main(): Promise<void> {
   const config = loadConfig();

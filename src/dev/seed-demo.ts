@@ -11,10 +11,24 @@ import { composeAdapters } from '../adapters';
 const DEMO_FIXTURE = join(__dirname, '..', 'sandbox', 'fixtures', 'demo-store.json');
 const DEMO_SCOPES = ['labels:print', 'labels:write', 'label_creations:resolve', 'pickup_points:assign'];
 
+/** Fresh orders of every kind the demo shows, without labels, on the sandbox platform (docs/sandbox.md). */
+async function addDemoOrders(sandboxUrl: string, domain: string) {
+  const response = await fetch(`${sandboxUrl}/_control/stores/${encodeURIComponent(domain)}/demo-orders`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  if (response.status !== 201) throw new Error(`the sandbox refused demo orders: ${response.status}`);
+  const { orders } = (await response.json()) as {
+    orders: Array<{ kind: string; order: { legacy_id: string; name: string } }>;
+  };
+  return orders.map((o) => ({ order_id: o.order.legacy_id, name: o.order.name, kind: o.kind }));
+}
+
 /**
- * Loads the demo fixture (a store showing every label state, its orders in the sandbox) and prints a working API key
- * as JSON. The secret is kept in the ignored data folder so restarts print the same key; a revoked or missing one is
- * replaced.
+ * Loads the demo fixture (a store showing every label state, its orders in the sandbox), adds a fresh order of each
+ * kind and prints a working API key and those orders as JSON. The secret is kept in the ignored data folder so
+ * restarts print the same key; a revoked or missing one is replaced.
  */
 async function main(): Promise<void> {
   const keyFile = process.argv[2];
@@ -38,7 +52,10 @@ async function main(): Promise<void> {
       mkdirSync(dirname(keyFile), { recursive: true });
       writeFileSync(keyFile, `${secret}\n`, { mode: 0o600 });
     }
-    process.stdout.write(`${JSON.stringify({ store_id: store.id, domain: store.domain, api_key: secret })}\n`);
+    const orders = await addDemoOrders(config.sandboxUrl, store.domain);
+    process.stdout.write(
+      `${JSON.stringify({ store_id: store.id, domain: store.domain, api_key: secret, fresh_orders: orders })}\n`,
+    );
   } finally {
     await orm.close();
   }

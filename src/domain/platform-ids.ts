@@ -5,6 +5,12 @@ const ORDER_GID = /^gid:\/\/shopify\/Order\/([1-9][0-9]{0,19})$/;
 const FULFILLMENT_ORDER_GID = /^gid:\/\/shopify\/FulfillmentOrder\/([1-9][0-9]{0,19})$/;
 const NUMERIC = /^[1-9][0-9]{0,19}$/;
 
+/** The longest order and fulfillment order IDs the parsers accept: a GID with 20 digits. */
+export const ORDER_ID_MAX_LENGTH = 'gid://shopify/Order/'.length + 20;
+export const FULFILLMENT_ORDER_ID_MAX_LENGTH = 'gid://shopify/FulfillmentOrder/'.length + 20;
+/** The same shapes as patterns, for the OpenAPI document. */
+export const ORDER_ID_PATTERN = `^([1-9][0-9]{0,19}|${ORDER_GID.source.slice(1, -1)})$`;
+
 export interface PlatformId {
   gid: string;
   legacyId: string;

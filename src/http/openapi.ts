@@ -3,6 +3,7 @@ import { documentRateLimits, rateLimitErrorCodes } from './limits-openapi';
 import { ERROR_CATALOG, type ErrorCode } from '../domain/error-catalog';
 import { ApiError } from './api-error';
 import { BODY_LIMIT_EXAMPLES, ERROR_EXAMPLES, KEY_IN_QUERY_EXAMPLE, type ErrorExample } from './error-examples';
+import { queryParamWireTypes } from './query-params';
 import type { ResponseHeaderSpec, RouteDefinition } from './route';
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from '../domain/versions';
 
@@ -30,7 +31,18 @@ export const errorBodySchema = z
 type JsonSchema = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonSchema;
+  const out = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    // A query parameter parsed from text is documented as the type the spec gives it (query-params.ts).
+    override: ({ zodSchema, jsonSchema: derived }) => {
+      const wire = queryParamWireTypes.get(zodSchema);
+      if (!wire) return;
+      for (const key of Object.keys(derived)) delete (derived as JsonSchema)[key];
+      Object.assign(derived, wire);
+    },
+  }) as JsonSchema;
   delete out.$schema;
   return out;
 }
@@ -103,6 +115,25 @@ function errorCodesOf(route: RouteDefinition): ErrorCode[] {
 
 const EXAMPLE_REQUEST_ID = 'req_4f8Hk2Lm9Qz3Xc7Vb1Nd5Tw0';
 
+/** The server URL the document's examples name when no absolute public base URL is configured. */
+export const EXAMPLE_BASE_URL = 'https://api.example.com/v1';
+
+export interface SuccessExample {
+  summary: string;
+  value: unknown;
+}
+
+/**
+ * Answers of the API recorded from the sandbox (src/api/success-examples.json), by operation ID, status and a name of
+ * each: the examples of the document's success answers. Their URLs start with EXAMPLE_BASE_URL, which the document
+ * replaces with its server URL.
+ */
+export type SuccessExamples = Record<string, Record<string, Record<string, SuccessExample>>>;
+
+function withServerUrl(value: unknown, docBase: string): unknown {
+  return JSON.parse(JSON.stringify(value).split(EXAMPLE_BASE_URL).join(docBase));
+}
+
 function headerObject(spec: string | ResponseHeaderSpec): JsonSchema {
   const header = typeof spec === 'string' ? { description: spec } : spec;
   return {
@@ -172,9 +203,20 @@ function errorResponse(
 const textContent = (types: readonly string[]) =>
   Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]));
 
-function operation(route: RouteDefinition, docBase: string): JsonSchema {
+function operation(route: RouteDefinition, docBase: string, successExamples: SuccessExamples): JsonSchema {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
+    const recorded = successExamples[route.operationId]?.[status];
+    const examples = recorded
+      ? {
+          examples: Object.fromEntries(
+            Object.entries(recorded).map(([name, e]) => [
+              name,
+              { summary: e.summary, value: withServerUrl(e.value, docBase) },
+            ]),
+          ),
+        }
+      : {};
     const headers = {
       ...COMMON_HEADERS,
       ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([name, h]) => [name, headerObject(h)])),
@@ -183,7 +225,11 @@ function operation(route: RouteDefinition, docBase: string): JsonSchema {
       description: spec.description,
       headers,
       ...(spec.schema
-        ? { content: { [spec.contentType ?? 'application/json']: { schema: jsonSchema(spec.schema, 'output') } } }
+        ? {
+            content: {
+              [spec.contentType ?? 'application/json']: { schema: jsonSchema(spec.schema, 'output'), ...examples },
+            },
+          }
         : spec.contentType || spec.contentTypes
           ? { content: textContent([...(spec.contentType ? [spec.contentType] : []), ...(spec.contentTypes ?? [])]) }
           : {}),
@@ -238,15 +284,32 @@ function operation(route: RouteDefinition, docBase: string): JsonSchema {
   };
 }
 
+/** Where a key comes from, at the top of the reference page (Swagger UI renders the description as markdown). */
+export const DEVELOPMENT_KEY_HELP =
+  '**Getting a key.** Every call but this description needs `Authorization: Bearer <API key>`, and a key belongs to ' +
+  'one store. For development, run the service from its repository with `npm run dev`: it prints a key of the demo ' +
+  'store (`demo-store.myshopify.com`, on the sandbox carriers and store platform: nothing is shipped), which ' +
+  '**Authorize** on this page takes. More keys, with the scopes you choose: `npx labelctl key create ' +
+  'demo-store.myshopify.com --name my-key --scope labels:print labels:write`; fresh orders to create labels for: ' +
+  "`npx labelctl demo orders add`. On a production service, the operators create a store's keys (`labelctl key " +
+  "create`); a key's secret is shown once.";
+
 /** The OpenAPI 3.1 document, generated from the route table and its zod schemas. */
 /** `serverUrl` includes the `/v1` prefix; relative (`/v1`) when no public base URL is configured. */
-export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverUrl: string): JsonSchema {
+export function buildOpenApiDocument(
+  routes: readonly RouteDefinition[],
+  serverUrl: string,
+  successExamples: SuccessExamples = {},
+): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   // Examples need an absolute doc_url: the server URL when absolute (it ends in /v1), else a placeholder host.
-  const docBase = /^https?:\/\//.test(serverUrl) ? serverUrl : 'https://api.example.com/v1';
+  const docBase = /^https?:\/\//.test(serverUrl) ? serverUrl : EXAMPLE_BASE_URL;
   for (const route of routes) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = documentRateLimits(route, operation(route, docBase));
+    paths[route.path]![route.method.toLowerCase()] = documentRateLimits(
+      route,
+      operation(route, docBase, successExamples),
+    );
   }
   return {
     openapi: '3.1.0',
@@ -255,7 +318,8 @@ export function buildOpenApiDocument(routes: readonly RouteDefinition[], serverU
       version: CURRENT_VERSION,
       description:
         'Read shipping labels and label PDFs of one store, create labels at parcel carriers and resolve unclear creations. ' +
-        'Errors use one body; branch on `error.code`. Error reference: /v1/docs/errors.',
+        'Errors use one body; branch on `error.code`. Error reference: /v1/docs/errors.\n\n' +
+        DEVELOPMENT_KEY_HELP,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl }],

@@ -20,6 +20,9 @@ const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // As the API's and the worker's (src/config.ts): the pretty console of `npm run dev`, JSON lines otherwise.
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  LOG_REQUESTS: z.enum(['all', 'errors', 'none']).default('all'),
 });
 
 /** Builds the router of the whole sandbox: store platform, carriers, their control API. */
@@ -46,7 +49,10 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
 
 function main(): void {
   const env = envSchema.parse(process.env);
-  const logger = createLogger(env.LOG_LEVEL, 'shipping-label-sandbox');
+  const logger = createLogger(env.LOG_LEVEL, 'shipping-label-sandbox', {
+    format: env.LOG_FORMAT,
+    requests: env.LOG_REQUESTS,
+  });
   const onError = (error: unknown) => logger.error({ err: error }, 'sandbox handler failed');
   const server = createServer(requestListener(createSandboxRouter(onError), onError));
   server.listen(env.SANDBOX_PORT, env.SANDBOX_HOST, () => {

@@ -24,6 +24,7 @@ const dir = join(root, '.data', `cluster-test-${process.pid}`);
 interface Summary {
   api: string[];
   sandbox: string;
+  worker_metrics: string[];
 }
 let cluster: ChildProcess;
 let output = '';
@@ -64,6 +65,7 @@ beforeAll(async () => {
     TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
     SANDBOX_PORT: String(await freePort()),
+    WORKER_METRICS_PORT: String(await freePortPair()),
     LOG_LEVEL: 'warn',
     // Carrier calls are given up on after 2 s, as in the integration tests.
     CARRIER_TIMEOUT: '2s',
@@ -207,6 +209,15 @@ describe('the production shape (npm run cluster): Temporal server on PostgreSQL,
       const response = await fetch(`${origin}/healthz`);
       await response.text();
       expect(response.headers.get('keep-alive')).toBe('timeout=65');
+    }
+  });
+
+  it('serves each worker’s metrics on a port of its own, as its banner says', async () => {
+    expect(summary.worker_metrics).toHaveLength(2);
+    for (const url of summary.worker_metrics) {
+      const res = await fetch(url);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(/^shipping_label_worker_running(\{[^}]*\})? 1$/m);
     }
   });
 

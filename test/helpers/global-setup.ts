@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { migrate, openOrm } from '../../src/db/orm';
+import { migrate } from '../../src/db/migrator';
+import { openOrm } from '../../src/db/orm';
 import dynamicConfig from '../../src/temporal/dev-server-config.json';
 import searchAttributes from '../../src/temporal/search-attributes.json';
 import { endWithThisProcess, freePort, portBelowEphemeralRange, spawnTs, waitForPort } from './processes';

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
-import { migrate, openOrm } from '../../src/db/orm';
+import { migrate } from '../../src/db/migrator';
+import { openOrm } from '../../src/db/orm';
 
 /**
  * A migrated database of the test's own beside the run's, for a test whose subject counts across every store (the

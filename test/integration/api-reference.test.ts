@@ -26,6 +26,16 @@ describe('GET /v1/docs (the API reference page)', () => {
     expect(res.text).toContain('href="/v1/docs/errors"');
   });
 
+  it('says where a development key comes from, on the page and at the top of the document it renders', async () => {
+    const page = await app.request('GET', '/v1/docs');
+    expect(page.text).toContain('A development key: <code>npm run dev</code> prints one for the demo store');
+    const { description } = (await app.request('GET', '/v1/openapi.json')).body.info;
+    expect(description).toContain('**Getting a key.**');
+    expect(description).toContain('`npm run dev`');
+    expect(description).toContain('`npx labelctl key create demo-store.myshopify.com --name my-key --scope');
+    expect(description).toContain('`npx labelctl demo orders add`');
+  });
+
   it('loads only assets the API serves itself (no CDN), each with its content type', async () => {
     const page = await app.request('GET', '/v1/docs');
     const urls = assetUrls(page.text);

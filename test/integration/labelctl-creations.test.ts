@@ -46,7 +46,10 @@ async function create(shop: Shop, prefix: string) {
   return { order, key, res };
 }
 
-const uiLink = (creationId: string) =>
+/** The creation's workflow page in the Web UI (its latest run). */
+const workflowPage = (workflowId: string) => `${UI}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
+/** The Web UI's list of the workflows of one creation, for a creation whose workflow ID a later one took. */
+const creationRuns = (creationId: string) =>
   `${UI}/namespaces/default/workflows?query=${encodeURIComponent(`LabelCreationId="${creationId}"`)}`;
 
 describe('labelctl creations', () => {
@@ -63,12 +66,13 @@ describe('labelctl creations', () => {
         status: 'succeeded',
         phase: null,
         order: order.name,
+        error_code: null,
         idempotency_key: key,
         attention: null,
         created_at: res.body.created_at,
         age: expect.stringMatching(/^\d+s$/),
-        workflow_id: expect.stringContaining(shop.storeId),
-        web_ui_url: uiLink(res.body.id),
+        workflow_id: `label-creation/${shop.storeId}/${key}`,
+        web_ui_url: workflowPage(`label-creation/${shop.storeId}/${key}`),
       },
     ]);
     // The workflow ID is the creation's workflow in Temporal.
@@ -80,14 +84,14 @@ describe('labelctl creations', () => {
     expect(shown).toMatchObject({
       id: res.body.id,
       workflow_id: listed[0].workflow_id,
-      web_ui_url: uiLink(res.body.id),
+      web_ui_url: workflowPage(listed[0].workflow_id),
     });
     expect(shown.label_creation).toEqual(served.body);
 
     const text = await labelctlWith(cliEnv, 'creations', 'show', res.body.id);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`workflow:     ${listed[0].workflow_id}`);
-    expect(text.stdout).toContain(`web ui:       ${uiLink(res.body.id)}`);
+    expect(text.stdout).toContain(`web ui:       ${workflowPage(listed[0].workflow_id)}`);
   });
 
   it('shows the attention of a creation the carrier left unclear, and finds it by status, order, key and age', async () => {
@@ -134,8 +138,56 @@ describe('labelctl creations', () => {
       '--status',
       'needs_attention',
     );
-    expect(table.stdout).toContain(`${res.body.attention.reason} (shipment unknown)`);
-    expect(table.stdout).toContain(uiLink(res.body.id));
+    // The default table: the attention's reason, no links; every line within 100 characters.
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^id\s+status\s+order\s+error_code\s+attention\s+age$/);
+    expect(lines[1]).toMatch(
+      new RegExp(`^${res.body.id}\\s+needs_attention\\s+${order.name}\\s+${res.body.attention.reason}\\s+\\d+s$`),
+    );
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(100);
+    expect(table.stdout).not.toContain(UI);
+    const wide = await labelctlWith(
+      cliEnv,
+      'creations',
+      'list',
+      '--store',
+      shop.domain,
+      '--status',
+      'needs_attention',
+      '--wide',
+    );
+    expect(wide.stdout).toContain(`${res.body.attention.reason} (shipment unknown)`);
+    expect(wide.stdout).toContain(shop.storeId);
+    expect(wide.stdout).toContain(workflowPage(found.workflow_id));
+  });
+
+  it('names the error code of a failed creation, and links a creation whose key a later one took to its own run', async () => {
+    const { shop, account } = await aShop();
+    const order = await anOrderOnPlatform(shop.domain);
+    const key = `cli-again-${order.orderId}`;
+    const send = () =>
+      app.request('POST', '/v1/labels', {
+        headers: { ...shop.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
+        body: { order_id: order.orderId },
+      });
+    await scriptFaults(account.id, [{ type: 'reject', reason: 'postcode_invalid' }]);
+    const refused = await send();
+    expect(refused.body.error.code).toBe('carrier_rejected');
+    const failedId = refused.body.error.details.label_creation_id as string;
+    // The same key again after a failed attempt: a new creation under the same workflow ID.
+    const again = await send();
+    expect(again.status).toBe(201);
+
+    const listed = (await json('creations', 'list', '--store', shop.domain)) as Array<Record<string, unknown>>;
+    const workflowId = `label-creation/${shop.storeId}/${key}`;
+    expect(listed).toMatchObject([
+      { id: again.body.id, status: 'succeeded', error_code: null, web_ui_url: workflowPage(workflowId) },
+      { id: failedId, status: 'failed', error_code: 'carrier_rejected', web_ui_url: creationRuns(failedId) },
+    ]);
+    const table = await labelctlWith(cliEnv, 'creations', 'list', '--store', shop.domain);
+    expect(table.stdout).toMatch(new RegExp(`${failedId}\\s+failed\\s+${order.name}\\s+carrier_rejected\\s+\\d+s`));
+    const shown = await labelctlWith(cliEnv, 'creations', 'show', failedId);
+    expect(shown.stdout).toContain('error:        carrier_rejected');
   });
 
   it('refuses what it cannot find or read with exit code 2 and one line', async () => {
@@ -237,8 +289,8 @@ describe('search attributes of the webhook delivery and retention workflows', ()
     expect(described.typedSearchAttributes.get(STORE_ID)).toBe(shop.storeId);
     expect(described.typedSearchAttributes.get(LABEL_CREATION_ID)).toBe(res.body.id);
     expect(described.typedSearchAttributes.get(KIND)).toBe('abandoned_creation_retention');
-    // `labelctl creations show` links the Web UI's list of both: the creation's workflow and its retention timer.
+    // `labelctl creations show` links the creation's own workflow page (its timer is label-creation-retention/<lcr_>).
     const shown = await json('creations', 'show', res.body.id);
-    expect(shown).toMatchObject({ status: 'abandoned', web_ui_url: uiLink(res.body.id) });
+    expect(shown).toMatchObject({ status: 'abandoned', web_ui_url: workflowPage(shown.workflow_id) });
   });
 });

@@ -430,7 +430,7 @@ describe('GET /v1/labels validation', () => {
     const store = await aStoreWithKey(app.orm);
     const direction = await get(store.auth, '/v1/labels?direction=inbound');
     expect(direction.body.error.details).toMatchObject({ received: 'inbound', allowed: ['outbound', 'return'] });
-    const limit = await listLabels(store.auth, { limit: '251' });
+    const limit = await listLabels(store.auth, { limit: 251 });
     expect(limit.body.error.details).toMatchObject({ max: 250 });
     const orderIds = await listLabels(store.auth, { order_id: Array.from({ length: 51 }, (_, i) => i + 1).join(',') });
     expect(orderIds.body.error.details).toMatchObject({ max: 50 });
@@ -452,12 +452,12 @@ describe('GET /v1/labels pagination', () => {
     const store = await aStoreWithKey(app.orm);
     const labels = await fiveLabels(store.storeId);
     const seen: string[] = [];
-    let res = await listLabels(store.auth, { limit: '2' });
+    let res = await listLabels(store.auth, { limit: 2 });
     expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
     expect(res.body.has_more).toBe(true);
     seen.push(...ids(res));
     while (res.body.has_more) {
-      res = await listLabels(store.auth, { limit: '2', cursor: res.body.next_cursor });
+      res = await listLabels(store.auth, { limit: 2, cursor: res.body.next_cursor });
       expect(res.status).toBe(200);
       seen.push(...ids(res));
     }
@@ -468,12 +468,12 @@ describe('GET /v1/labels pagination', () => {
   it('pages oldest first with sort=created_at and a lookup filter (not the sync feed: no next_cursor at the end)', async () => {
     const store = await aStoreWithKey(app.orm);
     const labels = await fiveLabels(store.storeId);
-    const first = await listLabels(store.auth, { sort: 'created_at', batch_id: 'page-batch', limit: '3' });
+    const first = await listLabels(store.auth, { sort: 'created_at', batch_id: 'page-batch', limit: 3 });
     expect(ids(first)).toEqual(labels.slice(0, 3).map((l) => l.id));
     const second = await listLabels(store.auth, {
       sort: 'created_at',
       batch_id: 'page-batch',
-      limit: '3',
+      limit: 3,
       cursor: first.body.next_cursor,
     });
     expect(ids(second)).toEqual(labels.slice(3).map((l) => l.id));
@@ -483,8 +483,8 @@ describe('GET /v1/labels pagination', () => {
   it('lets the page size change between pages', async () => {
     const store = await aStoreWithKey(app.orm);
     const labels = await fiveLabels(store.storeId);
-    const first = await listLabels(store.auth, { limit: '1' });
-    const second = await listLabels(store.auth, { limit: '4', cursor: first.body.next_cursor });
+    const first = await listLabels(store.auth, { limit: 1 });
+    const second = await listLabels(store.auth, { limit: 4, cursor: first.body.next_cursor });
     expect(ids(second)).toEqual(
       labels
         .slice(0, 4)
@@ -497,7 +497,7 @@ describe('GET /v1/labels pagination', () => {
     const store = await aStoreWithKey(app.orm);
     const other = await aStoreWithKey(app.orm);
     await fiveLabels(store.storeId);
-    const first = await listLabels(store.auth, { limit: '2', batch_id: 'page-batch' });
+    const first = await listLabels(store.auth, { limit: 2, batch_id: 'page-batch' });
     const cursor: string = first.body.next_cursor;
     const [body, signature] = cursor.split('.');
     const decoded = JSON.parse(Buffer.from(body!, 'base64url').toString());
@@ -505,10 +505,7 @@ describe('GET /v1/labels pagination', () => {
     const forged = `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${signature}`;
     const flipped = cursor.slice(0, -1) + (cursor.endsWith('A') ? 'B' : 'A');
     for (const bad of [forged, flipped, `${cursor}.x`, body!]) {
-      expectValidationError(
-        await listLabels(store.auth, { limit: '2', batch_id: 'page-batch', cursor: bad }),
-        'cursor',
-      );
+      expectValidationError(await listLabels(store.auth, { limit: 2, batch_id: 'page-batch', cursor: bad }), 'cursor');
     }
     for (const query of [
       'batch_id=other',
@@ -520,11 +517,8 @@ describe('GET /v1/labels pagination', () => {
       expectValidationError(res, 'cursor');
       expect(res.body.error.details.received).toBe(`${cursor.slice(0, 100)}…`);
     }
-    expectValidationError(
-      await listLabels(other.auth, { limit: '2', batch_id: 'page-batch', cursor: cursor }),
-      'cursor',
-    );
-    expect((await listLabels(store.auth, { limit: '2', batch_id: 'page-batch', cursor: cursor })).status).toBe(200);
+    expectValidationError(await listLabels(other.auth, { limit: 2, batch_id: 'page-batch', cursor: cursor }), 'cursor');
+    expect((await listLabels(store.auth, { limit: 2, batch_id: 'page-batch', cursor: cursor })).status).toBe(200);
   });
 
   it('Rule 1: with status/direction/current filters a page may be short while has_more is true', async () => {
@@ -541,11 +535,11 @@ describe('GET /v1/labels pagination', () => {
         createdAt: at(i * SECOND),
       })),
     );
-    const first = await listLabels(store.auth, { status: 'ready', limit: '5' });
+    const first = await listLabels(store.auth, { status: 'ready', limit: 5 });
     expect(first.status).toBe(200);
     expect(first.body.data).toEqual([]);
     expect(first.body.has_more).toBe(true);
-    const second = await listLabels(store.auth, { status: 'ready', limit: '5', cursor: first.body.next_cursor });
+    const second = await listLabels(store.auth, { status: 'ready', limit: 5, cursor: first.body.next_cursor });
     expect(ids(second)).toEqual([ready.id]);
     expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
   });
@@ -598,7 +592,7 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     const page1 = await listLabels(store.auth, {
       sort: 'created_at',
       direction: 'outbound',
-      limit: '2',
+      limit: 2,
       cursor: empty.body.next_cursor,
     });
     expect(ids(page1)).toEqual([labels[0]!.id, labels[1]!.id]);
@@ -606,7 +600,7 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     const page2 = await listLabels(store.auth, {
       sort: 'created_at',
       direction: 'outbound',
-      limit: '2',
+      limit: 2,
       cursor: page1.body.next_cursor,
     });
     expect(ids(page2)).toEqual([labels[2]!.id]);

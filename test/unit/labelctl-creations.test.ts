@@ -1,11 +1,56 @@
-import { formatAge, listFilters, webUiLink } from '../../src/cli/creations';
+import { formatAge, listFilters, NARROW_COLUMNS, tableRows, webUiLink, WIDE_COLUMNS } from '../../src/cli/creations';
 
 describe('labelctl creations: pure parts', () => {
-  it('links the Web UI list of the creation’s workflows by its LabelCreationId, or nothing without a UI', () => {
-    expect(webUiLink('http://ui.example:8233', 'prod ns', 'lcr_1')).toBe(
-      'http://ui.example:8233/namespaces/prod%20ns/workflows?query=LabelCreationId%3D%22lcr_1%22',
+  it('links the workflow’s page in the Web UI, or the list by LabelCreationId when a later creation took its ID', () => {
+    const workflowId = 'label-creation/st_1/key 1';
+    expect(webUiLink('http://ui.example:8233', 'prod ns', { id: 'lcr_1', workflowId, reused: false })).toBe(
+      'http://ui.example:8233/namespaces/prod%20ns/workflows/label-creation%2Fst_1%2Fkey%201',
     );
-    expect(webUiLink(undefined, 'default', 'lcr_1')).toBeNull();
+    expect(webUiLink('http://ui.example:8233', 'default', { id: 'lcr_1', workflowId, reused: true })).toBe(
+      'http://ui.example:8233/namespaces/default/workflows?query=LabelCreationId%3D%22lcr_1%22',
+    );
+    expect(webUiLink(undefined, 'default', { id: 'lcr_1', workflowId, reused: false })).toBeNull();
+  });
+
+  it('keeps the default table narrow: the status, the error code and the attention’s reason, not the links', () => {
+    const row = {
+      id: 'lcr_S5mJ6zWc0pJgXr5vH2kQ9dTa',
+      store_id: 'st_Y8ZvkEvYF9yT9Y847iIDiXjS',
+      status: 'needs_attention' as const,
+      phase: null,
+      order: '#1013',
+      error_code: null,
+      idempotency_key: 'first-label-17957940881070',
+      attention: {
+        reason: 'carrier_timeout',
+        shipment_at_carrier: 'unknown',
+        carrier: 'carrier_a',
+        sent_at: '2026-11-27T10:00:00Z',
+        resolve_allowed_at: '2026-11-27T10:15:00Z',
+      },
+      created_at: '2026-11-27T10:00:00Z',
+      age: '17m',
+      workflow_id: 'label-creation/st_Y8ZvkEvYF9yT9Y847iIDiXjS/first-label-17957940881070',
+      web_ui_url:
+        'http://127.0.0.1:8233/namespaces/default/workflows/label-creation%2Fst_Y8ZvkEvYF9yT9Y847iIDiXjS%2Ffirst-label-17957940881070',
+    };
+    const failed = {
+      ...row,
+      id: 'lcr_A5mJ6zWc0pJgXr5vH2kQ9dTb',
+      status: 'failed' as const,
+      attention: null,
+      error_code: 'carrier_rejected',
+    };
+    const narrow = tableRows([row, failed], false).map((r) => NARROW_COLUMNS.map((c) => (r[c] as string | null) ?? ''));
+    expect(narrow).toEqual([
+      ['lcr_S5mJ6zWc0pJgXr5vH2kQ9dTa', 'needs_attention', '#1013', '', 'carrier_timeout', '17m'],
+      ['lcr_A5mJ6zWc0pJgXr5vH2kQ9dTb', 'failed', '#1013', 'carrier_rejected', '', '17m'],
+    ]);
+    // With two spaces between columns, a row of the narrow table stays within 100 characters.
+    const widths = NARROW_COLUMNS.map((c, i) => Math.max(c.length, ...narrow.map((cells) => cells[i]!.length)));
+    expect(widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1)).toBeLessThanOrEqual(100);
+    expect(WIDE_COLUMNS).toEqual(expect.arrayContaining([...NARROW_COLUMNS, 'store_id', 'workflow_id', 'web_ui_url']));
+    expect(tableRows([row], true)[0]!.attention).toBe('carrier_timeout (shipment unknown)');
   });
 
   it('reads --order as an order ID when it is one, else as a name', () => {

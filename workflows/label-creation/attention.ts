@@ -5,7 +5,7 @@ import { CARRIERS } from '../../src/carriers/catalog';
 import { nextAttentionWait } from '../../src/domain/resolve';
 import { workflowNow } from '../workflow-time';
 import { local, recoverActivity } from './activities';
-import { activitySummary } from './details';
+import { activitySummary, timerSummary } from './details';
 import { complete, importRejected } from './finalize';
 import { platformHold } from './platform-hold';
 import { abandon, applyResolution } from './resolution';
@@ -58,7 +58,9 @@ async function untilResolved(run: CreationRun, u: Unresolved): Promise<void> {
     );
     run.nextLookAtMs = workflowNow() + wait;
     run.describe();
-    await condition(() => run.state.resolution !== null, wait);
+    await condition(() => run.state.resolution !== null, wait, {
+      summary: timerSummary.nextLook(run.carrier?.name ?? u.decision.carrierCall.carrierCode, run.order),
+    });
     run.nextLookAtMs = null;
     if (run.state.resolution) return applyResolution(run, u, run.state.resolution);
     if (workflowNow() >= abandonAt) return abandon(run, u, null);

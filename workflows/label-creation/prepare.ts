@@ -7,7 +7,7 @@ import { CARRIER_ACCOUNT_ID, ORDER_ID } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
 import { local, prepareActivity } from './activities';
 import { fromFailure } from './contract';
-import { activitySummary } from './details';
+import { activitySummary, timerSummary } from './details';
 import type { CreationRun } from './run';
 
 export type Created = Extract<CreationDecision, { kind: 'create' }>;
@@ -87,14 +87,19 @@ async function prepareOnce(run: CreationRun): Promise<PreparedAndLocked | { kind
 }
 
 /**
- * What the Web UI names from now on (the order's name and the carrier account the creation calls), and the search
- * attributes an operator finds the creation by.
+ * What the Web UI names from now on (the order's name, the carrier account and service the creation calls and the rule
+ * that chose them), and the search attributes an operator finds the creation by.
  */
 export function noteDecision(run: CreationRun, decision: CreationDecision): void {
   if (decision.order) run.order = decision.order.name;
   if (decision.kind === 'create') {
-    const { carrierAccountId, carrierCode } = decision.carrierCall;
-    run.carrier = { name: CARRIERS[carrierCode]?.name ?? carrierCode, accountId: carrierAccountId };
+    const { carrierAccountId, carrierCode, serviceCode } = decision.carrierCall;
+    run.carrier = {
+      name: CARRIERS[carrierCode]?.name ?? carrierCode,
+      accountId: carrierAccountId,
+      serviceCode,
+      rulePriority: decision.resolved.matchedRule?.priority ?? null,
+    };
   }
   run.describe();
   if (decision.order) {
@@ -147,7 +152,9 @@ async function waitForExisting(
     );
     await run.waitForHolder([...new Set(holders)]);
   } else {
-    await condition(() => false, run.untilDeadline(run.durations.lockRetryMs));
+    await condition(() => false, run.untilDeadline(run.durations.lockRetryMs), {
+      summary: timerSummary.platformHold(run.order),
+    });
   }
 }
 
@@ -156,7 +163,9 @@ async function waitForPendingLabel(run: CreationRun, labelId: string): Promise<v
   while (workflowNow() < run.deadline) {
     const label = await local.labelState({ storeId: run.storeId, labelId });
     if (!label || label.status !== 'pending') return;
-    await condition(() => false, run.untilDeadline(run.durations.adoptionPollMs));
+    await condition(() => false, run.untilDeadline(run.durations.adoptionPollMs), {
+      summary: timerSummary.pendingLabel(labelId),
+    });
   }
 }
 

@@ -14,7 +14,7 @@ import { decideResolve, type ResolveOutcome } from '../../src/domain/resolve';
 import { CREATION_STATUS } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
 import { local } from './activities';
-import { currentDetails, requestedOrder } from './details';
+import { currentDetails, requestedOrder, timerSummary, type ChosenCarrier } from './details';
 import {
   awaitOutcomeUpdate,
   creationStateQuery,
@@ -51,9 +51,9 @@ export class CreationRun {
   private locksReleased = false;
   private released = false;
   private readonly waiters = new Set<string>();
-  /** For the Web UI's current details: the order and carrier account once decided, the next look while unclear. */
+  /** For the Web UI's current details: the order, carrier account and service once decided, the next look. */
   order: string;
-  carrier: { name: string; accountId: string } | null = null;
+  carrier: ChosenCarrier | null = null;
   nextLookAtMs: number | null = null;
   abandonAtMs: number | null = null;
   /** Reads of the order the platform failed in the first step (decision 1010), counted by the prepare step. */
@@ -108,7 +108,9 @@ export class CreationRun {
       awaitOutcomeUpdate,
       async ({ waitMs }) => {
         if (this.state.status === 'processing' && waitMs > 0) {
-          await condition(() => this.state.status !== 'processing', waitMs);
+          await condition(() => this.state.status !== 'processing', waitMs, {
+            summary: timerSummary.outcomeWait(waitMs),
+          });
         }
         return this.snapshot();
       },
@@ -127,7 +129,10 @@ export class CreationRun {
         this.state.resolution = { ...input, resolvedAt: new Date(workflowNow()).toISOString() };
         this.describe();
         await condition(() => this.state.status !== 'needs_attention');
-        if (this.holdReleasing) await condition(() => !this.holdReleasing, RESOLVE_WAITS_FOR_RELEASE_MS);
+        if (this.holdReleasing)
+          await condition(() => !this.holdReleasing, RESOLVE_WAITS_FOR_RELEASE_MS, {
+            summary: timerSummary.holdRelease(RESOLVE_WAITS_FOR_RELEASE_MS),
+          });
         return this.snapshot();
       },
       { validator: (input: ResolveInput) => void this.refuseResolve(input.outcome) },
@@ -229,7 +234,9 @@ export class CreationRun {
         return;
       }
     }
-    await condition(() => this.locksReleased, this.untilDeadline(this.durations.lockRetryMs));
+    await condition(() => this.locksReleased, this.untilDeadline(this.durations.lockRetryMs), {
+      summary: timerSummary.lockHolder(this.order),
+    });
   }
 
   /** At most `ms`, and never past the deadline (at least 1 ms: a zero timeout would not wait at all). */

@@ -4,7 +4,7 @@ import { sendInputFor } from './contract';
 import type { SendToCarrierInput, SentToCarrier } from '../../activities/label-creation';
 import { workflowNow } from '../workflow-time';
 import { boundedWith, carrierActivities } from './activities';
-import { activitySummary } from './details';
+import { activitySummary, timerSummary } from './details';
 import { needsAttention } from './attention';
 import type { Unresolved } from './unresolved';
 import { complete, importRejected, type Tracking } from './finalize';
@@ -123,7 +123,9 @@ async function awaitBatch(run: CreationRun, carrierAccountId: string, shipmentId
     const summary = activitySummary.checkBatch(run.carrier?.name ?? carrierAccountId, shipmentId, run.order);
     const status = await boundedWith(summary).checkShipment({ storeId: run.storeId, carrierAccountId, shipmentId });
     if (status.status !== 'pending' || workflowNow() >= until) return status;
-    await condition(() => false, Math.min(wait, Math.max(1, until - workflowNow())));
+    await condition(() => false, Math.min(wait, Math.max(1, until - workflowNow())), {
+      summary: timerSummary.batch(run.carrier?.name ?? carrierAccountId, shipmentId),
+    });
     wait = Math.min(wait * 2, 30_000);
   }
 }

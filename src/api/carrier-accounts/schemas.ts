@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idPathParam } from '../../http/query-params';
 import { FULFILLMENT_MODES } from '../../domain/labels';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
@@ -64,7 +65,7 @@ export const carrierAccountListSchema = z.object({
   data: z.array(carrierAccountSchema).describe('Every matching account, oldest first; the list is never paged'),
 });
 
-export const carrierAccountParamsSchema = z.object({ carrier_account_id: z.string().describe('`ca_...`') });
+export const carrierAccountParamsSchema = z.object({ carrier_account_id: idPathParam('carrierAccount') });
 
 export const listCarrierAccountsQuerySchema = z
   .object({

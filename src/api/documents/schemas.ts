@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { ORDER_ID_MAX_LENGTH, ORDER_ID_PATTERN } from '../../domain/platform-ids';
+import { listMaxLength } from '../../http/query-params';
+import { idMaxLength } from '../../ids';
 import type { ResponseSpec } from '../../http/route';
 import { DOCUMENT_FORMATS, DOCUMENT_SOURCES, REQUESTABLE_DOCUMENT_FORMATS } from '../../domain/labels';
 
@@ -17,6 +20,7 @@ export const mergedDocumentQuerySchema = z
   .object({
     label_ids: z
       .string()
+      .max(listMaxLength(MERGED_LABELS_MAX, idMaxLength('label')))
       .transform((value) => value.split(',').map((id) => id.trim()))
       .pipe(
         z
@@ -30,7 +34,13 @@ export const mergedDocumentQuerySchema = z
   })
   .strict();
 
-export const orderParamsSchema = z.object({ order_id: z.string().describe('Numeric order ID or GID') });
+export const orderParamsSchema = z.object({
+  order_id: z
+    .string()
+    .max(ORDER_ID_MAX_LENGTH)
+    .regex(new RegExp(ORDER_ID_PATTERN))
+    .describe('Numeric order ID or GID (a malformed one answers 404 like an unknown one)'),
+});
 
 export const pdfResponse: ResponseSpec = {
   description: 'The PDF',

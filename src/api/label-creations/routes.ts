@@ -15,15 +15,15 @@ import {
 } from '../../creation/records';
 import type { Orm } from '../../db/orm';
 import { LABEL_CREATION_STATUSES } from '../../domain/labels';
-import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
+import { ORDER_ID_MAX_LENGTH, orderNameKey, parseOrderId } from '../../domain/platform-ids';
 import { ApiError } from '../../http/api-error';
 import { encodeCursor, filterHash } from '../../http/cursor';
 import { baseUrl } from '../../http/middleware';
-import { instantParam, limitParam, positionOfCursor } from '../../http/query-params';
+import { idPathParam, instantParam, limitParam, positionOfCursor } from '../../http/query-params';
 import { defineRoute } from '../../http/route';
 import { hasPrefix } from '../../ids';
 import { waitWhileProcessing } from '../../creation/prefer-wait';
-import { preferWaitSeconds } from '../labels/create-headers';
+import { preferHeaderSchema, preferWaitSeconds } from '../labels/create-headers';
 import type { WaitHolds } from '../../limits/wait-holds';
 import { labelCreationSchema } from './schemas';
 
@@ -44,6 +44,7 @@ const listQuerySchema = z
   .object({
     order_id: z
       .string()
+      .max(ORDER_ID_MAX_LENGTH)
       .describe('Numeric order ID or GID')
       .transform((value, ctx) => {
         const id = parseOrderId(value.trim());
@@ -75,7 +76,7 @@ const listSchema = z.object({
   has_more: z.boolean(),
 });
 
-const paramsSchema = z.object({ label_creation_id: z.string().describe('`lcr_...`') });
+const paramsSchema = z.object({ label_creation_id: idPathParam('labelCreation') });
 
 const resolveBodySchema = z
   .object({
@@ -162,6 +163,7 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
           name: 'Prefer',
           required: false,
           description: '`wait=N`, N 0 to 60 seconds: hold the answer while the creation is `processing`',
+          schema: preferHeaderSchema,
         },
       ],
       responses: {
@@ -181,7 +183,9 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
         const storeId = ctx.state.auth!.storeId;
         const prefer = ctx.get('Prefer') || undefined;
         const asksToWait = prefer !== undefined && /(^|[,;]\s*)wait\s*=/i.test(prefer);
-        const asked = asksToWait ? preferWaitSeconds(prefer) : 0;
+        // Parsed whether or not it asks to wait, so an over-long header is refused like on POST /labels.
+        const parsed = prefer === undefined ? 0 : preferWaitSeconds(prefer);
+        const asked = asksToWait ? parsed : 0;
         if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
         const admitted = ctx.state.admittedRows as CreationRow[] | undefined;
         const found = admitted

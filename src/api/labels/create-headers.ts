@@ -1,8 +1,21 @@
+import { z } from 'zod';
 import { ApiError } from '../../http/api-error';
 
 /** Spec `POST /labels` request headers and "Limits". */
 export const CREATE_KEY_LENGTH = { min: 8, max: 255 } as const;
 export const PREFER_WAIT = { min: 0, max: 60, default: 20 } as const;
+/**
+ * A `Prefer` header longer than this is refused: `wait=60` takes 7 characters, and the spec defines no other
+ * preference, so the bound leaves room for a client's own ones while every header the API reads has one.
+ */
+export const PREFER_MAX_LENGTH = 255;
+
+/** The headers' shapes for the OpenAPI document; the functions below enforce them. */
+export const creationKeyHeaderSchema = z.string().min(CREATE_KEY_LENGTH.min).max(CREATE_KEY_LENGTH.max);
+export const preferHeaderSchema = z
+  .string()
+  .max(PREFER_MAX_LENGTH)
+  .meta({ examples: ['wait=20'] });
 
 const shown = (value: string) => (value.length > 100 ? `${value.slice(0, 100)}…` : value);
 
@@ -43,6 +56,12 @@ export function creationIdempotencyKey(header: string | undefined): string {
  */
 export function preferWaitSeconds(header: string | undefined): number {
   if (!header) return PREFER_WAIT.default;
+  if (header.length > PREFER_MAX_LENGTH) {
+    throw new ApiError('validation_error', {
+      message: `Prefer is longer than ${PREFER_MAX_LENGTH} characters.`,
+      details: { header: 'Prefer', received: shown(header), max: PREFER_MAX_LENGTH },
+    });
+  }
   const wait = header
     .split(/[,;]/)
     .map((part) => part.trim())

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { toHundredths } from '../../domain/cod-rounding';
 import type { CreationRequestBody } from '../../domain/creation-request';
 import { FULFILLMENT_REQUESTS, ON_EXISTING_MODES } from '../../domain/labels';
-import { parseFulfillmentOrderId, parseOrderId } from '../../domain/platform-ids';
+import {
+  FULFILLMENT_ORDER_ID_MAX_LENGTH,
+  ORDER_ID_MAX_LENGTH,
+  parseFulfillmentOrderId,
+  parseOrderId,
+} from '../../domain/platform-ids';
+import { idMaxLength } from '../../ids';
 
 /**
  * Spec "Limits": COD and declared amounts 0 to 9999999.99 (decimal strings with two decimals, as every amount on the
@@ -17,6 +23,8 @@ export const CLIENT_REFERENCE_MAX = 64;
 const REPLACES_MAX = 100;
 
 const AMOUNT = /^\d{1,18}(\.\d{1,2})?$/;
+/** The longest amount AMOUNT matches (18 digits, a point, two decimals); longer ones are refused by it. */
+const AMOUNT_MAX_LENGTH = 21;
 const NEGATIVE_AMOUNT = /^-\d{1,18}(\.\d{1,2})?$/;
 
 /** A well-formed amount as the wire writes amounts: `"10000000.5"` is `"10000000.50"`, `"-07"` is `"-7.00"`. */
@@ -41,7 +49,7 @@ const amount = z
     else if (toHundredths(value) > MAX_AMOUNT_HUNDREDTHS)
       issue(`must be at most ${MAX_AMOUNT}`, { max: MAX_AMOUNT, received: withTwoDecimals(value) });
   })
-  .meta({ pattern: AMOUNT.source })
+  .meta({ pattern: AMOUNT.source, maxLength: AMOUNT_MAX_LENGTH })
   .describe('Decimal string, 0 to 9999999.99, at most two decimals');
 
 const money = (what: string) =>
@@ -51,6 +59,7 @@ const money = (what: string) =>
       currency: z
         .string()
         .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code such as CZK')
+        .length(3)
         .describe('ISO 4217; must be the label currency'),
     })
     .strict()
@@ -58,10 +67,12 @@ const money = (what: string) =>
 
 const orderId = z
   .string()
+  .max(ORDER_ID_MAX_LENGTH)
   .refine((v) => parseOrderId(v) !== null, 'must be a numeric order ID or an order GID')
   .describe('Numeric order ID or GID');
 const fulfillmentOrderId = z
   .string()
+  .max(FULFILLMENT_ORDER_ID_MAX_LENGTH)
   .refine((v) => parseFulfillmentOrderId(v) !== null, 'must be a numeric fulfillment order ID or its GID');
 
 const optionValue = z.union([z.string().max(255), z.number(), z.boolean()]);
@@ -93,6 +104,7 @@ export const createLabelBodySchema = z
     carrier_account_id: z
       .string()
       .regex(/^ca_[A-Za-z0-9_]{1,64}$/, 'must be a carrier account ID (ca_...)')
+      .max(idMaxLength('carrierAccount'))
       .nullable()
       .optional()
       .describe('`ca_...`; default: chosen by the store’s rules'),
@@ -104,7 +116,9 @@ export const createLabelBodySchema = z
       .optional()
       .describe('A service of the carrier account; requires carrier_account_id'),
     parcels: z
-      .array(z.object({ weight_grams: z.number().int().min(1).max(MAX_WEIGHT_GRAMS) }).strict())
+      .array(
+        z.object({ weight_grams: z.number().int().min(1).max(MAX_WEIGHT_GRAMS).meta({ format: 'int32' }) }).strict(),
+      )
       .length(1)
       .nullable()
       .optional()
@@ -120,7 +134,12 @@ export const createLabelBodySchema = z
     fulfillment: z.enum(FULFILLMENT_REQUESTS).optional().describe('Default `account_default`'),
     on_existing: z.enum(ON_EXISTING_MODES).optional().describe('Default `return`'),
     replaces: z
-      .array(z.string().regex(/^(lbl|lcr)_[A-Za-z0-9_]{1,64}$/, 'must be a label (lbl_...) or creation (lcr_...) ID'))
+      .array(
+        z
+          .string()
+          .regex(/^(lbl|lcr)_[A-Za-z0-9_]{1,64}$/, 'must be a label (lbl_...) or creation (lcr_...) ID')
+          .max(idMaxLength('label')),
+      )
       .max(REPLACES_MAX)
       .optional()
       .describe('With on_existing: create_new (required there): exactly what blocks the target today; [] when nothing'),

@@ -14,7 +14,12 @@ import type { AppContext } from '../../http/state';
 import type { StorePlatformPort } from '../../platform/port';
 import { labelCreationSchema } from '../label-creations/schemas';
 import { serializeLabelCreation } from '../label-creations/serializer';
-import { creationIdempotencyKey, preferWaitSeconds } from './create-headers';
+import {
+  creationIdempotencyKey,
+  creationKeyHeaderSchema,
+  preferHeaderSchema,
+  preferWaitSeconds,
+} from './create-headers';
 import { createLabelBodySchema } from './create-schema';
 import { dryRunView } from './dry-run';
 import type { LiveCreation } from '../../creation/live-creation';
@@ -90,11 +95,13 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
           description:
             'Required on live requests: 8 to 255 characters, header only, `auto` not accepted; binds the creation for ' +
             '30 days. Ignored with `dry_run`.',
+          schema: creationKeyHeaderSchema,
         },
         {
           name: 'Prefer',
           required: false,
           description: '`wait=N`, N 0 to 60 seconds (default 20): how long the answer is held for the result',
+          schema: preferHeaderSchema,
         },
       ],
       responses: {

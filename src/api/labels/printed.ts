@@ -69,6 +69,10 @@ export function createPrintedRoutes(
           name: 'Idempotency-Key',
           required: false,
           description: '8 to 255 characters, or `auto`; required unless `idempotency_key` is sent',
+          schema: z.union([
+            z.literal('auto'),
+            z.string().min(IDEMPOTENCY_KEY_LENGTH.min).max(IDEMPOTENCY_KEY_LENGTH.max),
+          ]),
         },
       ],
       responses: {

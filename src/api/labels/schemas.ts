@@ -11,8 +11,8 @@ import {
   LABEL_SOURCES,
   LABEL_STATUSES,
 } from '../../domain/labels';
-import { orderNameKey, parseOrderId } from '../../domain/platform-ids';
-import { instantParam, limitParam } from '../../http/query-params';
+import { ORDER_ID_MAX_LENGTH, orderNameKey, parseOrderId } from '../../domain/platform-ids';
+import { booleanParam, idPathParam, instantParam, limitParam, listMaxLength } from '../../http/query-params';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
 const moneyAmount = z
@@ -84,7 +84,7 @@ export const labelListSchema = z.object({
   has_more: z.boolean(),
 });
 
-export const labelParamsSchema = z.object({ label_id: z.string().describe('`lbl_...`') });
+export const labelParamsSchema = z.object({ label_id: idPathParam('label') });
 
 /** Spec "Limits": `GET /labels` limit 1 to 250, default 50; `order_id` up to 50 values. */
 export const LIST_LIMIT_MAX = 250;
@@ -97,6 +97,7 @@ export const listLabelsQuerySchema = z
   .object({
     order_id: z
       .string()
+      .max(listMaxLength(ORDER_ID_FILTER_MAX, ORDER_ID_MAX_LENGTH))
       .describe(`Numeric order ID or GID; up to ${ORDER_ID_FILTER_MAX} comma-separated values`)
       .transform((value, ctx) => {
         const parts = value.split(',').map((p) => p.trim());
@@ -131,10 +132,7 @@ export const listLabelsQuerySchema = z
     batch_id: text('Batch the label was created in').optional(),
     tracking_number: text('Exact tracking number').optional(),
     direction: z.enum(LABEL_DIRECTIONS).optional(),
-    current: z
-      .enum(['true', 'false'])
-      .transform((v) => v === 'true')
-      .optional(),
+    current: booleanParam('Only current labels (`true`) or only superseded ones (`false`)').optional(),
     status: z.enum(LABEL_STATUSES).optional(),
     created_after: instantParam('Created at or after (inclusive, second precision)').optional(),
     created_before: instantParam('Created at or before (inclusive, second precision)').optional(),

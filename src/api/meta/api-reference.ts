@@ -19,6 +19,9 @@ const DIST_FILES: Record<string, { file: string; contentType: string }> = {
   'favicon.png': { file: 'favicon-32x32.png', contentType: 'image/png' },
 };
 
+/** The files the assets route serves, by the names the page uses. */
+export const ASSET_NAMES: [string, ...string[]] = ['reference.js', ...Object.keys(DIST_FILES)];
+
 /** The media types the assets route answers with, for the OpenAPI document. */
 export const ASSET_MEDIA_TYPES = ['text/css', 'text/javascript', 'image/png'] as const;
 
@@ -61,7 +64,7 @@ export function renderReferencePage(options: { documentUrl: string; assetBase: s
     `<link rel="stylesheet" href="${asset('swagger-ui.css')}">`,
     '</head>',
     '<body>',
-    `<p style="font-family: sans-serif; margin: 1em 2em">The machine-readable description: <a href="${documentUrl}">${documentUrl}</a>. Error codes: <a href="${escapeAttribute(options.errorsUrl)}">the error reference</a>.</p>`,
+    `<p style="font-family: sans-serif; margin: 1em 2em">The machine-readable description: <a href="${documentUrl}">${documentUrl}</a>. Error codes: <a href="${escapeAttribute(options.errorsUrl)}">the error reference</a>. A development key: <code>npm run dev</code> prints one for the demo store (more below, under “Getting a key”).</p>`,
     `<div id="api-reference" data-openapi-url="${documentUrl}"></div>`,
     `<script src="${asset('swagger-ui-bundle.js')}"></script>`,
     `<script src="${asset('reference.js')}"></script>`,

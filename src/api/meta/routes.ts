@@ -2,9 +2,16 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '../../http/openapi';
+import successExamples from '../success-examples.json';
 import { defineRoute, type RouteDefinition } from '../../http/route';
 import { ApiError } from '../../http/api-error';
-import { ASSET_MEDIA_TYPES, loadReferenceAssets, renderReferencePage, type ReferenceAsset } from './api-reference';
+import {
+  ASSET_MEDIA_TYPES,
+  ASSET_NAMES,
+  loadReferenceAssets,
+  renderReferencePage,
+  type ReferenceAsset,
+} from './api-reference';
 import { loadErrorReference } from './error-reference';
 
 const projectRoot = join(__dirname, '..', '..', '..');
@@ -41,7 +48,7 @@ export function createMetaRoutes(options: {
       responses: { 200: { description: 'OpenAPI 3.1 document', schema: z.record(z.string(), z.unknown()) } },
       cacheControl: 'public, max-age=300',
       handler: async (ctx) => {
-        document ??= buildOpenApiDocument(options.routes(), `${options.publicBaseUrl ?? ''}/v1`);
+        document ??= buildOpenApiDocument(options.routes(), `${options.publicBaseUrl ?? ''}/v1`, successExamples);
         ctx.body = document;
       },
     }),
@@ -80,7 +87,7 @@ export function createMetaRoutes(options: {
       summary: "A script, style sheet or icon of the API reference page (the renderer's files)",
       tag: 'Meta',
       access: { kind: 'public' },
-      params: z.object({ asset: z.string().describe('File name, as the page names it') }),
+      params: z.object({ asset: z.enum(ASSET_NAMES).describe('File name, as the page names it') }),
       responses: { 200: { description: 'The file', contentTypes: ASSET_MEDIA_TYPES } },
       cacheControl: 'public, max-age=3600',
       handler: async (ctx, { params }) => {

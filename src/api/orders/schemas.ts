@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, ORDER_REMINDER_CODES } from '../../domain/order-status';
 import { MAX_PICKUP_POINTS, PICKUP_POINT_TYPES, WEEKDAYS } from '../../domain/pickup-points';
+import { coordinateParam, limitParam, listMaxLength } from '../../http/query-params';
 import { labelSchema } from '../labels/schemas';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
@@ -74,13 +75,14 @@ export const pickupPointListSchema = z.object({
 });
 
 const pointQueryNumber = (name: string, max: number) =>
-  z
-    .string()
-    .regex(/^-?\d{1,3}(\.\d{1,8})?$/, 'must be a decimal number')
-    .transform(Number)
-    .pipe(z.number().min(-max).max(max))
-    .optional()
-    .describe(`${name} to search around instead of the shipping address; send with the other coordinate`);
+  coordinateParam(
+    `${name} to search around instead of the shipping address; send with the other coordinate`,
+    max,
+  ).optional();
+
+/** Network codes: a catalogue code or `custom:<code>`; at most this many in one search. */
+const NETWORK_CODE_MAX_LENGTH = 64;
+const NETWORKS_PER_SEARCH_MAX = 20;
 
 export const PICKUP_POINT_LIST_DEFAULT = 10;
 
@@ -88,22 +90,18 @@ export const listPickupPointsQuerySchema = z
   .object({
     carrier: z
       .string()
+      .max(listMaxLength(NETWORKS_PER_SEARCH_MAX, NETWORK_CODE_MAX_LENGTH))
       .transform((value) => [...new Set(value.split(',').map((c) => c.trim()))])
-      .pipe(z.array(z.string().min(1).max(64)).min(1).max(20))
+      .pipe(z.array(z.string().min(1).max(NETWORK_CODE_MAX_LENGTH)).min(1).max(NETWORKS_PER_SEARCH_MAX))
       .optional()
       .describe('Comma-separated network codes to search (`carrier_a,custom:shops`); default every network allowed'),
-    limit: z
-      .string()
-      .regex(/^\d{1,3}$/, 'must be a whole number')
-      .transform(Number)
-      .pipe(z.number().int().min(1).max(MAX_PICKUP_POINTS))
-      .default(PICKUP_POINT_LIST_DEFAULT)
-      .describe(`1 to ${MAX_PICKUP_POINTS}, default ${PICKUP_POINT_LIST_DEFAULT}`),
+    limit: limitParam(MAX_PICKUP_POINTS, PICKUP_POINT_LIST_DEFAULT),
     latitude: pointQueryNumber('Latitude', 90),
     longitude: pointQueryNumber('Longitude', 180),
     country_code: z
       .string()
       .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code')
+      .length(2)
       .optional()
       .describe("Country to search in; default the shipping address's"),
   })
@@ -115,7 +113,7 @@ export const listPickupPointsQuerySchema = z
 
 export const setPickupPointBodySchema = z
   .object({
-    carrier: networkCode.min(1).max(64),
+    carrier: networkCode.min(1).max(NETWORK_CODE_MAX_LENGTH),
     pickup_point_id: z.string().min(1).max(100).describe('`id` of a point from `GET /orders/{order_id}/pickup-points`'),
     customer_id: z
       .string()

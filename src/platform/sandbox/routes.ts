@@ -10,6 +10,7 @@ import {
   platformFaultSchema,
   type OrderInput,
 } from './schemas';
+import { DEMO_ORDER_KINDS, demoOrder, demoOrdersBodySchema, nextDemoIds } from './demo-orders';
 import {
   legacyIdOf,
   normalizeOrderName,
@@ -75,6 +76,17 @@ function storeFulfillmentOrder(
   };
   store.fulfillmentOrders.set(id, stored);
   return stored;
+}
+
+/** Stores an order and its fulfillment orders (the control API's upsert); returns them on the wire. */
+function upsertOrder(store: StoreState, input: OrderInput) {
+  const { fulfillment_orders: fulfillmentOrders, ...order } = input;
+  const id = legacyIdOf(order.id);
+  // When the customer ordered: kept across upserts, now for a new order (Shopify's 60-day window counts from it).
+  const createdAt = order.created_at ?? store.orders.get(id)?.created_at ?? new Date().toISOString();
+  store.orders.set(id, { ...order, id, created_at: createdAt });
+  const stored = fulfillmentOrders.map((fo) => storeFulfillmentOrder(store, id, fo));
+  return { order: orderToWire({ ...order, id }), fulfillment_orders: stored.map(fulfillmentOrderToWire) };
 }
 
 /**
@@ -202,13 +214,28 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
   const control = '/_control/stores/:domain';
   router.add('PUT', `${control}/orders`, async (request) => {
     const input = parse(orderSchema, request.body, 'order');
+    return json(200, upsertOrder(state.store(request.params.domain!), input));
+  });
+  // Fresh orders of every kind the demo shows, under new IDs (docs/sandbox.md, "Demo orders").
+  router.add('POST', `${control}/demo-orders`, async (request) => {
+    const body = parse(demoOrdersBodySchema, request.body ?? {}, 'demo orders body');
+    const kinds = body.kinds ?? DEMO_ORDER_KINDS;
     const store = state.store(request.params.domain!);
-    const { fulfillment_orders: fulfillmentOrders, ...order } = input;
-    const id = legacyIdOf(order.id);
-    const createdAt = order.created_at ?? store.orders.get(id)?.created_at ?? new Date().toISOString();
-    store.orders.set(id, { ...order, id, created_at: createdAt });
-    const stored = fulfillmentOrders.map((fo) => storeFulfillmentOrder(store, id, fo));
-    return json(200, { order: orderToWire({ ...order, id }), fulfillment_orders: stored.map(fulfillmentOrderToWire) });
+    const ids = nextDemoIds(
+      {
+        orderIds: new Set(store.orders.keys()),
+        fulfillmentOrderIds: new Set(store.fulfillmentOrders.keys()),
+        names: [...store.orders.values()].map((o) => o.name),
+      },
+      body.count ?? kinds.length,
+      Date.now(),
+    );
+    const orders = ids.map((id, index) => {
+      const kind = kinds[index % kinds.length]!;
+      const input = parse(orderSchema, demoOrder(kind, id, Number(id.name.slice(1))), 'demo order');
+      return { kind, ...upsertOrder(store, input) };
+    });
+    return json(201, { store_domain: request.params.domain, orders });
   });
   router.add('PUT', `${control}/orders/:id/fulfillment-orders`, async (request) => {
     const { store, order } = withOrder(request);
