@@ -206,7 +206,7 @@ try {
       logPath: log(name),
       ready,
     });
-  await node('sandbox', 'sandbox/server.js', { SANDBOX_PORT: String(sandboxPort) }, readyMessage());
+  await node('sandbox', 'sandbox-server.js', { SANDBOX_PORT: String(sandboxPort) }, readyMessage());
   // One worker creates and updates the Schedules; the other is an extra worker of the same pool.
   await Promise.all([
     node(

@@ -134,7 +134,7 @@ function startTs(name, entry, { waitPort, extraEnv = {} } = {}) {
 }
 
 const optional = (entry) => import('node:fs').then((fs) => fs.existsSync(join(projectRoot, entry)));
-if (await optional('src/sandbox/server.ts')) await startTs('sandbox', 'src/sandbox/server.ts');
+if (await optional('src/sandbox-server.ts')) await startTs('sandbox', 'src/sandbox-server.ts');
 await startTs('worker', 'src/worker.ts', { extraEnv: { WORKER_METRICS_PORT: String(workerMetricsPort) } });
 await startTs('api', 'src/server.ts', { waitPort: port });
 

@@ -163,7 +163,7 @@ const envSchema = z.object({
     .default(10),
   /** The `service.name` of the spans; the API and the worker append nothing, each process names itself by default. */
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
-  /** The sandbox (store platform and carrier simulators, src/sandbox/server.ts); test mode talks to it. */
+  /** The sandbox (store platform and carrier simulators, src/sandbox-server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
   /**
    * Development and tests only: loopback origins (`http://127.0.0.1:8080`) that operator-configured URLs (custom pickup

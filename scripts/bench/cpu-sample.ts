@@ -18,7 +18,7 @@ function roleOf(pid: number): string | null {
   if (cmdline.startsWith('postgres')) return 'PostgreSQL';
   if (/temporal(-\S+)? server start-dev/.test(cmdline)) return 'Temporal server';
   if (cmdline.includes('src/worker.ts') || cmdline.includes('dist/src/worker.js')) return 'worker';
-  if (cmdline.includes('sandbox/server.ts')) return 'sandbox';
+  if (cmdline.includes('sandbox-server.ts')) return 'sandbox';
   if (cmdline.includes('dist/src/server.js')) return 'API';
   const readServer = /scripts\/bench\/read-server\.ts (\S+)/.exec(cmdline);
   if (readServer) return `read server (${readServer[1]})`;

@@ -108,7 +108,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   // stop.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   await spawnTs(
-    join(root, 'src', 'sandbox', 'server.ts'),
+    join(root, 'src', 'sandbox-server.ts'),
     { ...process.env, SANDBOX_PORT: String(sandboxPort), LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
     'sandbox',
     undefined,

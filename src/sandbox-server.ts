@@ -1,26 +1,26 @@
 import { createServer } from 'node:http';
 import { z } from 'zod';
-import { registerCarrierA } from '../carriers/sandbox/carrier-a';
-import { registerCarrierB, registerCarrierBControl } from '../carriers/sandbox/carrier-b';
-import { registerCarrierC } from '../carriers/sandbox/carrier-c';
-import { registerCarrierD } from '../carriers/sandbox/carrier-d';
-import { registerCarrierControl } from '../carriers/sandbox/control';
-import type { SimulatorContext } from '../carriers/sandbox/engine';
-import { registerLegacyBatchFiles, registerOtherCarriers } from '../carriers/sandbox/other-carriers';
-import { CarrierSandboxState } from '../carriers/sandbox/state';
-import { registerPlatformSandbox } from '../platform/sandbox/routes';
-import { PlatformSandboxState } from '../platform/sandbox/state';
-import { registerShopifyFake } from '../platform/shopify-fake/routes';
-import { createLogger } from '../logger';
-import { json, requestListener, Router } from './http';
-import { registerPickupProviderSandbox } from './pickup-provider/sandbox-routes';
-import { registerWebhookReceiverSandbox } from './webhook-receiver';
+import { registerCarrierA } from './carriers/sandbox/carrier-a';
+import { registerCarrierB, registerCarrierBControl } from './carriers/sandbox/carrier-b';
+import { registerCarrierC } from './carriers/sandbox/carrier-c';
+import { registerCarrierD } from './carriers/sandbox/carrier-d';
+import { registerCarrierControl } from './carriers/sandbox/control';
+import type { SimulatorContext } from './carriers/sandbox/engine';
+import { registerLegacyBatchFiles, registerOtherCarriers } from './carriers/sandbox/other-carriers';
+import { CarrierSandboxState } from './carriers/sandbox/state';
+import { registerPlatformSandbox } from './platform/sandbox/routes';
+import { PlatformSandboxState } from './platform/sandbox/state';
+import { registerShopifyFake } from './platform/shopify-fake/routes';
+import { createLogger } from './logger';
+import { json, requestListener, Router } from './sandbox/http';
+import { registerPickupProviderSandbox } from './sandbox/pickup-provider/sandbox-routes';
+import { registerWebhookReceiverSandbox } from './sandbox/webhook-receiver';
 
 const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // As the API's and the worker's (src/config.ts): the pretty console of `npm run dev`, JSON lines otherwise.
+  // As the API's and the worker's (src/config/): the pretty console of `npm run dev`, JSON lines otherwise.
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   LOG_REQUESTS: z.enum(['all', 'errors', 'none']).default('all'),
 });
