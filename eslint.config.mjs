@@ -219,15 +219,12 @@ export default tseslint.config(
                 `${up}src/**`,
                 `!${up}src/domain`,
                 `!${up}src/domain/**`,
-                `!${up}src/carriers`,
-                `${up}src/carriers/*`,
-                `!${up}src/carriers/catalog`,
                 `${up}activities`,
                 `${up}activities/**`,
               ]),
               allowTypeImports: true,
               message:
-                'Workflows import pure decisions from src/domain/ and the carrier catalogue; other code with `import type` only.',
+                'Workflows import pure decisions from src/domain/ (with the carrier catalogue); other code with `import type` only.',
             },
           ],
         },
@@ -235,7 +232,7 @@ export default tseslint.config(
     },
   },
   {
-    // Domain decisions are pure: values only from the domain itself and the carrier catalogue (static data).
+    // Domain decisions are pure: values only from the domain itself (the carrier catalogue, static data, is part of it).
     files: ['src/domain/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -246,19 +243,9 @@ export default tseslint.config(
             .map((name) => ({ name, message: 'Domain decisions must not do I/O.' })),
           patterns: [
             {
-              group: [
-                '../*',
-                '!../carriers',
-                '../carriers/*',
-                '!../carriers/catalog',
-                '@mikro-orm/*',
-                '@temporalio/*',
-                'koa',
-                'pg',
-              ],
+              group: ['../*', '@mikro-orm/*', '@temporalio/*', 'koa', 'pg'],
               allowTypeImports: true,
-              message:
-                'Domain decisions import only the domain and the carrier catalogue; other code with `import type`.',
+              message: 'Domain decisions import only the domain; other code with `import type`.',
             },
           ],
         },

@@ -1,5 +1,5 @@
 import { ImportRejectedError } from '../../src/carriers/port';
-import { carrierDefinition } from '../../src/carriers/catalog';
+import { carrierDefinition } from '../../src/domain/carrier-catalog';
 import { finalizeLabel, setPhase } from '../../src/creation/transitions';
 import { Store } from '../../src/db/entities/store';
 import { labelStatus, updateLabelState } from '../../src/db/labels-repository';

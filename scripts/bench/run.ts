@@ -9,7 +9,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createApiKey, revokeApiKey } from '../../src/access/api-keys';
 import { createStore } from '../../src/access/stores';
 import { createApp } from '../../src/app';
-import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { PAGE_SIZES } from '../../src/domain/carrier-catalog';
 import { loadConfig } from '../../src/config';
 import { openOrm, type Orm } from '../../src/db/orm';
 import { createLogger } from '../../src/logger';

@@ -1,5 +1,5 @@
 import type { CarrierAccount } from '../db/entities/carrier-account';
-import { PAGE_SIZES, type PageSizeName } from './catalog';
+import { PAGE_SIZES, type PageSizeName } from '../domain/carrier-catalog';
 import type { CarrierAccountSettings } from './port';
 
 const isPageSize = (value: string | null): value is PageSizeName => value !== null && value in PAGE_SIZES;

@@ -1,16 +1,11 @@
 import type { PickupPoint as NetworkPickupPoint } from '../domain/pickup-points';
-import type { PageSizeName } from './catalog';
+import type { PageSizeName } from '../domain/carrier-catalog';
+import type { Money } from '../domain/money';
 
 /**
  * The carrier port: what the label-creation activities need from a carrier, in plain objects. Adapters (one per
  * carrier kind) implement it; nothing here knows about the database or Temporal.
  */
-
-/** A money amount as on the wire: decimal string with two decimals, ISO currency. */
-export interface Money {
-  amount: string;
-  currency: string;
-}
 
 /** Printer the carrier B account prints on; decides the size of its stored label. */
 export type PrinterType = 'a6' | 'thermal';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { carrierDefinition } from '../carriers/catalog';
+import { carrierDefinition } from '../domain/carrier-catalog';
 import { newId } from '../ids';
 import {
   CarrierAccount,

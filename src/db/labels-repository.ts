@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { carrierDefinition } from '../carriers/catalog';
+import { carrierDefinition } from '../domain/carrier-catalog';
 import { deriveCurrentLabels, type CoverageInput, type DerivedLabelProperties } from '../domain/current-labels';
 import { orderNameKey, parseFulfillmentOrderId, parseOrderId } from '../domain/platform-ids';
 import { newId } from '../ids';

@@ -1,4 +1,4 @@
-import { carrierDefinition } from '../carriers/catalog';
+import { carrierDefinition } from '../domain/carrier-catalog';
 import { LabelDocument } from '../db/entities/label';
 import type { Orm } from '../db/orm';
 import { deriveDocument } from '../domain/document-availability';

@@ -1,5 +1,5 @@
-import type { CodRounding } from '../carriers/catalog';
-import type { Money } from '../carriers/port';
+import type { CodRounding } from './carrier-catalog';
+import type { Money } from './money';
 
 /** Parses a wire amount (`"123.45"`, at most two decimals) into hundredths, so rounding never meets float error. */
 export function toHundredths(amount: string): number {

@@ -1,5 +1,5 @@
-import type { CodRounding } from '../carriers/catalog';
-import type { Money } from '../carriers/port';
+import type { CodRounding } from './carrier-catalog';
+import type { Money } from './money';
 import { codRoundingFor, fromHundredths, roundCod, toHundredths } from './cod-rounding';
 import type { ContextFulfillmentOrder, ContextOrder } from './creation-context';
 import type { CodSource } from './labels';

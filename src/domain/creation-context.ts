@@ -1,7 +1,7 @@
-import type { CodRounding } from '../carriers/catalog';
-import type { Money } from '../carriers/port';
+import type { CodRounding } from './carrier-catalog';
+import type { Money } from './money';
 import type { FulfillmentOrderHolder } from './holders';
-import type { DeliveryMethodType, FulfillmentOrderStatus } from '../platform/port';
+import type { DeliveryMethodType, FulfillmentOrderStatus } from './platform-order';
 import type {
   CodSource,
   CurrentSet,

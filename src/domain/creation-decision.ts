@@ -1,4 +1,4 @@
-import type { Money } from '../carriers/port';
+import type { Money } from './money';
 import { selectCarrier, type Selection } from './carrier-selection';
 import { codToCarrier, decideCod, labelCurrency, type CodAdjustment, type CodDerivation } from './cod';
 import { fromHundredths, toHundredths } from './cod-rounding';

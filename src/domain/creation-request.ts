@@ -1,4 +1,4 @@
-import type { Money } from '../carriers/port';
+import type { Money } from './money';
 import { fromHundredths, toHundredths } from './cod-rounding';
 import type { FulfillmentRequest, OnExisting } from './labels';
 import { orderNameKey, parseFulfillmentOrderId, parseOrderId } from './platform-ids';

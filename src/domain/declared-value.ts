@@ -1,4 +1,4 @@
-import type { Money } from '../carriers/port';
+import type { Money } from './money';
 import { METAFIELDS, labelShare, parseMetafieldAmount } from './cod';
 import { fromHundredths } from './cod-rounding';
 import type { ContextFulfillmentOrder, ContextOrder } from './creation-context';

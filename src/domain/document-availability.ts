@@ -1,4 +1,4 @@
-import type { DocumentMode } from '../carriers/catalog';
+import type { DocumentMode } from './carrier-catalog';
 import type { DocumentAvailability, DocumentFormat, DocumentSource, LabelKind, LabelStatus } from './labels';
 
 export type { DocumentAvailability, DocumentFormat, DocumentSource } from './labels';

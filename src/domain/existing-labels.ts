@@ -1,5 +1,5 @@
-import { CARRIERS, type CodRounding } from '../carriers/catalog';
-import type { Money } from '../carriers/port';
+import { CARRIERS, type CodRounding } from './carrier-catalog';
+import type { Money } from './money';
 import type { HolderKind } from './holders';
 import { roundCod } from './cod-rounding';
 import type {

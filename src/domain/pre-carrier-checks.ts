@@ -1,5 +1,5 @@
-import { CARRIERS, isPickupPointIdOf } from '../carriers/catalog';
-import type { Money } from '../carriers/port';
+import { CARRIERS, isPickupPointIdOf } from './carrier-catalog';
+import type { Money } from './money';
 import { toHundredths } from './cod-rounding';
 import type { ContextCarrierAccount, ContextOrder, ContextService } from './creation-context';
 import type { CreationWarning, ValidationIssue } from './refusal';

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { PAGE_SIZES } from '../carriers/catalog';
+import { PAGE_SIZES } from '../domain/carrier-catalog';
 import { PdfUnreadableError } from './errors';
 
 const MARGIN = 28; // ~10 mm: inside every office printer's printable area

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { PAGE_SIZES, type PageSizeName } from '../carriers/catalog';
+import { PAGE_SIZES, type PageSizeName } from '../domain/carrier-catalog';
 
 /** Catalogue size of a page within half a millimetre, or `null` for other sizes. */
 export function pageSizeName(width: number, height: number): PageSizeName | null {

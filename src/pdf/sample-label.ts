@@ -1,4 +1,4 @@
-import { PAGE_SIZES, MM, type PageSizeName } from '../carriers/catalog';
+import { PAGE_SIZES, MM, type PageSizeName } from '../domain/carrier-catalog';
 
 export interface SampleLabelInput {
   pageSize: PageSizeName;

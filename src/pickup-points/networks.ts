@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { carrierDefinition } from '../carriers/catalog';
+import { carrierDefinition } from '../domain/carrier-catalog';
 import { CarrierAccount } from '../db/entities/carrier-account';
 import { CarrierRule } from '../db/entities/carrier-rule';
 import { enabledProviderRecords } from './providers-repository';

@@ -1,5 +1,5 @@
 import { accountSettings } from '../carriers/account-settings';
-import { CARRIERS, isPickupPointIdOf } from '../carriers/catalog';
+import { CARRIERS, isPickupPointIdOf } from '../domain/carrier-catalog';
 import { CarrierTimeoutError, hasPickupNetwork, type CarrierPort } from '../carriers/port';
 import type { CarrierAccount } from '../db/entities/carrier-account';
 import {

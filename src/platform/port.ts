@@ -2,7 +2,8 @@
  * The store-platform port: what the service reads from and writes to the store platform, in plain objects. IDs are
  * returned as GIDs with their numeric `legacyId` beside them; lookups accept either.
  */
-import type { Money } from '../carriers/port';
+import type { Money } from '../domain/money';
+import type { DeliveryMethodType, FulfillmentOrderStatus } from '../domain/platform-order';
 
 export interface PlatformAddress {
   name: string;
@@ -26,8 +27,6 @@ export interface PlatformPickupPoint {
   customerId?: string | null;
 }
 
-export type DeliveryMethodType = 'shipping' | 'pickup' | 'local' | 'retail';
-
 export interface PlatformOrder {
   id: string;
   legacyId: string;
@@ -47,9 +46,6 @@ export interface PlatformOrder {
   tags: string[];
   cancelledAt: string | null;
 }
-
-export type FulfillmentOrderStatus =
-  'open' | 'in_progress' | 'scheduled' | 'on_hold' | 'incomplete' | 'closed' | 'cancelled';
 
 export interface PlatformFulfillmentOrderLineItem {
   id: string;

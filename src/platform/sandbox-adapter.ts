@@ -1,5 +1,5 @@
 import { httpCall, HttpCallError, type HttpAnswer } from '../net/http-call';
-import type { Money } from '../carriers/port';
+import type { Money } from '../domain/money';
 import {
   PlatformRequestError,
   PlatformUnavailableError,
@@ -12,9 +12,8 @@ import {
   type PlatformOrderWithFulfillment,
   type PlatformPickupPoint,
   type StorePlatformPort,
-  type DeliveryMethodType,
-  type FulfillmentOrderStatus,
 } from './port';
+import type { DeliveryMethodType, FulfillmentOrderStatus } from '../domain/platform-order';
 
 interface WireOrder {
   id: string;

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { PAGE_SIZES, type PageSizeName } from '../../src/carriers/catalog';
+import { PAGE_SIZES, type PageSizeName } from '../../src/domain/carrier-catalog';
 import { insertCarrierAccount, type NewCarrierAccount } from '../../src/db/carrier-accounts-repository';
 import type { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { Label } from '../../src/db/entities/label';

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { PAGE_SIZES } from '../../src/domain/carrier-catalog';
 import { aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
 import { answer, apiClient } from '../helpers/api-client';
 import { aStoreWithKey } from '../helpers/stores';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { accountSettings } from '../../src/carriers/account-settings';
-import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { PAGE_SIZES } from '../../src/domain/carrier-catalog';
 import { Label } from '../../src/db/entities/label';
 import { aCarrierAccount, aLabel, aPdf, aPlatformId, aStoredDocument } from '../helpers/labels';
 import { adapterFor, aShipmentRequest, control, eventually, ledger, scriptFaults } from '../helpers/sandbox';

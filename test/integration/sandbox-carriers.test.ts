@@ -1,6 +1,6 @@
 import { PDFDocument } from 'pdf-lib';
 import { CarrierAAdapter } from '../../src/carriers/sandbox-adapter';
-import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { PAGE_SIZES } from '../../src/domain/carrier-catalog';
 import {
   CarrierRejectedError,
   DocumentNotSupportedError,

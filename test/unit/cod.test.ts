@@ -1,4 +1,4 @@
-import { CARRIERS } from '../../src/carriers/catalog';
+import { CARRIERS } from '../../src/domain/carrier-catalog';
 import {
   codToCarrier,
   decideCod,

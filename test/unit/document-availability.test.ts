@@ -1,4 +1,4 @@
-import type { DocumentMode } from '../../src/carriers/catalog';
+import type { DocumentMode } from '../../src/domain/carrier-catalog';
 import {
   deriveDocument,
   documentStableThroughMs,

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { PAGE_SIZES } from '../../src/domain/carrier-catalog';
 import { documentFileName, documentRefusal, type DocumentSubject } from '../../src/documents/refusals';
 import { placeOnA4 } from '../../src/pdf/a4';
 import { mergePdfs } from '../../src/pdf/merge';

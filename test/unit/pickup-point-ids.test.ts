@@ -4,7 +4,7 @@ import {
   pickupPointId,
   pickupPointIdFormat,
   pickupPointIdPattern,
-} from '../../src/carriers/catalog';
+} from '../../src/domain/carrier-catalog';
 import { SANDBOX_PICKUP_NETWORKS } from '../../src/carriers/sandbox/pickup-networks';
 
 describe('pickup-point ID formats (catalogue `pickupNetwork.idFormat`)', () => {

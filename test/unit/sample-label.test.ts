@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { PAGE_SIZES, type PageSizeName } from '../../src/carriers/catalog';
+import { PAGE_SIZES, type PageSizeName } from '../../src/domain/carrier-catalog';
 import { describePdf } from '../../src/pdf/inspect';
 import { mergePdfs } from '../../src/pdf/merge';
 import { placeOnA4 } from '../../src/pdf/a4';

@@ -1,4 +1,4 @@
-import { accountLabelSize, CARRIERS } from '../../src/carriers/catalog';
+import { accountLabelSize, CARRIERS } from '../../src/domain/carrier-catalog';
 import { takeFault, withDefaultOperation, faultSchema } from '../../src/carriers/sandbox/faults';
 import { reasonFromNativeCode, NATIVE_REFUSAL_CODES } from '../../src/carriers/sandbox-api/refusal-codes';
 import { naturalRefusal } from '../../src/carriers/sandbox/refusals';
@@ -6,7 +6,7 @@ import type { SimulatorShipment } from '../../src/carriers/sandbox-api/shipment-
 import { CARRIER_REJECTION_REASONS } from '../../src/carriers/port';
 import { legacyIdOf, normalizeOrderName } from '../../src/platform/sandbox/state';
 import { pageSizeName } from '../../src/pdf/inspect';
-import { PAGE_SIZES } from '../../src/carriers/catalog';
+import { PAGE_SIZES } from '../../src/domain/carrier-catalog';
 
 function aShipment(overrides: Partial<SimulatorShipment> = {}): SimulatorShipment {
   return {

@@ -1,7 +1,7 @@
 import { condition } from '@temporalio/workflow';
 import type { Recovered } from '../../activities/label-creation';
 import type { StoredAttention } from '../../src/domain/creation-record';
-import { CARRIERS } from '../../src/carriers/catalog';
+import { CARRIERS } from '../../src/domain/carrier-catalog';
 import { nextAttentionWait } from '../../src/domain/resolve';
 import { workflowNow } from '../workflow-time';
 import { local, recoverActivity } from './activities';

@@ -2,7 +2,7 @@ import { ActivityFailure, condition, upsertSearchAttributes } from '@temporalio/
 import type { PreparedAndLocked } from '../../activities/label-creation';
 import { decisionRecord, type CreationDecision } from '../../src/domain/creation-decision';
 import type { LabelCreationStatus } from '../../src/domain/labels';
-import { CARRIERS } from '../../src/carriers/catalog';
+import { CARRIERS } from '../../src/domain/carrier-catalog';
 import { CARRIER_ACCOUNT_ID, ORDER_ID } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
 import { local, prepareActivity } from './activities';

@@ -1,4 +1,4 @@
-import { CARRIERS } from '../../carriers/catalog';
+import { CARRIERS } from '../../domain/carrier-catalog';
 import type { CarrierAccount } from '../../db/entities/carrier-account';
 import { isoSeconds } from '../../domain/wire-format';
 import type { CarrierAccountWire } from './schemas';

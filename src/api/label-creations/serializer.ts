@@ -1,4 +1,4 @@
-import type { Money } from '../../carriers/port';
+import type { Money } from '../../domain/money';
 import type { CodSplit } from '../../domain/cod';
 import type { OrderRef, ResolvedBlock } from '../../domain/creation-decision';
 import type { RequestedWire } from '../../domain/creation-request';

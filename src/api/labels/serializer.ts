@@ -1,4 +1,4 @@
-import { carrierDefinition } from '../../carriers/catalog';
+import { carrierDefinition } from '../../domain/carrier-catalog';
 import type { LabelView } from '../../db/labels-query';
 import { deriveDocument } from '../../domain/document-availability';
 import { isoSeconds, isoSecondsOrNull, money } from '../../domain/wire-format';

@@ -1,10 +1,10 @@
-import { CARRIERS } from '../../carriers/catalog';
+import { CARRIERS } from '../../domain/carrier-catalog';
 import type { LabelView } from '../../db/labels-query';
 import { deliveryStatus, orderReminders } from '../../domain/order-status';
 import { isPickupPointMethod, type AllowedNetwork } from '../../domain/pickup-points';
 import { isoSecondsOrNull, money } from '../../domain/wire-format';
 import type { FulfillmentOrderHolder } from '../../domain/holders';
-import type { Money } from '../../carriers/port';
+import type { Money } from '../../domain/money';
 import { labelFacts, orderFacts, type OrderSnapshot } from '../../orders/order-reader';
 import type { PickupPointListing } from '../../orders/pickup-point-listing';
 import type { NetworkPoint } from '../../pickup-points/search';

@@ -1,4 +1,5 @@
-import type { CarrierAccountSettings, ClaimCapableCarrierPort, ClaimRequest, ClaimResult, Money } from '../port';
+import type { CarrierAccountSettings, ClaimCapableCarrierPort, ClaimRequest, ClaimResult } from '../port';
+import type { Money } from '../../domain/money';
 import type { CarrierHttpOptions } from './http-client';
 import { SandboxCarrierAdapter, type CarrierMapper } from './sandbox-carrier';
 import { shipmentResult } from './shared';

@@ -1,4 +1,5 @@
-import { ImportRejectedError, type Money, type ShipmentStatus } from '../port';
+import { ImportRejectedError, type ShipmentStatus } from '../port';
+import type { Money } from '../../domain/money';
 import type { CarrierMapper } from './sandbox-carrier';
 import { shipmentResult } from './shared';
 

@@ -1,4 +1,4 @@
-import type { Money } from '../port';
+import type { Money } from '../../domain/money';
 import type { CarrierMapper } from './sandbox-carrier';
 import { shipmentResult, storedDocument } from './shared';
 

@@ -1,5 +1,6 @@
-import { CARRIERS } from '../catalog';
-import { DocumentNotSupportedError, LabelNotReissuableError, type Money } from '../port';
+import { CARRIERS } from '../../domain/carrier-catalog';
+import { DocumentNotSupportedError, LabelNotReissuableError } from '../port';
+import type { Money } from '../../domain/money';
 import type { CarrierMapper } from './sandbox-carrier';
 import { shipmentResult, storedDocument } from './shared';
 

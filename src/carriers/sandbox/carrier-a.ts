@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { carrierDefinition } from '../catalog';
+import { carrierDefinition } from '../../domain/carrier-catalog';
 import { roundCod } from '../../domain/cod-rounding';
 import { BadRequest, json, pdf, type Router } from '../../sandbox/http';
 import {

@@ -1,4 +1,4 @@
-import { accountLabelSize, carrierDefinition } from '../catalog';
+import { accountLabelSize, carrierDefinition } from '../../domain/carrier-catalog';
 import { renderSampleLabel } from '../../pdf/sample-label';
 import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
 import type { CarrierRejectionReason } from '../port';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CARRIERS, type PageSizeName } from '../catalog';
+import { CARRIERS, type PageSizeName } from '../../domain/carrier-catalog';
 import { mergePdfs } from '../../pdf/merge';
 import { renderSampleLabel } from '../../pdf/sample-label';
 import { BadRequest, json, pdf, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';

@@ -1,5 +1,5 @@
 import type { SandboxPickupPoint } from '../sandbox-api/pickup-points';
-import { carrierDefinition, pickupPointId } from '../catalog';
+import { carrierDefinition, pickupPointId } from '../../domain/carrier-catalog';
 import { distanceMeters, MAX_PICKUP_POINTS } from '../../domain/pickup-points';
 import { BadRequest, json, type Router } from '../../sandbox/http';
 import { notFound, operationFault, type SimulatorContext } from './engine';

@@ -1,5 +1,5 @@
 import { toHundredths } from '../../domain/cod-rounding';
-import { isPickupPointIdOf } from '../catalog';
+import { isPickupPointIdOf } from '../../domain/carrier-catalog';
 import type { CarrierRejectionReason } from '../port';
 import { variableSymbolFromOrderName } from '../../domain/variable-symbol';
 import { COD_LIMITS, DEFAULT_COD_LIMIT, DEFAULT_MAX_WEIGHT_GRAMS, MAX_WEIGHT_GRAMS, sandboxService } from './services';

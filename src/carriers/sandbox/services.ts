@@ -1,4 +1,4 @@
-import type { PageSizeName } from '../catalog';
+import type { PageSizeName } from '../../domain/carrier-catalog';
 
 /** A product a simulated carrier offers; carrier accounts in fixtures list these codes. */
 export interface SandboxService {

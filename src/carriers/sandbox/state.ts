@@ -1,5 +1,5 @@
-import type { PageSizeName } from '../catalog';
-import type { Money } from '../port';
+import type { PageSizeName } from '../../domain/carrier-catalog';
+import type { Money } from '../../domain/money';
 import type { ScriptedFault } from './faults';
 
 export type LedgerStatus = 'ready' | 'pending' | 'draft' | 'import_rejected';

@@ -41,7 +41,7 @@ export interface SenderDetails {
 export class CarrierAccount {
   id!: string;
   storeId!: string;
-  /** Carrier code from the catalogue (`src/carriers/catalog.ts`). */
+  /** Carrier code from the catalogue (`src/domain/carrier-catalog.ts`). */
   carrierCode!: string;
   name!: string;
   currency!: string;

@@ -1,8 +1,7 @@
-import type { Money } from '../../carriers/port';
+import type { Money } from '../../domain/money';
+import type { DeliveryMethodType, FulfillmentOrderStatus } from '../../domain/platform-order';
 import type {
-  DeliveryMethodType,
   FulfillmentOrderHold,
-  FulfillmentOrderStatus,
   PlatformFulfillmentOrder,
   PlatformFulfillmentOrderLineItem,
   PlatformOrder,

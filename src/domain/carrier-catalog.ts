@@ -1,4 +1,4 @@
-import type { DocumentFormat } from '../domain/labels';
+import type { DocumentFormat } from './labels';
 
 /**
  * The carriers the service knows, and what each means for documents and COD. Carrier letters follow the spec's
