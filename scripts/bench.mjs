@@ -24,7 +24,7 @@ const env = {
   TEMPORAL_CLI_PATH: temporalCli,
   PG_SERVER_URL: postgres.url,
 };
-let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
+let status = spawnSync(process.execPath, ['--import', 'tsx', 'src/migrate.ts'], {
   cwd: projectRoot,
   env,
   stdio: 'inherit',

@@ -196,7 +196,7 @@ try {
     if (result.status !== 0) throw new Error(`${what} failed`);
     return result.stdout;
   };
-  once('running migrations', 'db/migrate.js');
+  once('running migrations', 'migrate.js');
   once('Temporal setup step (namespace, search attributes)', 'temporal/setup.js');
 
   const node = (name, entry, extraEnv, ready) =>

@@ -77,7 +77,7 @@ releaseLocalService = announceLocalService('npm run dev', {
 });
 
 step('running migrations');
-const migrated = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
+const migrated = spawnSync(process.execPath, ['--import', 'tsx', 'src/migrate.ts'], {
   cwd: projectRoot,
   env,
   stdio: 'inherit',

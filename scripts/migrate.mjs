@@ -8,7 +8,7 @@ ensureDependencies();
 const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');
 const postgres = await findPostgres();
 const databaseUrl = await appDatabase(postgres.url, 'shipping_label_api');
-const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate.ts'], {
+const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/migrate.ts'], {
   cwd: projectRoot,
   env: { ...process.env, DATABASE_URL: databaseUrl },
   stdio: 'inherit',

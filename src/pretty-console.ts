@@ -53,7 +53,7 @@ export function consoleObject(log: LogObject, requests: RequestLines): LogObject
 /**
  * The console of `LOG_FORMAT=pretty`: each JSON line pino writes, shaped by `consoleObject` and rendered by
  * pino-pretty (time, coloured level, process name, message, other fields below it), written to stdout. pino-pretty is a
- * development dependency, loaded only here; production refuses `LOG_FORMAT=pretty` (src/config.ts).
+ * development dependency, loaded only here; production refuses `LOG_FORMAT=pretty` (src/config/core.ts).
  */
 export function prettyConsole(options: {
   requests: RequestLines;

@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import { z } from 'zod';
 import { registerCarrierA } from './carriers/sandbox/carrier-a';
 import { registerCarrierB, registerCarrierBControl } from './carriers/sandbox/carrier-b';
 import { registerCarrierC } from './carriers/sandbox/carrier-c';
@@ -11,19 +10,11 @@ import { CarrierSandboxState } from './carriers/sandbox/state';
 import { registerPlatformSandbox } from './platform/sandbox/routes';
 import { PlatformSandboxState } from './platform/sandbox/state';
 import { registerShopifyFake } from './platform/shopify-fake/routes';
+import { loadSandboxConfig } from './config/sandbox';
 import { createLogger } from './logger';
 import { json, requestListener, Router } from './sandbox/http';
 import { registerPickupProviderSandbox } from './sandbox/pickup-provider/sandbox-routes';
 import { registerWebhookReceiverSandbox } from './sandbox/webhook-receiver';
-
-const envSchema = z.object({
-  SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
-  SANDBOX_HOST: z.string().default('127.0.0.1'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  // As the API's and the worker's (src/config/): the pretty console of `npm run dev`, JSON lines otherwise.
-  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
-  LOG_REQUESTS: z.enum(['all', 'errors', 'none']).default('all'),
-});
 
 /** Builds the router of the whole sandbox: store platform, carriers, their control API. */
 export function createSandboxRouter(onError: (error: unknown) => void): Router {
@@ -48,15 +39,12 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
 }
 
 function main(): void {
-  const env = envSchema.parse(process.env);
-  const logger = createLogger(env.LOG_LEVEL, 'shipping-label-sandbox', {
-    format: env.LOG_FORMAT,
-    requests: env.LOG_REQUESTS,
-  });
+  const config = loadSandboxConfig();
+  const logger = createLogger(config.logLevel, 'shipping-label-sandbox', config.log);
   const onError = (error: unknown) => logger.error({ err: error }, 'sandbox handler failed');
   const server = createServer(requestListener(createSandboxRouter(onError), onError));
-  server.listen(env.SANDBOX_PORT, env.SANDBOX_HOST, () => {
-    logger.info({ port: env.SANDBOX_PORT }, 'sandbox listening');
+  server.listen(config.port, config.host, () => {
+    logger.info({ port: config.port }, 'sandbox listening');
     // The test setup and `npm run dev` spawn us with an IPC channel and wait for this.
     process.send?.({ type: 'ready' });
   });

@@ -1,5 +1,5 @@
 import { Client, Connection, type ClientInterceptors } from '@temporalio/client';
-import type { TemporalSettings } from '../config';
+import type { TemporalSettings } from '../config/temporal';
 
 type Endpoint = Pick<TemporalSettings, 'address' | 'tls' | 'apiKey'>;
 

@@ -1,4 +1,4 @@
-import type { WorkerSettings } from '../config';
+import type { WorkerSettings } from '../config/worker';
 
 /** `Worker.create` options from the configuration; what is not configured is left out, so the SDK's default holds. */
 export function workerTuning(settings: WorkerSettings) {

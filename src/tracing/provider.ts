@@ -25,7 +25,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { TracingSettings } from '../config';
+import type { TracingSettings } from './settings';
 import { tracePostgres } from './postgres';
 import { RequestIdSpanProcessor } from './request-id';
 import { TRACER_NAME, useTracer } from './spans';

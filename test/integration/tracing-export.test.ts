@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer as createH2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { SpanKind } from '@opentelemetry/api';
-import type { OtlpProtocol } from '../../src/config';
+import type { OtlpProtocol } from '../../src/tracing/settings';
 import { startTracing } from '../../src/tracing/provider';
 import { inSpan } from '../../src/tracing/spans';
 

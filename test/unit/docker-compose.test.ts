@@ -69,7 +69,7 @@ describe('docker-compose.yml', () => {
   it('runs the migrations and the Temporal setup step before any API process or worker starts', () => {
     expect(commandOf(service('temporal-setup'))).toBe('node dist/src/temporal/setup.js');
     expect(waitsFor('temporal-setup', 'temporal', 'service_healthy')).toBe(true);
-    expect(commandOf(service('migrate'))).toBe('node dist/src/db/migrate.js');
+    expect(commandOf(service('migrate'))).toBe('node dist/src/migrate.js');
     for (const name of ['api', 'worker']) {
       expect(waitsFor(name, 'temporal-setup', 'service_completed_successfully')).toBe(true);
       expect(waitsFor(name, 'migrate', 'service_completed_successfully')).toBe(true);

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { renderErrorReference } from '../../src/api/meta/error-reference';
-import { loadConfig } from '../../src/config';
 import { parseDuration } from '../../src/duration';
 import { ApiError } from '../../src/http/api-error';
 import { ERROR_CODES } from '../../src/domain/error-catalog';
@@ -22,71 +21,6 @@ describe('parseDuration', () => {
   it.each(['', 'soon', '5 minutes', '-1s'])('refuses %j', (text) =>
     expect(() => parseDuration(text)).toThrow(/not a duration/),
   );
-});
-
-describe('loadConfig', () => {
-  it('uses the spec values by default', () => {
-    const config = loadConfig({});
-    expect(config.requestLog.retentionMs).toBe(90 * 86_400_000);
-    expect(config.maxBodyBytes).toBe(262_144);
-    expect(config.port).toBe(3000);
-    expect(Object.isFrozen(config)).toBe(true);
-  });
-  it("refuses production without a cursor secret of its own, the examples' placeholders included", () => {
-    const key = { SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
-    expect(() => loadConfig({ NODE_ENV: 'production', ...key })).toThrow(/CURSOR_SECRET/);
-    for (const placeholder of ['change-me-to-a-long-random-value', 'development-only-cursor-secret'])
-      expect(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: placeholder, ...key })).toThrow(/CURSOR_SECRET/);
-    expect(loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: 'a-secret-of-this-deployment', ...key }).env).toBe(
-      'production',
-    );
-  });
-  it('takes LOCAL_OUTBOUND_ORIGINS outside production and refuses to start with it in production', () => {
-    expect(loadConfig({}).localOutboundOrigins).toEqual([]);
-    expect(
-      loadConfig({ LOCAL_OUTBOUND_ORIGINS: 'http://127.0.0.1:8080,http://localhost:9000/' }).localOutboundOrigins,
-    ).toEqual(['http://127.0.0.1:8080', 'http://localhost:9000']);
-    expect(() => loadConfig({ LOCAL_OUTBOUND_ORIGINS: 'http://10.0.0.7:8080' })).toThrow(
-      /LOCAL_OUTBOUND_ORIGINS: "http:\/\/10\.0\.0\.7:8080" is not on loopback/,
-    );
-    const production = {
-      NODE_ENV: 'production',
-      CURSOR_SECRET: 'a-secret-of-this-deployment',
-      SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    };
-    expect(loadConfig(production).localOutboundOrigins).toEqual([]);
-    expect(() => loadConfig({ ...production, LOCAL_OUTBOUND_ORIGINS: 'http://127.0.0.1:8080' })).toThrow(
-      /LOCAL_OUTBOUND_ORIGINS: not allowed in production/,
-    );
-    expect(loadConfig({ ...production, LOCAL_OUTBOUND_ORIGINS: '' }).env).toBe('production');
-  });
-  it('pins a Shopify Admin API version and takes an https endpoint in production only', () => {
-    expect(loadConfig({}).shopify).toEqual({
-      apiVersion: '2026-10',
-      adminUrl: 'https://{shop}/admin/api/{version}/graphql.json',
-      timeoutMs: 10_000,
-    });
-    expect(() => loadConfig({ SHOPIFY_API_VERSION: 'latest' })).toThrow(/SHOPIFY_API_VERSION/);
-    expect(() => loadConfig({ SHOPIFY_ADMIN_URL: 'https://example.com/graphql' })).toThrow(/must contain \{shop\}/);
-    const fake = 'http://127.0.0.1:4010/shopify/{shop}/admin/api/{version}/graphql.json';
-    expect(loadConfig({ SHOPIFY_ADMIN_URL: fake }).shopify.adminUrl).toBe(fake);
-    const production = {
-      NODE_ENV: 'production',
-      CURSOR_SECRET: 'a-secret-of-this-deployment',
-      SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-    };
-    expect(() => loadConfig({ ...production, SHOPIFY_ADMIN_URL: fake })).toThrow(/SHOPIFY_ADMIN_URL: must be https/);
-  });
-  it('trusts a proxy only when told to, and keeps in-flight idempotency leases short', () => {
-    expect(loadConfig({}).trustProxy).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    expect(loadConfig({}).idempotencyLeaseMs).toBe(30_000);
-  });
-  it('lists every bad variable in one message', () => {
-    expect(() => loadConfig({ PORT: 'x', REQUEST_LOG_RETENTION: 'forever' })).toThrow(
-      /PORT[\s\S]*REQUEST_LOG_RETENTION/,
-    );
-  });
 });
 
 describe('ids', () => {

@@ -9,7 +9,8 @@ import {
   SimpleSpanProcessor,
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
-import { loadConfig, type TraceSampler } from '../../src/config';
+import { loadConfig } from '../../src/config';
+import type { TraceSampler } from '../../src/tracing/settings';
 import { traceRequests } from '../../src/http/tracing';
 import { RateLimitedSampler, samplerOf } from '../../src/tracing/provider';
 import { redactedStatement, statementName, statementText } from '../../src/tracing/postgres';

@@ -1,6 +1,6 @@
-import { loadConfig } from '../config';
-import { migrate } from './migrator';
-import { openOrm } from './orm';
+import { loadConfig } from './config';
+import { migrate } from './db/migrator';
+import { openOrm } from './db/orm';
 
 async function main(): Promise<void> {
   const config = loadConfig();
