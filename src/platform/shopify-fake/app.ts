@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { BadRequest, json, type Reply, type Router } from '../../sandbox/http';
-import type { ShopState } from './routes';
+import type { ShopState } from './shop-state';
 
 /**
  * The fake Shopify's side of a public app (docs/shopify.md, "The fake Shopify"): the app as `shopify app deploy`

@@ -16,9 +16,10 @@ import { actualCost, requestedCost, type Operation } from './cost';
 import { mutationRoot } from './mutations';
 import { queryRoot, type UserErrorFault } from './resolvers';
 import { REQUIRED_SHOPIFY_SCOPES } from '../shopify/scopes';
-import { accessFieldResolver, type AppGrants } from './access';
+import { accessFieldResolver } from './access';
 import { adminSchema, adminSchemaManifest } from './admin-schema';
 import { registerShopifyAppFake } from './app';
+import type { Bucket, ShopState } from './shop-state';
 
 /** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
 export const FAKE_API_VERSIONS: readonly string[] = (() => {
@@ -38,32 +39,6 @@ export function servedVersion(asked: string): string | null {
 /** Shopify's single-query limit and a Standard plan's bucket (docs/shopify.md, "Throttling"). */
 const MAX_QUERY_COST = 1000;
 const DEFAULT_BUCKET = { maximumAvailable: 2000, restoreRate: 100 };
-
-interface Bucket {
-  maximumAvailable: number;
-  currentlyAvailable: number;
-  restoreRate: number;
-  at: number;
-}
-
-type ShopifyFault =
-  { type: 'user_error'; message: string; code: string | null } | { type: 'http_429'; retry_after_seconds: number };
-
-export interface ShopState {
-  /** Shopify's numeric ID of the shop. */
-  id: number;
-  name: string;
-  email: string;
-  accessToken: string | null;
-  /** The client ID of the public app installed on the shop (the fake's OAuth), if one is. */
-  installedApp: string | null;
-  /** The app uninstalled last: Shopify still sends it `shop/redact` 48 hours later. */
-  formerApp: string | null;
-  grants: AppGrants;
-  bucket: Bucket;
-  faults: ShopifyFault[];
-  requests: number;
-}
 
 const shopifyFaultSchema = z.discriminatedUnion('type', [
   z

@@ -1,0 +1,28 @@
+import type { AppGrants } from './access';
+
+/** What the fake Shopify keeps of one shop: its install, grants, throttle bucket and the faults a test queued. */
+export interface Bucket {
+  maximumAvailable: number;
+  currentlyAvailable: number;
+  restoreRate: number;
+  at: number;
+}
+
+export type ShopifyFault =
+  { type: 'user_error'; message: string; code: string | null } | { type: 'http_429'; retry_after_seconds: number };
+
+export interface ShopState {
+  /** Shopify's numeric ID of the shop. */
+  id: number;
+  name: string;
+  email: string;
+  accessToken: string | null;
+  /** The client ID of the public app installed on the shop (the fake's OAuth), if one is. */
+  installedApp: string | null;
+  /** The app uninstalled last: Shopify still sends it `shop/redact` 48 hours later. */
+  formerApp: string | null;
+  grants: AppGrants;
+  bucket: Bucket;
+  faults: ShopifyFault[];
+  requests: number;
+}
