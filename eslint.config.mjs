@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { placedRule, srcNames } from './eslint.module-map.mjs';
 
 const nodeBuiltins = [
   'assert',
@@ -32,23 +33,11 @@ const nodeBuiltins = [
   'zlib',
 ];
 
-// The module map (docs/architecture.md): which floor may import which. A folder of `src/` is named from any depth.
-const SERVICES = [
-  'creation',
-  'documents',
-  'orders',
-  'pickup-points',
-  'webhooks',
-  'labels',
-  'notifications',
-  'locks',
-  'limits',
-  'access',
-  'shopify-app',
-  'privacy',
-];
-const EDGE = ['api', 'http', 'idempotency'];
-const ENTRY = ['cli', 'temporal', 'dev', 'app', 'server', 'worker', 'dependencies', 'adapters'];
+// The module map (docs/architecture.md, eslint.module-map.mjs): which floor may import which. A folder of `src/` is named
+// from any depth.
+const SERVICES = srcNames('services');
+const EDGE = srcNames('edge');
+const ENTRY = srcNames('entry');
 const UPS = ['../', '../../', '../../../'];
 const srcFolders = (names) => names.flatMap((name) => UPS.flatMap((up) => [`${up}${name}`, `${up}${name}/**`]));
 const rootFolders = (names) =>
@@ -252,10 +241,16 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The map is an allow-list: a module it does not place fails, whatever it imports.
+    files: ['src/**/*.{ts,mts,mjs,js}', 'workflows/**/*.ts', 'activities/**/*.ts', 'scripts/**/*.{ts,mts,mjs,js}'],
+    plugins: { 'module-map': { rules: { placed: placedRule } } },
+    rules: { 'module-map/placed': ['error', import.meta.dirname] },
+  },
   floorRule(
     ['src/db/**/*.ts'],
     [...srcFolders([...SERVICES, ...EDGE, ...ENTRY]), ...rootFolders(['activities', 'workflows'])],
-    'Persistence imports only the domain and the carrier catalogue',
+    'Persistence imports only the domain',
   ),
   floorRule(
     ['src/carriers/**/*.ts', 'src/platform/**/*.ts', 'src/pdf/**/*.ts', 'src/net/**/*.ts', 'src/tracing/**/*.ts'],
@@ -278,7 +273,7 @@ export default tseslint.config(
     WORKFLOWS_BUT_CONTRACTS,
   ),
   floorRule(
-    ['src/api/**/*.ts', 'src/http/**/*.ts', 'src/idempotency/**/*.ts'],
+    EDGE.map((name) => `src/${name}/**/*.ts`),
     [...srcFolders(ENTRY), ...rootFolders(['activities'])],
     'The HTTP edge calls services and starts workflows through their contracts',
     [],
