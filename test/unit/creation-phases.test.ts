@@ -227,9 +227,11 @@ describe('the table as the record’s SQL (src/creation/transitions/phase-sql.ts
   it('keeps the guards the statements always had where the table allows every phase of processing', () => {
     expect(allowedSql('fail')).toBe(`status in ('processing', 'needs_attention')`);
     expect(allowedSql('learn')).toBe(`status = 'needs_attention'`);
-    expect(allowedSql('await_carrier', 'c.')).toBe(`(c.status = 'processing' and c.phase = 'sending_to_carrier')`);
+    expect(allowedSql('await_carrier', 'c.')).toBe(
+      `(c.status = 'processing' and coalesce(c.phase, 'queued') = 'sending_to_carrier')`,
+    );
     expect(allowedSql('label_recorded')).toBe(
-      `(status = 'needs_attention' or (status = 'processing' and phase in ('sending_to_carrier', 'waiting_for_carrier', 'finalizing')))`,
+      `(status = 'needs_attention' or (status = 'processing' and coalesce(phase, 'queued') in ('sending_to_carrier', 'waiting_for_carrier', 'finalizing')))`,
     );
   });
 });

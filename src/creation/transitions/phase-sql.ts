@@ -17,7 +17,10 @@ const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join('
 const among = (column: string, values: readonly string[]) =>
   values.length === 1 ? `${column} = ${quoted(values)}` : `${column} in (${quoted(values)})`;
 
-/** The record stands where `kind` is allowed; `alias` qualifies the columns (`c.`). */
+/**
+ * The record stands where `kind` is allowed; `alias` qualifies the columns (`c.`). A `processing` record without a
+ * phase stands where every creation starts (`positionOf`), at `queued`.
+ */
 export function allowedSql(kind: CreationEventKind, alias = ''): string {
   const from: readonly CreationPosition[] = CREATION_TRANSITIONS[kind].from;
   const phases = LABEL_CREATION_PHASES.filter((phase) => from.includes(phase));
@@ -27,7 +30,9 @@ export function allowedSql(kind: CreationEventKind, alias = ''): string {
   const parts = [
     ...(everyPhase ? [among(`${alias}status`, ['processing', ...statuses])] : []),
     ...(!everyPhase && statuses.length ? [among(`${alias}status`, statuses)] : []),
-    ...(!everyPhase && phases.length ? [`(${alias}status = 'processing' and ${among(`${alias}phase`, phases)})`] : []),
+    ...(!everyPhase && phases.length
+      ? [`(${alias}status = 'processing' and ${among(`coalesce(${alias}phase, 'queued')`, phases)})`]
+      : []),
   ];
   return parts.length === 1 ? parts[0]! : `(${parts.join(' or ')})`;
 }
