@@ -17,7 +17,9 @@ const COLUMNS = `request_id, store_id, api_key_id, method, endpoint, status, err
 export class Migration20261204000100RequestLogPartitions extends Migration {
   override async up(): Promise<void> {
     this.addSql('alter table request_log rename to request_log_unpartitioned;');
-    this.addSql('alter table request_log_unpartitioned rename constraint request_log_pkey to request_log_unpartitioned_pkey;');
+    this.addSql(
+      'alter table request_log_unpartitioned rename constraint request_log_pkey to request_log_unpartitioned_pkey;',
+    );
     this.addSql(`
       create table request_log (
         id bigint not null default nextval('request_log_id_seq'),
