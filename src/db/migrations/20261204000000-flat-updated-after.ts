@@ -17,6 +17,14 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261204000000FlatUpdatedAfter extends Migration {
   override async up(): Promise<void> {
+    // Plans for the largest store (decision 0106): a prepared list statement runs on its generic plan, which PostgreSQL
+    // prices for a store of average size (rows / distinct stores), so it reads a tiny store's way (bitmap scan, then
+    // sort) and takes hundreds of milliseconds on a store of millions. Told that a store may hold the whole table,
+    // it reads the list's index in order with its limit, which is as fast on a small store.
+    for (const table of ['labels', 'label_creations']) {
+      this.addSql(`alter table ${table} alter column store_id set (n_distinct = 1);`);
+      this.addSql(`analyze ${table};`);
+    }
     this.addSql('create extension if not exists btree_gist;');
     this.addSql(
       'create index labels_store_updated_created_idx on labels (store_id, created_at, seq) where updated_at is not null;',
@@ -43,6 +51,9 @@ export class Migration20261204000000FlatUpdatedAfter extends Migration {
   }
 
   override async down(): Promise<void> {
+    for (const table of ['labels', 'label_creations']) {
+      this.addSql(`alter table ${table} alter column store_id reset (n_distinct);`);
+    }
     this.addSql('drop index if exists label_creations_store_order_name_idx;');
     this.addSql('create index if not exists label_creations_store_status_idx on label_creations (store_id, status);');
     this.addSql('drop index if exists label_creations_store_status_created_idx;');
