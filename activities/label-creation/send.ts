@@ -63,6 +63,91 @@ function shipmentRequest(creationId: string, call: CarrierCall): ShipmentRequest
   };
 }
 
+/** `sending_to_carrier`: the one create call at the carrier, behind carrier protection. */
+export function carrierSend(kit: CreationKit) {
+  const { deps, em } = kit;
+  const protection = carrierProtectionGate(kit);
+  const { call } = carrierCall(kit, protection);
+
+  /**
+   * The account and carrier protection's check for a call (`blocked`: its answer when the call may not be made), begun
+   * at once; a failure of either surfaces where it is awaited.
+   */
+  function preflight(input: CallTarget): Preflight {
+    const account = kit.accountOf(input.storeId, input.carrierCall.carrierAccountId);
+    const blocked = account.then(({ account: a }) => protection.block(input, protectedAccount(a)));
+    account.catch(() => undefined);
+    blocked.catch(() => undefined);
+    return { account, blocked };
+  }
+
+  /**
+   * A first call after its checks: refused by carrier protection (`blocked`), or marked sent with the fenced
+   * `markSent`, which confirms the creation's daily unit (spec "Limits"). null: the mark marked nothing (the record
+   * moved, was marked before, or lost a lock), so the carrier is not called.
+   */
+  async function markFirstCall(
+    input: SendToCarrierInput,
+    found: Awaited<ReturnType<CreationKit['accountOf']>>,
+    blocked: SentToCarrier | null,
+    plan: SendPlan | undefined,
+  ): Promise<Attempt | null> {
+    if (blocked) return { kind: 'answered', answer: blocked };
+    const sentAt = deps.now();
+    if (!(await markSent(em(), { ...markOf(input), sentAt, plan }))) return null;
+    return { kind: 'call', account: found.account, settings: found.settings, resumed: false, sentAt };
+  }
+
+  /**
+   * Where the attempt stands (two reads side by side, two connections: the record, and the account it calls, whose
+   * failure counts only once the record says the call is still to be made), then a first call's checks and mark.
+   */
+  async function startAttempt(input: SendToCarrierInput, plan?: SendPlan): Promise<Attempt> {
+    const [row, found] = await Promise.all([
+      sendingState(em(), markOf(input)),
+      kit.accountOf(input.storeId, input.carrierCall.carrierAccountId).catch((error: unknown) => ({ error })),
+    ]);
+    const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
+    // A retry of an attempt that finished the creation here (its completion was lost with the worker): done.
+    if (resumed && row.status === 'succeeded' && row.labelIds.length === 1) {
+      return { kind: 'answered', answer: { kind: 'succeeded', labelId: row.labelIds[0]! } };
+    }
+    // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
+    if (!resumed && row?.status !== 'processing') return { kind: 'answered', answer: { kind: 'lost_locks' } };
+    if ('error' in found) throw found.error;
+    if (resumed) return { kind: 'call', ...found, resumed, sentAt: new Date(row.sentAt!) };
+    const lostLocks: Attempt = { kind: 'answered', answer: { kind: 'lost_locks' } };
+    if (!row.holdsLocks) return lostLocks;
+    const blocked = await protection.block(input, protectedAccount(found.account));
+    return (await markFirstCall(input, found, blocked, plan)) ?? lostLocks;
+  }
+
+  /**
+   * The first step's attempt, right after it took the locks: the checks were asked for while locking, and the fenced
+   * mark says whether the record still is as the locks left it. null: it is not (marked before, moved, or its locks
+   * gone): the attempt reads where it stands like any other.
+   */
+  async function startFresh(input: SendToCarrierInput, plan: SendPlan, checks: Preflight): Promise<Attempt | null> {
+    const [found, blocked] = await Promise.all([checks.account, checks.blocked]);
+    return markFirstCall(input, found, blocked, plan);
+  }
+
+  /**
+   * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call (with the
+   * plan it is made on, when given); a retry that finds it only looks the shipment up by the creation's reference. An
+   * accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF ever travels
+   * through the workflow's history.
+   */
+  async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
+    const fresh = given.plan && given.preflight ? await startFresh(input, given.plan, given.preflight) : null;
+    const attempt = fresh ?? (await startAttempt(input, given.plan));
+    if (attempt.kind === 'answered') return attempt.answer;
+    return call(input, attempt);
+  }
+
+  return { send, preflight };
+}
+
 /**
  * The create call of an attempt that may call, and what it came to: an accepted shipment's label recorded, every
  * outcome counted for carrier protection.
@@ -156,91 +241,6 @@ function carrierCall(kit: CreationKit, protection: ReturnType<typeof carrierProt
   }
 
   return { call };
-}
-
-/** `sending_to_carrier`: the one create call at the carrier, behind carrier protection. */
-export function carrierSend(kit: CreationKit) {
-  const { deps, em } = kit;
-  const protection = carrierProtectionGate(kit);
-  const { call } = carrierCall(kit, protection);
-
-  /**
-   * The account and carrier protection's check for a call (`blocked`: its answer when the call may not be made), begun
-   * at once; a failure of either surfaces where it is awaited.
-   */
-  function preflight(input: CallTarget): Preflight {
-    const account = kit.accountOf(input.storeId, input.carrierCall.carrierAccountId);
-    const blocked = account.then(({ account: a }) => protection.block(input, protectedAccount(a)));
-    account.catch(() => undefined);
-    blocked.catch(() => undefined);
-    return { account, blocked };
-  }
-
-  /**
-   * A first call after its checks: refused by carrier protection (`blocked`), or marked sent with the fenced
-   * `markSent`, which confirms the creation's daily unit (spec "Limits"). null: the mark marked nothing (the record
-   * moved, was marked before, or lost a lock), so the carrier is not called.
-   */
-  async function markFirstCall(
-    input: SendToCarrierInput,
-    found: Awaited<ReturnType<CreationKit['accountOf']>>,
-    blocked: SentToCarrier | null,
-    plan: SendPlan | undefined,
-  ): Promise<Attempt | null> {
-    if (blocked) return { kind: 'answered', answer: blocked };
-    const sentAt = deps.now();
-    if (!(await markSent(em(), { ...markOf(input), sentAt, plan }))) return null;
-    return { kind: 'call', account: found.account, settings: found.settings, resumed: false, sentAt };
-  }
-
-  /**
-   * Where the attempt stands (two reads side by side, two connections: the record, and the account it calls, whose
-   * failure counts only once the record says the call is still to be made), then a first call's checks and mark.
-   */
-  async function startAttempt(input: SendToCarrierInput, plan?: SendPlan): Promise<Attempt> {
-    const [row, found] = await Promise.all([
-      sendingState(em(), markOf(input)),
-      kit.accountOf(input.storeId, input.carrierCall.carrierAccountId).catch((error: unknown) => ({ error })),
-    ]);
-    const resumed = row?.sentAt !== null && row?.sentAt !== undefined;
-    // A retry of an attempt that finished the creation here (its completion was lost with the worker): done.
-    if (resumed && row.status === 'succeeded' && row.labelIds.length === 1) {
-      return { kind: 'answered', answer: { kind: 'succeeded', labelId: row.labelIds[0]! } };
-    }
-    // A record no longer `processing` (failed by housekeeping while this worker stood still) is never sent.
-    if (!resumed && row?.status !== 'processing') return { kind: 'answered', answer: { kind: 'lost_locks' } };
-    if ('error' in found) throw found.error;
-    if (resumed) return { kind: 'call', ...found, resumed, sentAt: new Date(row.sentAt!) };
-    const lostLocks: Attempt = { kind: 'answered', answer: { kind: 'lost_locks' } };
-    if (!row.holdsLocks) return lostLocks;
-    const blocked = await protection.block(input, protectedAccount(found.account));
-    return (await markFirstCall(input, found, blocked, plan)) ?? lostLocks;
-  }
-
-  /**
-   * The first step's attempt, right after it took the locks: the checks were asked for while locking, and the fenced
-   * mark says whether the record still is as the locks left it. null: it is not (marked before, moved, or its locks
-   * gone): the attempt reads where it stands like any other.
-   */
-  async function startFresh(input: SendToCarrierInput, plan: SendPlan, checks: Preflight): Promise<Attempt | null> {
-    const [found, blocked] = await Promise.all([checks.account, checks.blocked]);
-    return markFirstCall(input, found, blocked, plan);
-  }
-
-  /**
-   * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call (with the
-   * plan it is made on, when given); a retry that finds it only looks the shipment up by the creation's reference. An
-   * accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF ever travels
-   * through the workflow's history.
-   */
-  async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
-    const fresh = given.plan && given.preflight ? await startFresh(input, given.plan, given.preflight) : null;
-    const attempt = fresh ?? (await startAttempt(input, given.plan));
-    if (attempt.kind === 'answered') return attempt.answer;
-    return call(input, attempt);
-  }
-
-  return { send, preflight };
 }
 
 /** The carrier call as its own activity, after the workflow's prepare step (the caller beats the heartbeat). */
