@@ -1,5 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { runPrepared, type ReadStatement } from './prepared';
+import type { ReadStatement } from './prepared';
+import { columns as c, rowParser } from './rows';
 
 /** The store and the calling key as `GET /shop` answers them; times already on the wire's second precision. */
 export interface ShopRow {
@@ -32,8 +32,24 @@ export function shopByKeyHashStatement(storeId: string, keyHash: string): ReadSt
   return { text: `${SHOP_SELECT} where s.id = $1 and k.secret_hash = $2`, values: [storeId, keyHash] };
 }
 
-/** The same read on its own (a key's first request), by the authenticated key's ID. */
-export async function readShop(em: EntityManager, storeId: string, keyId: string): Promise<ShopRow | null> {
-  const [row] = await runPrepared<ShopRow>(em, `${SHOP_SELECT} where s.id = $1 and k.id = $2`, [storeId, keyId]);
-  return row ?? null;
+/** The same read on its own (a key's first request), by the authenticated key's ID: the same columns. */
+export function shopByKeyIdStatement(storeId: string, keyId: string): ReadStatement {
+  return { text: `${SHOP_SELECT} where s.id = $1 and k.id = $2`, values: [storeId, keyId] };
 }
+
+/** The row of both statements, checked. */
+export const shopRow = rowParser<ShopRow>('shop', {
+  id: c.text,
+  name: c.text,
+  domain: c.text,
+  api_enabled: c.boolean,
+  paused_by_support: c.boolean,
+  subscription_active: c.boolean,
+  write_access: c.boolean,
+  key_id: c.text,
+  key_name: c.text,
+  key_scopes: c.textArray,
+  key_pinned_version: c.text,
+  key_created_at: c.text,
+  key_expires_at: c.nullable(c.text),
+});

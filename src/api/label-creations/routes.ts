@@ -6,20 +6,17 @@ import { holdsScope } from '../../access/scopes';
 import { RESOLVE_OUTCOMES } from '../../domain/resolve';
 import type { Logger } from '../../logger';
 import { creationWire, creationWires } from './creation-wire';
-import {
-  creationStatement,
-  readCreation,
-  readCreationPage,
-  type CreationListFilters,
-  type CreationRow,
-} from '../../creation/records';
+import { creationStatement, readCreationPage, type CreationListFilters } from '../../creation/records';
+import { creationRow } from './creation-row';
 import type { Orm } from '../../db/orm';
+import { readRows } from '../../db/rows';
 import { LABEL_CREATION_STATUSES } from '../../domain/labels';
 import { ORDER_ID_MAX_LENGTH, orderNameKey, parseOrderId } from '../../domain/platform-ids';
 import { ApiError } from '../../http/api-error';
 import { encodeCursor, filterHash } from '../../http/cursor';
 import { baseUrl } from '../../http/middleware';
 import { idPathParam, instantParam, limitParam, positionOfCursor } from '../../http/query-params';
+import { firstRow } from '../../http/read-plan';
 import { defineRoute } from '../../http/route';
 import { hasPrefix } from '../../ids';
 import { waitWhileProcessing } from '../../creation/prefer-wait';
@@ -175,22 +172,26 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
       },
       // One statement with the admission (a poll every 2 seconds is the common client); a key's first request reads
       // on its own. A malformed ID reads nothing and answers as a nonexistent one.
-      admittedRead: ({ params }, storeId) =>
-        hasPrefix('labelCreation', params.label_creation_id)
-          ? creationStatement(storeId, params.label_creation_id)
-          : null,
-      handler: async (ctx, { params }) => {
-        const storeId = ctx.state.auth!.storeId;
+      read: {
+        statement: ({ params }, storeId) =>
+          hasPrefix('labelCreation', params.label_creation_id)
+            ? creationStatement(storeId, params.label_creation_id)
+            : null,
+        row: creationRow,
+        answer: firstRow,
+        fallback: async ({ params }, { storeId }) =>
+          hasPrefix('labelCreation', params.label_creation_id)
+            ? firstRow(
+                await readRows(deps.orm.em.fork(), creationStatement(storeId, params.label_creation_id), creationRow),
+              )
+            : null,
+      },
+      handler: async (ctx, _input, found) => {
         const prefer = ctx.get('Prefer') || undefined;
         const asksToWait = prefer !== undefined && /(^|[,;]\s*)wait\s*=/i.test(prefer);
         // Parsed whether or not it asks to wait, so an over-long header is refused like on POST /labels.
         const parsed = prefer === undefined ? 0 : preferWaitSeconds(prefer);
         const asked = asksToWait ? parsed : 0;
-        if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
-        const admitted = ctx.state.admittedRows as CreationRow[] | undefined;
-        const found = admitted
-          ? (admitted[0] ?? null)
-          : await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
         if (!found) throw new ApiError('not_found');
         const { row, waitSeconds } = await waitWhileProcessing(deps, {
           row: found,
