@@ -38,18 +38,18 @@ export function shopByKeyIdStatement(storeId: string, keyId: string): ReadStatem
 }
 
 /** The row of both statements, checked. */
-export const shopRow = rowParser<ShopRow>('shop', {
-  id: c.text,
-  name: c.text,
-  domain: c.text,
-  api_enabled: c.boolean,
-  paused_by_support: c.boolean,
-  subscription_active: c.boolean,
-  write_access: c.boolean,
-  key_id: c.text,
-  key_name: c.text,
-  key_scopes: c.textArray,
-  key_pinned_version: c.text,
-  key_created_at: c.text,
-  key_expires_at: c.nullable(c.text),
-});
+export const shopRow = rowParser('shop', (r): ShopRow => ({
+  id: c.text(r.id, 'id'),
+  name: c.text(r.name, 'name'),
+  domain: c.text(r.domain, 'domain'),
+  api_enabled: c.boolean(r.api_enabled, 'api_enabled'),
+  paused_by_support: c.boolean(r.paused_by_support, 'paused_by_support'),
+  subscription_active: c.boolean(r.subscription_active, 'subscription_active'),
+  write_access: c.boolean(r.write_access, 'write_access'),
+  key_id: c.text(r.key_id, 'key_id'),
+  key_name: c.text(r.key_name, 'key_name'),
+  key_scopes: c.textArray(r.key_scopes, 'key_scopes'),
+  key_pinned_version: c.text(r.key_pinned_version, 'key_pinned_version'),
+  key_created_at: c.text(r.key_created_at, 'key_created_at'),
+  key_expires_at: c.textOrNull(r.key_expires_at, 'key_expires_at'),
+}));

@@ -1,5 +1,5 @@
 import { viewRow } from '../../db/label-rows';
-import { columns as c, rowParser } from '../../db/rows';
+import { columns as c, orNull, rowParser } from '../../db/rows';
 import type { CreationRow } from '../../creation/records';
 import type { ResolvedBlock } from '../../domain/creation-decision';
 import type { RequestedWire } from '../../domain/creation-request';
@@ -9,39 +9,52 @@ import { LABEL_CREATION_PHASES, LABEL_CREATION_STATUSES } from '../../domain/lab
 import type { CreationError, CreationWarning } from '../../domain/refusal';
 import type { Resolution } from '../../domain/resolve';
 
+// The checks of the composite columns, made once.
+const status = c.oneOf(LABEL_CREATION_STATUSES);
+const phase = orNull(c.oneOf(LABEL_CREATION_PHASES));
+const requested = c.jsonObject<RequestedWire>();
+const resolved = c.jsonObject<Partial<ResolvedBlock>>();
+const warnings = c.jsonArray<CreationWarning>();
+const sideEffects = c.jsonObject<Partial<SideEffects>>();
+const error = orNull(c.jsonObject<CreationError>());
+const attention = orNull(c.jsonObject<StoredAttention>());
+const resolution = orNull(c.jsonObject<Resolution>());
+const waitingFor = orNull(c.jsonObject<WaitFor>());
+const labelRows = c.rows(viewRow);
+
 /**
  * The row of `creationStatement` (`GET /label-creations/{id}`), checked, with the labels it carries (`label_rows`,
  * JSON): on the admitted read and on the read on its own alike.
  */
-export const creationRow = rowParser<CreationRow>('label creation', {
-  id: c.text,
-  store_id: c.text,
-  status: c.oneOf(LABEL_CREATION_STATUSES),
-  phase: c.nullable(c.oneOf(LABEL_CREATION_PHASES)),
-  idempotency_key: c.text,
-  request_hash: c.text,
-  key_bound: c.boolean,
-  api_key_id: c.nullable(c.text),
-  order_gid: c.nullable(c.text),
-  order_legacy_id: c.nullable(c.text),
-  order_name: c.nullable(c.text),
-  fulfillment_order_gids: c.textArray,
-  created: c.nullable(c.boolean),
-  requested: c.jsonObject<RequestedWire>(),
-  resolved: c.jsonObject<Partial<ResolvedBlock>>(),
-  warnings: c.jsonArray<CreationWarning>(),
-  side_effects: c.jsonObject<Partial<SideEffects>>(),
-  error: c.nullable(c.jsonObject<CreationError>()),
-  attention: c.nullable(c.jsonObject<StoredAttention>()),
-  resolution: c.nullable(c.jsonObject<Resolution>()),
-  waiting_for: c.nullable(c.jsonObject<WaitFor>()),
-  client_reference: c.nullable(c.text),
-  workflow_id: c.nullable(c.text),
-  label_ids: c.textArray,
-  label_rows: c.rows(viewRow),
-  sent_at: c.nullable(c.timestamp),
-  carrier_account_id: c.nullable(c.text),
-  created_at: c.timestamp,
-  updated_at: c.timestamp,
-  seq: c.bigintText,
-});
+export const creationRow = rowParser('label creation', (r): CreationRow => ({
+  id: c.text(r.id, 'id'),
+  store_id: c.text(r.store_id, 'store_id'),
+  status: status(r.status, 'status'),
+  phase: phase(r.phase, 'phase'),
+  idempotency_key: c.text(r.idempotency_key, 'idempotency_key'),
+  request_hash: c.text(r.request_hash, 'request_hash'),
+  key_bound: c.boolean(r.key_bound, 'key_bound'),
+  api_key_id: c.textOrNull(r.api_key_id, 'api_key_id'),
+  order_gid: c.textOrNull(r.order_gid, 'order_gid'),
+  order_legacy_id: c.textOrNull(r.order_legacy_id, 'order_legacy_id'),
+  order_name: c.textOrNull(r.order_name, 'order_name'),
+  fulfillment_order_gids: c.textArray(r.fulfillment_order_gids, 'fulfillment_order_gids'),
+  created: c.booleanOrNull(r.created, 'created'),
+  requested: requested(r.requested, 'requested'),
+  resolved: resolved(r.resolved, 'resolved'),
+  warnings: warnings(r.warnings, 'warnings'),
+  side_effects: sideEffects(r.side_effects, 'side_effects'),
+  error: error(r.error, 'error'),
+  attention: attention(r.attention, 'attention'),
+  resolution: resolution(r.resolution, 'resolution'),
+  waiting_for: waitingFor(r.waiting_for, 'waiting_for'),
+  client_reference: c.textOrNull(r.client_reference, 'client_reference'),
+  workflow_id: c.textOrNull(r.workflow_id, 'workflow_id'),
+  label_ids: c.textArray(r.label_ids, 'label_ids'),
+  label_rows: labelRows(r.label_rows, 'label_rows'),
+  sent_at: c.timestampOrNull(r.sent_at, 'sent_at'),
+  carrier_account_id: c.textOrNull(r.carrier_account_id, 'carrier_account_id'),
+  created_at: c.timestamp(r.created_at, 'created_at'),
+  updated_at: c.timestamp(r.updated_at, 'updated_at'),
+  seq: c.bigintText(r.seq, 'seq'),
+}));
