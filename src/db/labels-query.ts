@@ -99,8 +99,11 @@ export interface ViewRow {
   has_document: boolean;
   document_not_isolated: boolean | null;
   document_redacted?: boolean | null;
-  /** A new number with every insert and update of the row (migration 20261125100000): what cached wire JSON is for. */
-  row_version: string;
+  /**
+   * A new number with every insert and update of the row (migration 20261125100000): what cached wire JSON is for. A
+   * bigint: a string from node-postgres, a number in JSON.
+   */
+  row_version: string | number;
 }
 
 /**
