@@ -1,3 +1,4 @@
+import { createRequestLogPartitionsAhead, dropRequestLogBefore } from '../src/db/request-log-partitions';
 import type { ActivityDeps } from './deps';
 import { sweepUnstartedCreations } from './unstarted-creations';
 
@@ -32,8 +33,13 @@ export interface PurgeRequestLogInput {
 }
 
 export interface PurgeRequestLogResult {
+  /** Rows deleted one by one: those of days without a partition (the default partition's), in bounded batches. */
   deleted: number;
   cutoff: string;
+  /** Day partitions dropped whole, past the retention (their rows go with them, uncounted). */
+  droppedPartitions?: string[];
+  /** Day partitions created (today and the days ahead that were missing). */
+  createdPartitions?: string[];
   /** Creations failed as `not_started` by the sweep. */
   abandonedClaims?: number;
   /** Webhook events deleted past their retention. */
@@ -42,15 +48,16 @@ export interface PurgeRequestLogResult {
 
 export function createRequestLogActivities(deps: ActivityDeps) {
   return {
-    /** Deletes request-log rows older than the retention (spec: kept 90 days). The clock lives here, not in the workflow. */
+    /**
+     * Keeps the request log 90 days (spec "Authentication" 5) at a cost that does not grow with it: creates the day
+     * partitions ahead and drops those past the retention (docs/decisions/0105-request-log-partitions.md). The clock
+     * lives here, not in the workflow.
+     */
     async purgeRequestLog(input: PurgeRequestLogInput): Promise<PurgeRequestLogResult> {
       const cutoff = new Date(deps.now().getTime() - input.retentionMs);
       const em = deps.orm.em.fork();
-      const deleted = await em.execute<{ affectedRows?: number }>(
-        'delete from request_log where created_at < ?',
-        [cutoff],
-        'run',
-      );
+      const createdPartitions = await createRequestLogPartitionsAhead(em, deps.now());
+      const { dropped, deleted } = await dropRequestLogBefore(em, cutoff);
       // The same hourly housekeeping drops idempotency keys of mark-printed long past their 24-hour replay window.
       await em.execute(
         'delete from idempotency_keys where created_at < ?',
@@ -68,8 +75,10 @@ export function createRequestLogActivities(deps: ActivityDeps) {
           ? 0
           : await deleteOldWebhookEvents(deps, new Date(deps.now().getTime() - input.webhookRetentionMs));
       return {
-        deleted: Number(deleted.affectedRows ?? 0),
+        deleted,
         cutoff: cutoff.toISOString(),
+        droppedPartitions: dropped,
+        createdPartitions,
         abandonedClaims,
         webhookEvents,
       };

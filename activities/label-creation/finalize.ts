@@ -59,7 +59,7 @@ export function finalizeActivities(kit: CreationKit) {
       weightGrams: number;
     }): Promise<void> {
       const { creationId, ...label } = input;
-      await setPhase(em(), { id: creationId, phase: 'finalizing', now: deps.now() });
+      await setPhase(em(), { id: creationId, event: 'finalize', now: deps.now() });
       await finalizeLabel(deps.orm, { ...label, now: deps.now() });
     },
 

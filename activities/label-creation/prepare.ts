@@ -8,6 +8,7 @@ import {
   type OrderRef,
   type ResolvedBlock,
 } from '../../src/domain/creation-decision';
+import { eventInto } from '../../src/domain/creation-phases';
 import { DomainError } from '../../src/domain/errors';
 import type { WaitFor } from '../../src/domain/existing-labels';
 import type { LabelCreationPhase } from '../../src/domain/labels';
@@ -113,7 +114,10 @@ export function prepareActivities(kit: CreationKit) {
       phase: LabelCreationPhase;
       waitingFor?: WaitFor | null;
     }): Promise<void> {
-      await setPhase(em(), { id: input.creationId, phase: input.phase, waitingFor: input.waitingFor, now: deps.now() });
+      // The workflow names the phase it moves to (its histories carry that input): the table names the move.
+      const event = eventInto(input.phase);
+      if (event !== 'wait_for_lock' && event !== 'await_carrier') throw new Error(`no move into ${input.phase}`);
+      await setPhase(em(), { id: input.creationId, event, waitingFor: input.waitingFor, now: deps.now() });
     },
 
     /** `preparing` as a local activity of its own (decision 0023): the workflow's prepare step. */

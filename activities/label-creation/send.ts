@@ -67,6 +67,7 @@ function shipmentRequest(creationId: string, call: CarrierCall): ShipmentRequest
 export function carrierSend(kit: CreationKit) {
   const { deps, em } = kit;
   const protection = carrierProtectionGate(kit);
+  const { call } = carrierCall(kit, protection);
 
   /**
    * The account and carrier protection's check for a call (`blocked`: its answer when the call may not be made), begun
@@ -130,6 +131,29 @@ export function carrierSend(kit: CreationKit) {
     const [found, blocked] = await Promise.all([checks.account, checks.blocked]);
     return markFirstCall(input, found, blocked, plan);
   }
+
+  /**
+   * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call (with the
+   * plan it is made on, when given); a retry that finds it only looks the shipment up by the creation's reference. An
+   * accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF ever travels
+   * through the workflow's history.
+   */
+  async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
+    const fresh = given.plan && given.preflight ? await startFresh(input, given.plan, given.preflight) : null;
+    const attempt = fresh ?? (await startAttempt(input, given.plan));
+    if (attempt.kind === 'answered') return attempt.answer;
+    return call(input, attempt);
+  }
+
+  return { send, preflight };
+}
+
+/**
+ * The create call of an attempt that may call, and what it came to: an accepted shipment's label recorded, every
+ * outcome counted for carrier protection.
+ */
+function carrierCall(kit: CreationKit, protection: ReturnType<typeof carrierProtectionGate>) {
+  const { deps } = kit;
 
   /**
    * A carrier that serves the label apart from the create (carrier A): one try right after the create, in the same
@@ -216,20 +240,7 @@ export function carrierSend(kit: CreationKit) {
     return { kind: 'rejected', reason: outcome.reason, sentAt };
   }
 
-  /**
-   * `sending_to_carrier`: the one create call, never a second shipment. `sent_at` is written before the call (with the
-   * plan it is made on, when given); a retry that finds it only looks the shipment up by the creation's reference. An
-   * accepted shipment's label (and its PDF when the create returned one) is recorded here, so no PDF ever travels
-   * through the workflow's history.
-   */
-  async function send(input: SendToCarrierInput, given: Given = {}): Promise<SentToCarrier> {
-    const fresh = given.plan && given.preflight ? await startFresh(input, given.plan, given.preflight) : null;
-    const attempt = fresh ?? (await startAttempt(input, given.plan));
-    if (attempt.kind === 'answered') return attempt.answer;
-    return call(input, attempt);
-  }
-
-  return { send, preflight };
+  return { call };
 }
 
 /** The carrier call as its own activity, after the workflow's prepare step (the caller beats the heartbeat). */

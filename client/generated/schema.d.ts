@@ -3927,7 +3927,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Alternative to the Idempotency-Key header (8 to 255 characters, or `auto`) */
-        idempotency_key?: string;
+        idempotency_key?: 'auto' | string;
       };
       header?: {
         /** @description 8 to 255 characters, or `auto`; required unless `idempotency_key` is sent */

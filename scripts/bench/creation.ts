@@ -122,6 +122,55 @@ export async function creationBench(): Promise<void> {
   }
 }
 
+/**
+ * The bench's store: carrier A behind a rule, write limits raised, an order on the platform for every creation, and
+ * four keys. At most 8 requests per key hold their answer open (spec "Limits"): each of the 20 lanes keeps to one of
+ * the four keys (5 lanes each), so a key's holds never reach 8 even while the previous request's hold is being let go.
+ */
+async function benchStore(app: Awaited<ReturnType<typeof startTestApp>>) {
+  const shop = await aStoreWithKey(app.orm);
+  const keys = [shop.auth];
+  for (let i = 0; i < 3; i += 1) {
+    const { secret } = await createApiKey(app.orm.em.fork(), {
+      storeId: shop.storeId,
+      name: `bench ${i}`,
+      scopes: ['labels:write'],
+      now: new Date(),
+    });
+    keys.push({ authorization: `Bearer ${secret}` });
+  }
+  const account = await aCarrierAAccount(app.orm, shop.storeId);
+  await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
+  await raiseWriteLimits(app.orm, shop.storeId, 10_000);
+  const orders: Awaited<ReturnType<typeof anOrderOnPlatform>>[] = [];
+  for (let i = 0; i < SEQUENTIAL + CONCURRENT * ROUNDS + 2; i += 1) orders.push(await anOrderOnPlatform(shop.domain));
+  return { shop, keys, account, orders };
+}
+
+/** The timings and rates printed, and the two ratios against the floor. */
+function report(
+  times: { creations: number[]; floors: number[]; carrierCalls: number[] },
+  rates: { creationRate: number; floorRate: number },
+): Omit<Ratios, 'server'> {
+  const { creations, floors, carrierCalls } = times;
+  const { creationRate, floorRate } = rates;
+  const line = (name: string, values: number[]) =>
+    console.log(
+      `  ${name.padEnd(44)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`,
+    );
+  line('POST /v1/labels (201, carrier A), sequential', creations);
+  line('floor: workflow + one no-op activity', floors);
+  line('sandbox carrier A create + label download', carrierCalls);
+  console.log(
+    `  throughput at ${CONCURRENCY}, best of ${ROUNDS} rounds of ${CONCURRENT}: creations ${creationRate.toFixed(1)}/s, floor ${floorRate.toFixed(1)}/s`,
+  );
+  // What a creation costs beyond the unavoidable: one workflow with an activity, and the carrier's own time.
+  const over = percentile(creations, 50) - (percentile(floors, 50) + percentile(carrierCalls, 50));
+  console.log(`  creation p50 - (floor p50 + carrier p50): ${over.toFixed(0)} ms (target at most 15 ms)`);
+  console.log(`  throughput creations / floor: ${(creationRate / floorRate).toFixed(2)} (target at least 0.7)`);
+  return { overMs: over, throughput: creationRate / floorRate };
+}
+
 async function creationOn(server: ServerKind): Promise<Ratios> {
   console.log(
     `\nLabel creation: ${SEQUENTIAL} sequential, ${CONCURRENT} at concurrency ${CONCURRENCY} (${SERVER_NAMES[server]})`,
@@ -150,24 +199,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
   });
   const floorRun = floorWorker.run();
   try {
-    const shop = await aStoreWithKey(app.orm);
-    // At most 8 requests per key hold their answer open (spec "Limits"): each of the 20 lanes keeps to one of four keys
-    // (5 lanes each), so a key's holds never reach 8 even while the previous request's hold is being let go.
-    const keys = [shop.auth];
-    for (let i = 0; i < 3; i += 1) {
-      const { secret } = await createApiKey(app.orm.em.fork(), {
-        storeId: shop.storeId,
-        name: `bench ${i}`,
-        scopes: ['labels:write'],
-        now: new Date(),
-      });
-      keys.push({ authorization: `Bearer ${secret}` });
-    }
-    const account = await aCarrierAAccount(app.orm, shop.storeId);
-    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
-    await raiseWriteLimits(app.orm, shop.storeId, 10_000);
-    const orders: Awaited<ReturnType<typeof anOrderOnPlatform>>[] = [];
-    for (let i = 0; i < SEQUENTIAL + CONCURRENT * ROUNDS + 2; i += 1) orders.push(await anOrderOnPlatform(shop.domain));
+    const { shop, keys, account, orders } = await benchStore(app);
     let used = 0;
     /** BENCH_CREATION_TRACE=1: when each traced creation's request started and ended, for the timelines below. */
     const trace = process.env.BENCH_CREATION_TRACE === '1';
@@ -261,21 +293,7 @@ async function creationOn(server: ServerKind): Promise<Ratios> {
       for (const row of formatCpu(creationCpu, CONCURRENT * ROUNDS, 'creation')) console.log(row);
     }
     if (tracing) await printTimeline(app, requests, `creations at ${CONCURRENCY}`);
-    const line = (name: string, values: number[]) =>
-      console.log(
-        `  ${name.padEnd(44)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms`,
-      );
-    line('POST /v1/labels (201, carrier A), sequential', creations);
-    line('floor: workflow + one no-op activity', floors);
-    line('sandbox carrier A create + label download', carrierCalls);
-    console.log(
-      `  throughput at ${CONCURRENCY}, best of ${ROUNDS} rounds of ${CONCURRENT}: creations ${creationRate.toFixed(1)}/s, floor ${floorRate.toFixed(1)}/s`,
-    );
-    // What a creation costs beyond the unavoidable: one workflow with an activity, and the carrier's own time.
-    const over = percentile(creations, 50) - (percentile(floors, 50) + percentile(carrierCalls, 50));
-    console.log(`  creation p50 - (floor p50 + carrier p50): ${over.toFixed(0)} ms (target at most 15 ms)`);
-    console.log(`  throughput creations / floor: ${(creationRate / floorRate).toFixed(2)} (target at least 0.7)`);
-    return { server, overMs: over, throughput: creationRate / floorRate };
+    return { server, ...report({ creations, floors, carrierCalls }, { creationRate, floorRate }) };
   } finally {
     floorWorker.shutdown();
     await floorRun;

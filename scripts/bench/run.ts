@@ -25,13 +25,15 @@ import { memoryBench } from './memory';
 import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
 import { median } from './median';
 import { tracingCost } from './tracing-cost';
+import { scaleBench } from './scale';
 import { aCreationRecord } from '../../test/helpers/creation';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
 const RUNS = 30;
 /** Sections to run: `npm run bench -- read` runs one (`read` includes `limiter`); none given runs all. */
 const SECTIONS = new Set(process.argv.slice(2));
-const wanted = (section: string) => SECTIONS.size === 0 || SECTIONS.has(section);
+// `scale` runs only when named (`npm run bench -- scale`): it builds stores of millions of labels (scripts/bench/scale.ts).
+const wanted = (section: string) => (SECTIONS.size === 0 && section !== 'scale') || SECTIONS.has(section);
 const READ_CONNECTIONS = 20;
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 10);
 /** Alternating runs with and without the rate limiter, so machine noise hits both alike. */
@@ -467,6 +469,7 @@ async function main(): Promise<void> {
   if (wanted('merge')) await merge();
   if (wanted('creation')) await creationBench();
   if (wanted('memory')) await memoryBench();
+  if (wanted('scale')) await scaleBench(orm, config.databaseUrl, get, config.cursorSecret);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await opened.close();
   await orm.close();

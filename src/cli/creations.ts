@@ -2,14 +2,11 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { creationWire } from '../api/label-creations/creation-wire';
 import { readCreationById, readCreationPage, type CreationListFilters, type CreationRow } from '../creation/records';
-import type { Orm } from '../db/orm';
 import { LABEL_CREATION_STATUSES, type LabelCreationStatus } from '../domain/labels';
 import { orderNameKey, parseOrderId } from '../domain/platform-ids';
 import { parseDuration } from '../duration';
 import { isoSeconds } from '../domain/wire-format';
-import type { CliKit } from './pickup-points';
-
-type Row = Record<string, unknown>;
+import type { CliKitWithOrm, Row } from './kit';
 
 /**
  * The creation's page in the Temporal Web UI: its workflow's page, which opens the workflow's latest run. A creation's
@@ -169,7 +166,7 @@ const limit = (value: string): number => {
  * the Temporal workflow ID and a link into the Temporal Web UI (`TEMPORAL_UI_URL`), for an operator who would
  * otherwise need SQL or the `temporal` CLI (docs/operators.md, "Finding a creation").
  */
-export function registerCreationCommands(program: Command, kit: CliKit & { orm: () => Promise<Orm> }): void {
+export function registerCreationCommands(program: Command, kit: CliKitWithOrm): void {
   const group = program.command('creations').description('label creations: find them, show one with its workflow');
   const link = (row: CreationRow, reused: ReadonlySet<string>) => {
     const { webUiUrl, namespace } = kit.config().temporal;

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEMO_ORDER_KINDS, type DemoOrderKind } from '../platform/sandbox/demo-orders';
-import type { CliKit } from './pickup-points';
+import type { CliKit } from './kit';
 
 /** A refusal of `labelctl demo`: one line, exit 2. */
 export class DemoError extends Error {}

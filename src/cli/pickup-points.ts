@@ -1,9 +1,6 @@
 import { Option, type Command } from 'commander';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { serializePickupPoint } from '../api/orders/serializer';
-import type { Config } from '../config';
 import type { PickupPointProvider } from '../db/entities/pickup-point-provider';
-import type { Store } from '../db/entities/store';
 import {
   addProvider,
   changedHeaders,
@@ -27,17 +24,7 @@ import {
 } from '../pickup-points/provider-config';
 import { targetPolicy } from '../net/target-guard';
 import { InvalidProviderAnswerError, validateProviderAnswer } from '../pickup-points/provider-contract';
-
-type Row = Record<string, unknown>;
-
-/** What `labelctl` lends its command groups: the database, output and store lookup. */
-export interface CliKit {
-  withOrm: <T>(fn: (em: EntityManager) => Promise<T>) => Promise<T>;
-  config: () => Config;
-  print: (value: Row | Row[], text: () => string) => void;
-  table: (rows: Row[], columns: string[]) => string;
-  findStore: (em: EntityManager, ref: string) => Promise<Store>;
-}
+import type { CliKit, Row } from './kit';
 
 const bool = (value: string): boolean => {
   if (['true', 'on', 'yes', '1'].includes(value)) return true;
@@ -89,13 +76,20 @@ function hours(point: ReturnType<typeof serializePickupPoint>): string {
   return open.length ? open.join(' ') : 'no opening hours (closed every day)';
 }
 
+const headersOf = (args: string[]) => checkHeaders(args.map(parseHeaderArgument));
+
 /** `labelctl pickup-points ...`: a store's custom providers, and verifying one against the contract. */
 export function registerPickupPointCommands(program: Command, kit: CliKit): void {
   const group = program.command('pickup-points').description('custom pickup point providers of a store');
+  registerProviderCommands(group, kit);
+  registerVerifyCommand(group, kit);
+}
+
+/** `labelctl pickup-points provider ...`: add, list, update and remove a store's custom providers. */
+function registerProviderCommands(group: Command, kit: CliKit): void {
   const provider = group.command('provider').description('add, list, update and remove custom providers');
   const key = () => kit.config().settingsEncryptionKey;
   const policy = () => targetPolicy(kit.config());
-  const headersOf = (args: string[]) => checkHeaders(args.map(parseHeaderArgument));
 
   provider
     .command('add <store>')
@@ -196,7 +190,11 @@ export function registerPickupPointCommands(program: Command, kit: CliKit): void
       );
       kit.print({ code, removed: true }, () => `removed provider ${code}`);
     });
+}
 
+/** `labelctl pickup-points verify <store>`: search a provider now, as the service would, and report what it shows. */
+function registerVerifyCommand(group: Command, kit: CliKit): void {
+  const key = () => kit.config().settingsEncryptionKey;
   group
     .command('verify <store>')
     .description('search a provider now, as the service would, and show every point it shows and every item it drops')

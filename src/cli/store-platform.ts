@@ -15,7 +15,7 @@ import { ShopifyGraphqlClient } from '../platform/shopify/graphql-client';
 import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
 import { ShopifyPlatform } from '../platform/shopify/shopify-platform';
 import type { Config } from '../config';
-import type { CliKit } from './pickup-points';
+import type { CliKit } from './kit';
 
 /** An operator's mistake in `labelctl store connect`: one line, exit 2. */
 export class StorePlatformError extends Error {}

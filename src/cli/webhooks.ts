@@ -12,10 +12,7 @@ import {
   WebhookConfigError,
   type WebhookEndpoint,
 } from '../webhooks/endpoints';
-import type { Orm } from '../db/orm';
-import type { CliKit } from './pickup-points';
-
-type Row = Record<string, unknown>;
+import type { CliKitWithOrm, Row } from './kit';
 
 const positive = (value: string): number => {
   const n = Number(value);
@@ -42,7 +39,7 @@ const secretsSummary = (row: Row) =>
  * "Webhooks"). An endpoint is an HTTPS URL whose host resolves to public addresses only; outside production the
  * sandbox's receiver and the loopback origins of `LOCAL_OUTBOUND_ORIGINS` are the exceptions.
  */
-export function registerWebhookCommands(program: Command, kit: CliKit & { orm: () => Promise<Orm> }): void {
+export function registerWebhookCommands(program: Command, kit: CliKitWithOrm): void {
   const group = program.command('webhooks').description('webhook endpoints of a store, the delivery log, redelivery');
   const key = () => kit.config().settingsEncryptionKey;
 

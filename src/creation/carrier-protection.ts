@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm';
 import {
   decideCarrierProtection,
@@ -93,6 +94,86 @@ const STREAK_FROM = `from carrier_outcomes o,
 /** A recorded refusal as JSON fields, the shape of `RefusalRow`. */
 const REFUSAL_FIELDS = `'recorded_at', recorded_at, 'reason', reason, 'label_creation_id', label_creation_id`;
 
+/** The account's unclear results since its last clear one, and its last acceptance. */
+async function streakOf(em: EntityManager, accountId: string) {
+  const [row] = await em.execute<Array<{ count: number; last_at: Date | null; last_accepted_at: Date | null }>>(
+    `select ${STREAK_COLUMNS} ${STREAK_FROM}`,
+    [accountId, accountId],
+  );
+  return {
+    count: row?.count ?? 0,
+    lastAt: orNull(row?.last_at),
+    lastAcceptedAt: orNull(row?.last_accepted_at),
+  };
+}
+
+/** The account as it is now: a change to its settings makes every shipment on it a new one. */
+async function accountOf(em: EntityManager, target: ProtectionTarget): Promise<ProtectedAccount> {
+  if (target.account) return target.account;
+  const [row] = await em.execute<Array<{ updated_at: Date }>>(
+    'select updated_at from carrier_accounts where store_id = ? and id = ?',
+    [target.storeId, target.call.carrierAccountId],
+  );
+  return { id: target.call.carrierAccountId, updatedAt: new Date(row?.updated_at ?? 0) };
+}
+
+/** Everything the decision reads about the account, the shipment and its fulfillment orders, in one statement. */
+async function snapshotOf(
+  em: () => EntityManager,
+  settings: CarrierProtectionSettings,
+  target: ProtectionTarget,
+  now: Date,
+): Promise<ProtectionSnapshot> {
+  const account = await accountOf(em(), target);
+  const since = (windowMs: number) => new Date(now.getTime() - windowMs);
+  const [row] = await em().execute<
+    Array<{
+      count: number;
+      last_at: Date | null;
+      last_accepted_at: Date | null;
+      account_refusals: string[];
+      fingerprint_refusals: RefusalRow[];
+      fulfillment_order_refusals: Array<RefusalRow & { fulfillment_order_gid: string }>;
+    }>
+  >(
+    `select ${STREAK_COLUMNS},
+            (select coalesce(json_agg(recorded_at), '[]') from carrier_outcomes
+              where carrier_account_id = ? and outcome = 'rejected' and recorded_at > ?) as account_refusals,
+            (select coalesce(json_agg(json_build_object(${REFUSAL_FIELDS})), '[]') from carrier_outcomes
+              where fingerprint = ? and outcome = 'rejected' and recorded_at > ?) as fingerprint_refusals,
+            (select coalesce(json_agg(json_build_object('fulfillment_order_gid', fo, ${REFUSAL_FIELDS})), '[]')
+               from carrier_outcomes, unnest(fulfillment_order_gids) fo
+              where store_id = ? and outcome = 'rejected' and recorded_at > ?
+                and fulfillment_order_gids && (select coalesce(array_agg(x), '{}') from jsonb_array_elements_text(?::jsonb) x)
+                and fo in (select jsonb_array_elements_text(?::jsonb))) as fulfillment_order_refusals
+       ${STREAK_FROM}`,
+    [
+      account.id,
+      since(settings.accountRejectingWindowMs),
+      shipmentFingerprint(target.call, account),
+      since(settings.fingerprintWindowMs),
+      target.storeId,
+      since(settings.fulfillmentOrderWindowMs),
+      JSON.stringify(target.fulfillmentOrderGids),
+      JSON.stringify(target.fulfillmentOrderGids),
+      account.id,
+      account.id,
+    ],
+  );
+  const fulfillmentOrderRefusals: Record<string, RecordedRefusal[]> = {};
+  for (const r of row!.fulfillment_order_refusals) {
+    (fulfillmentOrderRefusals[r.fulfillment_order_gid] ??= []).push(asRefusal(r));
+  }
+  return {
+    unclearStreak: { count: row!.count, lastAt: orNull(row!.last_at) },
+    lastAcceptedAt: orNull(row!.last_accepted_at),
+    accountChangedAt: account.updatedAt,
+    accountRefusals: row!.account_refusals.map((at) => new Date(at)),
+    fingerprintRefusals: row!.fingerprint_refusals.map(asRefusal),
+    fulfillmentOrderRefusals,
+  };
+}
+
 export function createCarrierProtection(deps: {
   orm: Orm;
   now: () => Date;
@@ -100,91 +181,15 @@ export function createCarrierProtection(deps: {
 }): CarrierProtection {
   const { settings } = deps;
   const em = () => deps.orm.em.fork();
-
-  /** The account's unclear results since its last clear one, and its last acceptance. */
-  async function streakOf(accountId: string) {
-    const [row] = await em().execute<Array<{ count: number; last_at: Date | null; last_accepted_at: Date | null }>>(
-      `select ${STREAK_COLUMNS} ${STREAK_FROM}`,
-      [accountId, accountId],
-    );
-    return {
-      count: row?.count ?? 0,
-      lastAt: orNull(row?.last_at),
-      lastAcceptedAt: orNull(row?.last_accepted_at),
-    };
-  }
-
-  /** The account as it is now: a change to its settings makes every shipment on it a new one. */
-  async function accountOf(target: ProtectionTarget): Promise<ProtectedAccount> {
-    if (target.account) return target.account;
-    const [row] = await em().execute<Array<{ updated_at: Date }>>(
-      'select updated_at from carrier_accounts where store_id = ? and id = ?',
-      [target.storeId, target.call.carrierAccountId],
-    );
-    return { id: target.call.carrierAccountId, updatedAt: new Date(row?.updated_at ?? 0) };
-  }
-
-  /** Everything the decision reads about the account, the shipment and its fulfillment orders, in one statement. */
-  async function snapshotOf(target: ProtectionTarget, now: Date): Promise<ProtectionSnapshot> {
-    const account = await accountOf(target);
-    const since = (windowMs: number) => new Date(now.getTime() - windowMs);
-    const [row] = await em().execute<
-      Array<{
-        count: number;
-        last_at: Date | null;
-        last_accepted_at: Date | null;
-        account_refusals: string[];
-        fingerprint_refusals: RefusalRow[];
-        fulfillment_order_refusals: Array<RefusalRow & { fulfillment_order_gid: string }>;
-      }>
-    >(
-      `select ${STREAK_COLUMNS},
-              (select coalesce(json_agg(recorded_at), '[]') from carrier_outcomes
-                where carrier_account_id = ? and outcome = 'rejected' and recorded_at > ?) as account_refusals,
-              (select coalesce(json_agg(json_build_object(${REFUSAL_FIELDS})), '[]') from carrier_outcomes
-                where fingerprint = ? and outcome = 'rejected' and recorded_at > ?) as fingerprint_refusals,
-              (select coalesce(json_agg(json_build_object('fulfillment_order_gid', fo, ${REFUSAL_FIELDS})), '[]')
-                 from carrier_outcomes, unnest(fulfillment_order_gids) fo
-                where store_id = ? and outcome = 'rejected' and recorded_at > ?
-                  and fulfillment_order_gids && (select coalesce(array_agg(x), '{}') from jsonb_array_elements_text(?::jsonb) x)
-                  and fo in (select jsonb_array_elements_text(?::jsonb))) as fulfillment_order_refusals
-         ${STREAK_FROM}`,
-      [
-        account.id,
-        since(settings.accountRejectingWindowMs),
-        shipmentFingerprint(target.call, account),
-        since(settings.fingerprintWindowMs),
-        target.storeId,
-        since(settings.fulfillmentOrderWindowMs),
-        JSON.stringify(target.fulfillmentOrderGids),
-        JSON.stringify(target.fulfillmentOrderGids),
-        account.id,
-        account.id,
-      ],
-    );
-    const fulfillmentOrderRefusals: Record<string, RecordedRefusal[]> = {};
-    for (const r of row!.fulfillment_order_refusals) {
-      (fulfillmentOrderRefusals[r.fulfillment_order_gid] ??= []).push(asRefusal(r));
-    }
-    return {
-      unclearStreak: { count: row!.count, lastAt: orNull(row!.last_at) },
-      lastAcceptedAt: orNull(row!.last_accepted_at),
-      accountChangedAt: account.updatedAt,
-      accountRefusals: row!.account_refusals.map((at) => new Date(at)),
-      fingerprintRefusals: row!.fingerprint_refusals.map(asRefusal),
-      fulfillmentOrderRefusals,
-    };
-  }
-
   return {
     async check(target) {
       const now = deps.now();
-      return decideCarrierProtection(await snapshotOf(target, now), settings, now);
+      return decideCarrierProtection(await snapshotOf(em, settings, target, now), settings, now);
     },
 
     async record(input) {
       const now = deps.now();
-      const account = await accountOf(input);
+      const account = await accountOf(em(), input);
       // One statement: the outcome goes in (once per creation) and the account's rows past every window go out.
       await em().execute(
         `with forgotten as (
@@ -219,7 +224,7 @@ export function createCarrierProtection(deps: {
       );
       const result: AccountProtectionStatus[] = [];
       for (const { carrier_account_id: id } of accounts) {
-        const streak = await streakOf(id);
+        const streak = await streakOf(em(), id);
         const [refusals] = await em().execute<Array<{ count: number }>>(
           `select count(*)::int as count from carrier_outcomes
             where carrier_account_id = ? and outcome = 'rejected' and recorded_at > ?`,

@@ -1,70 +1,168 @@
 import { createHash } from 'node:crypto';
-import { ServiceError, WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { Config } from '../config';
+import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
 import type { WriteLimits } from '../limits/write-limits';
-import type { WriteQueueTicket } from '../limits/write-queue';
 import type { StorePlatformPort } from '../platform/port';
 import { idempotencyFingerprint, requestedWire } from '../domain/creation-request';
 import { parseOrderId } from '../domain/platform-ids';
-import { DomainError } from '../domain/errors';
-import type { CreationRequest } from '../domain/creation-request';
-import type { BucketState } from '../domain/rate-limits';
 import { newId } from '../ids';
-import {
-  awaitOutcomeUpdate,
-  creationWorkflowId,
-  LABEL_CREATION_WORKFLOW,
-  type CreationDurations,
-  type LabelCreationInput,
-  type LabelCreationWorkflow,
-} from '../../workflows/label-creation/contract';
-import { REQUEST_ID_MEMO } from '../../workflows/request-id-contract';
-import { IDEMPOTENCY_KEY, LABEL_CREATION_ID, CREATION_STATUS, STORE_ID } from '../../workflows/search-attributes';
-import { requestedOrder, startMetadata } from '../../workflows/label-creation/details';
+import { creationWorkflowId } from '../../workflows/label-creation/contract';
+import { startOrJoinRun, type CreationRun, type CreationRunConfig } from './creation-run';
+import { JOIN_BUSY_WORKFLOW, joinBusyWorkflow, type JoinRetryPolicy } from './join-policy';
+import { boundKeyAnswer, creationUnavailable, neverMoved, runAnswer } from './live-answer';
+import type { CreationOutcome, LiveCreation, LiveCreationInput } from './live-creation-types';
 import { readOrderName, withOrderName } from './order-name';
-import { takeWaitHold } from './prefer-wait';
-import { claimCreation, dropClaim, isKeyBound, readCreation, readCreationById, type CreationRow } from './records';
+import {
+  claimCreation,
+  dropClaim,
+  isKeyBound,
+  readCreation,
+  readCreationById,
+  type CreationRow,
+  type NewClaim,
+} from './records';
+import { reserve, type Reservation, type ReservationPorts } from './reservation';
 
-/** A live `POST /labels` after every request check passed: what the creation needs from the HTTP edge. */
-export interface LiveCreationInput {
-  storeId: string;
-  apiKeyId: string;
-  /** `Idempotency-Key`, validated (8 to 255 characters, not `auto`). */
-  idempotencyKey: string;
-  /** `Prefer: wait=N`, 0 to 60 seconds (default 20). */
-  waitSeconds: number;
-  /** The normalized request: what idempotency compares and the decisions read. */
-  request: CreationRequest;
-  /** `order_name` as the request gave it: the creation's order name until the creation has found the order. */
-  orderName?: string | null | undefined;
-  /** Whether the key was bound when the request's limit class was decided (`isBound`); looked up when absent. */
-  keyBound?: boolean | undefined;
-  /** The request's `X-Request-Id`: the workflow's start memo, which its log lines and spans name. */
-  requestId?: string | undefined;
-  /** Told the state of every limit the creation takes (the daily units, the write queue), for the answer's headers. */
-  noteLimits?: (states: readonly BucketState[]) => void;
+export type { CreationOutcome, LiveCreation, LiveCreationInput } from './live-creation-types';
+
+/** What the live creation reads and calls: the database, Temporal and the platform behind plain functions. */
+export interface LiveCreationPorts {
+  reservation: ReservationPorts;
+  isKeyBound(input: { storeId: string; idempotencyKey: string; now: Date }): Promise<boolean>;
+  /** One start-or-join of the creation's run, waiting in it (`startOrJoinRun`). */
+  startOrJoin(run: CreationRun): Promise<void>;
+  readCreationById(id: string): Promise<CreationRow | null>;
+  /** The record with its labels in one statement: the answer renders both. */
+  readAnswer(storeId: string, id: string): Promise<CreationRow | null>;
+  /** The order's name for an answer given before the creation read the order (`./order-name.ts`). */
+  readOrderName(storeId: string, orderGid: string): Promise<string | null>;
+  withOrderName(row: CreationRow, early: Promise<string | null> | null): Promise<CreationRow>;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+  logger: Logger;
+  /** Spec "Limits": a key binds its creation for 30 days. */
+  keyTtlMs: number;
+  joinPolicy: JoinRetryPolicy;
 }
 
-/** What a live creation ends with: its record as it is when the answer is due. The route renders it. */
-export interface CreationOutcome {
-  row: CreationRow;
-  /** `Prefer: wait=N` as applied (`Preference-Applied`): 0 when the request could not hold its answer open. */
-  waitSeconds: number;
-  /** A repeat of a bound key answered with the original outcome (`Idempotency-Replayed: true`). */
-  replayed: boolean;
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The claim a new creation makes; `now` at second precision, like every timestamp on the wire and the list's keyset. */
+function newClaim(input: LiveCreationInput, clock: Date, keyTtlMs: number): Omit<NewClaim, 'queueTicketId'> {
+  const { request } = input;
+  const order = request.order.by === 'id' ? parseOrderId(request.order.id) : null;
+  return {
+    id: newId('labelCreation'),
+    storeId: input.storeId,
+    apiKeyId: input.apiKeyId,
+    idempotencyKey: input.idempotencyKey,
+    requestHash: sha256(idempotencyFingerprint(request)),
+    requested: requestedWire(request),
+    clientReference: request.clientReference,
+    workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
+    order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
+    orderName: request.order.by === 'name' ? (input.orderName ?? request.order.name) : null,
+    now: new Date(Math.floor(clock.getTime() / 1000) * 1000),
+    keyTtlMs,
+  };
 }
 
-/** The label-creation service the API calls; `createApp` takes it as a dependency. */
-export interface LiveCreation {
-  /** Carries out a live creation (or joins the running one) and returns its outcome, or throws its refusal. */
-  create(input: LiveCreationInput): Promise<CreationOutcome>;
-  /**
-   * Whether `Idempotency-Key` is bound to a creation of the store: a repeat of a bound key counts as a read, not a
-   * creation (spec "Limits"). Absent while nothing binds keys.
-   */
-  isBound?(input: { storeId: string; idempotencyKey: string }): Promise<boolean>;
+/**
+ * The API side of a live `POST /labels` (docs/decisions/0012-live-creation.md, 1100-creation-reservation.md) as three
+ * steps: reserve the creation's resources (`reserve`), join its run (`join`), answer from its record (`answer`). The
+ * reservation is released once, whichever way the request ends.
+ */
+export function createLiveCreation(ports: LiveCreationPorts): LiveCreation {
+  /** Starts or joins the run. True when it runs (or the record answers); false when it never started. */
+  async function tryJoin(reservation: Reservation, input: LiveCreationInput): Promise<boolean> {
+    const { row, claimed } = reservation.claim;
+    try {
+      await joinBusyWorkflow({
+        policy: ports.joinPolicy,
+        attempt: () =>
+          ports.startOrJoin({
+            row,
+            input,
+            waitSeconds: reservation.waitSeconds,
+            queueTicketId: reservation.queueTicketId,
+          }),
+        recordAnswers: async () => !neverMoved(await ports.readCreationById(row.id)),
+        repeat: !claimed,
+        sleep: (ms) => ports.sleep(ms),
+      });
+      return true;
+    } catch (error) {
+      ports.logger.error({ err: error, label_creation_id: row.id }, 'label creation workflow unreachable');
+      // A workflow that moved carries on: answer what the creation is.
+      return !neverMoved(await ports.readCreationById(row.id));
+    }
+  }
+
+  /** Hands the creation's resources over to its run, or gives them back and refuses with 503 when it never started. */
+  async function join(reservation: Reservation, input: LiveCreationInput): Promise<void> {
+    let started: boolean;
+    try {
+      started = await tryJoin(reservation, input);
+    } catch (error) {
+      // Whether the run started is not known: its resources are left to it and to their leases.
+      reservation.handOver();
+      throw error;
+    }
+    if (!started) {
+      await reservation.release();
+      throw creationUnavailable();
+    }
+    reservation.handOver();
+  }
+
+  /** The record as it is once the wait is over; the hold is given back while it is read. */
+  async function answer(
+    reservation: Reservation,
+    input: LiveCreationInput,
+    early: Promise<string | null> | null,
+  ): Promise<CreationOutcome> {
+    const { row } = reservation.claim;
+    const [moved] = await Promise.all([ports.readAnswer(input.storeId, row.id), reservation.release()]);
+    const answered = runAnswer(row, moved, reservation.waitSeconds);
+    return { ...answered, row: await ports.withOrderName(answered.row, early) };
+  }
+
+  return {
+    isBound: (input) => ports.isKeyBound({ ...input, now: ports.now() }),
+
+    async create(input) {
+      const claim = newClaim(input, ports.now(), ports.keyTtlMs);
+      const { storeId, idempotencyKey } = input;
+      // A repeat of a bound key joins its creation and takes nothing; a refusal of a new one binds nothing.
+      const repeat = input.keyBound ?? (await ports.isKeyBound({ storeId, idempotencyKey, now: claim.now }));
+      // An answer due at once (`wait=0`) for a new creation of an order known by ID comes before the creation has read
+      // the order: its name is read beside the reservation, so the answer has it without waiting longer.
+      const early =
+        claim.order && !repeat && input.waitSeconds === 0 ? ports.readOrderName(storeId, claim.order.gid) : null;
+      const reservation = await reserve(ports.reservation, {
+        apiKeyId: input.apiKeyId,
+        waitSeconds: input.waitSeconds,
+        repeat,
+        createNew: input.request.onExisting === 'create_new',
+        claim,
+        noteLimits: input.noteLimits,
+      });
+      try {
+        const bound = boundKeyAnswer(reservation.claim, { ...claim, idempotencyKey }, reservation.waitSeconds);
+        if (bound) return bound;
+        await join(reservation, input);
+        return await answer(reservation, input, early);
+      } finally {
+        await reservation.release();
+      }
+    },
+  };
+}
+
+/** The creation settings the live creation reads from the process's configuration. */
+export interface LiveCreationConfig extends CreationRunConfig {
+  creation: CreationRunConfig['creation'] & { keyTtlMs: number };
 }
 
 export interface LiveCreationDeps {
@@ -73,235 +171,36 @@ export interface LiveCreationDeps {
   limits: WriteLimits;
   logger: Logger;
   temporal: Client;
-  config: Pick<Config, 'temporal' | 'creation' | 'carrierTimeoutMs'>;
+  config: LiveCreationConfig;
   now: () => Date;
   /** The order's name for an answer given before the creation read the order (`./order-name.ts`). */
   platform: Pick<StorePlatformPort, 'getOrder'>;
 }
 
-export function creationDurations(config: LiveCreationDeps['config']): CreationDurations {
-  const c = config.creation;
-  return {
-    notStartedMs: c.notStartedMs,
-    lockRetryMs: c.lockRetryMs,
-    lockStaleMs: c.lockStaleMs,
-    adoptionPollMs: c.adoptionPollMs,
-    carrierPendingMaxMs: c.carrierPendingMaxMs,
-    carrierPollMs: c.carrierPollMs,
-    resolveAllowedAfterMs: c.resolveAllowedAfterMs,
-    attentionRetryInitialMs: c.attentionRetryInitialMs,
-    attentionRetryMaxMs: c.attentionRetryMaxMs,
-    abandonAfterMs: c.abandonAfterMs,
-    abandonedDeleteAfterMs: c.abandonedDeleteAfterMs,
-    carrierTimeoutMs: config.carrierTimeoutMs,
-  };
-}
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** How often a request retries joining while an earlier, failed attempt's run is still closing (milliseconds). */
-const JOIN_RETRY_MS = 150;
-const JOIN_ATTEMPTS = 40;
-/** Spec `temporarily_unavailable`: write path unavailable, `Retry-After: 5`. */
-const UNAVAILABLE_RETRY_AFTER = 5;
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/**
- * The API side of a live `POST /labels` (docs/decisions/0012-live-creation.md): takes the creation's daily unit and
- * write-queue place, claims the creation record (binding the idempotency key), then starts the creation's workflow or
- * joins the running one with update-with-start, waiting in the workflow (not in a loop over PostgreSQL) until the
- * creation leaves `processing` or `Prefer: wait` runs out, and answers from the record.
- */
+/** The live creation over PostgreSQL, the limits and Temporal: what `createApp` is given. */
 export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
-  const durations = creationDurations(deps.config);
-
-  /** Starts or joins the creation's run and waits in it; returns early when Temporal takes no more updates of it now. */
-  async function waitInWorkflow(
-    row: CreationRow,
-    input: LiveCreationInput,
-    waitSeconds: number,
-    queueTicketId: string | null,
-    repeat: boolean,
-  ): Promise<void> {
-    const workflowInput: LabelCreationInput = {
-      creationId: row.id,
-      storeId: input.storeId,
-      idempotencyKey: input.idempotencyKey,
-      request: input.request,
-      createdAtMs: new Date(row.created_at).getTime(),
-      queueTicketId,
-      durations,
-    };
-    for (let attempt = 1; ; attempt += 1) {
-      const start = new WithStartWorkflowOperation<LabelCreationWorkflow>(LABEL_CREATION_WORKFLOW, {
-        workflowId: row.workflow_id ?? creationWorkflowId(input.storeId, input.idempotencyKey),
-        taskQueue: deps.config.temporal.taskQueue,
-        args: [workflowInput],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        typedSearchAttributes: [
-          { key: STORE_ID, value: input.storeId },
-          { key: LABEL_CREATION_ID, value: row.id },
-          { key: CREATION_STATUS, value: 'processing' },
-          { key: IDEMPOTENCY_KEY, value: input.idempotencyKey },
-        ],
-        // The request that started the creation (workflows/request-id-interceptor.ts); a join keeps the first one's.
-        ...(input.requestId ? { memo: { [REQUEST_ID_MEMO]: input.requestId } } : {}),
-        // What the Web UI shows at the top of the creation's page (its phases are the workflow's current details).
-        ...startMetadata({
-          creationId: row.id,
-          storeId: input.storeId,
-          idempotencyKey: input.idempotencyKey,
-          order: requestedOrder(input.request.order),
-          carrierAccountId: input.request.carrierAccountId,
-        }),
-      });
-      try {
-        await deps.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, {
-          args: [{ creationId: row.id, waitMs: waitSeconds * 1000 }],
-          startWorkflowOperation: start,
-        });
-        return;
-      } catch (error) {
-        // The workflow ID still runs an earlier attempt that has just failed (it closes in a moment), or Temporal
-        // takes no more updates of this workflow right now (a burst of repeats): try again shortly.
-        const busy = error instanceof ServiceError && (error.cause as { code?: number } | undefined)?.code === 8;
-        if ((error instanceof WorkflowUpdateFailedError || busy) && attempt < JOIN_ATTEMPTS) {
-          const current = busy ? await readCreationById(deps.orm.em.fork(), row.id) : null;
-          // A repeat of a running creation need not wait in it: its record answers.
-          if (current && !(current.status === 'processing' && current.phase === 'queued')) return;
-          await new Promise((resolve) => setTimeout(resolve, JOIN_RETRY_MS));
-          continue;
-        }
-        // A repeat still refused after every try joins a creation that another request started and that runs (Temporal
-        // refuses updates of a running workflow only): its record answers, as with `wait=0`, never 503.
-        if (busy && repeat) return;
-        throw error;
-      }
-    }
-  }
-
-  /**
-   * A new creation takes its daily unit and a place in the store's write queue before anything is bound: both side by
-   * side (two connections), and whichever was taken is given back when the other refuses (the unit's refusal first).
-   */
-  async function takeWriteLimits(input: LiveCreationInput, creationId: string) {
-    const [units, ticket] = await Promise.allSettled([
-      deps.limits.creationUnits.reserve({
-        storeId: input.storeId,
-        unitId: creationId,
-        createNew: input.request.onExisting === 'create_new',
-      }),
-      deps.limits.writeQueue.enter(input.storeId),
-    ]);
-    if (units.status === 'fulfilled' && ticket.status === 'fulfilled') {
-      input.noteLimits?.(units.value);
-      input.noteLimits?.([ticket.value.state]);
-      return ticket.value;
-    }
-    if (units.status === 'fulfilled') await deps.limits.creationUnits.returnUnit(creationId);
-    if (ticket.status === 'fulfilled') await ticket.value.release();
-    throw units.status === 'rejected' ? units.reason : (ticket as PromiseRejectedResult).reason;
-  }
-
-  async function giveBack(ticket: WriteQueueTicket | null, creationId: string) {
-    await ticket?.release();
-    await deps.limits.creationUnits.returnUnit(creationId);
-  }
-
-  return {
-    isBound: (input) =>
-      isKeyBound(deps.orm.em.fork(), { ...input, now: deps.now(), keyTtlMs: deps.config.creation.keyTtlMs }),
-
-    async create(input: LiveCreationInput): Promise<CreationOutcome> {
-      const em = deps.orm.em.fork();
-      const requestHash = sha256(idempotencyFingerprint(input.request));
-      const order = input.request.order.by === 'id' ? parseOrderId(input.request.order.id) : null;
-      const creationId = newId('labelCreation');
-      // Second precision, like every timestamp on the wire and the list's keyset.
-      const now = new Date(Math.floor(deps.now().getTime() / 1000) * 1000);
-      // A repeat of a bound key joins its creation and takes nothing; a refusal of a new one binds nothing.
-      const repeat =
-        input.keyBound ??
-        (await isKeyBound(em, {
-          storeId: input.storeId,
-          idempotencyKey: input.idempotencyKey,
-          now,
-          keyTtlMs: deps.config.creation.keyTtlMs,
-        }));
-      // At most 8 requests per key hold their answer open; the others answer at once, as with `wait=0`. The hold is
-      // asked for alongside the limits and the claim (its own connection) and always given back, also on a refusal;
-      // once the wait is over it is given back while the answer is read.
-      const hold = takeWaitHold(
-        { waitHolds: deps.limits.waitHolds, logger: deps.logger },
-        input.apiKeyId,
-        input.waitSeconds,
-      );
-      // An answer due at once (`wait=0`) for a new creation of an order known by ID comes before the creation has read
-      // the order: its name is read beside the claim, so the answer has it without waiting longer.
-      const early =
-        order && !repeat && input.waitSeconds === 0
-          ? readOrderName(deps, { storeId: input.storeId, orderGid: order.gid })
-          : null;
-      try {
-        let ticket = repeat ? null : await takeWriteLimits(input, creationId);
-        const claim = await claimCreation(em, {
-          id: creationId,
-          storeId: input.storeId,
-          apiKeyId: input.apiKeyId,
-          idempotencyKey: input.idempotencyKey,
-          requestHash,
-          requested: requestedWire(input.request),
-          clientReference: input.request.clientReference,
-          workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
-          order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
-          orderName: input.request.order.by === 'name' ? (input.orderName ?? input.request.order.name) : null,
-          queueTicketId: ticket?.id ?? null,
-          now,
-          keyTtlMs: deps.config.creation.keyTtlMs,
-        });
-        if (!claim.claimed && !repeat) {
-          // Another request bound the key meanwhile: this one is a repeat after all.
-          await giveBack(ticket, creationId);
-          ticket = null;
-        }
-        const waitSeconds = await hold.granted();
-        const row = claim.row;
-        if (!claim.claimed) {
-          if (row.request_hash !== requestHash) {
-            throw new DomainError('idempotency_conflict', {
-              message: 'This Idempotency-Key is bound to a different request; a new request needs a new key.',
-              details: { idempotency_key: input.idempotencyKey, label_creation_id: row.id },
-            });
-          }
-          // Spec "Idempotency of POST /labels": only a running creation is joined; every other state answers at once.
-          if (row.status !== 'processing') {
-            return { row, waitSeconds, replayed: row.status === 'succeeded' };
-          }
-        }
-        try {
-          await waitInWorkflow(row, input, waitSeconds, ticket?.id ?? null, !claim.claimed);
-        } catch (error) {
-          deps.logger.error({ err: error, label_creation_id: row.id }, 'label creation workflow unreachable');
-          const current = await readCreationById(deps.orm.em.fork(), row.id);
-          // A workflow that moved carries on: answer what the creation is. One that never moved binds nothing.
-          if (!current || (current.status === 'processing' && current.phase === 'queued')) {
-            if (claim.claimed) {
-              await dropClaim(em, row.id);
-              await giveBack(ticket, creationId);
-            }
-            throw new DomainError('temporarily_unavailable', {
-              message: 'Label creation is unavailable right now; nothing was created. Send the same request again.',
-              retryAfterSeconds: UNAVAILABLE_RETRY_AFTER,
-            });
-          }
-        }
-        void hold.release();
-        // The record with its labels in one statement: the answer renders both.
-        const moved = await readCreation(deps.orm.em.fork(), input.storeId, row.id);
-        return { row: await withOrderName(deps, moved ?? row, early), waitSeconds, replayed: false };
-      } finally {
-        await hold.release();
-      }
+  const fork = () => deps.orm.em.fork();
+  const keyTtlMs = deps.config.creation.keyTtlMs;
+  return createLiveCreation({
+    reservation: {
+      waitHolds: deps.limits.waitHolds,
+      creationUnits: deps.limits.creationUnits,
+      writeQueue: deps.limits.writeQueue,
+      claims: { claim: (claim) => claimCreation(fork(), claim), drop: (id) => dropClaim(fork(), id) },
+      logger: deps.logger,
     },
-  };
+    isKeyBound: (input) => isKeyBound(fork(), { ...input, keyTtlMs }),
+    startOrJoin: startOrJoinRun(deps),
+    readCreationById: (id) => readCreationById(fork(), id),
+    readAnswer: (storeId, id) => readCreation(fork(), storeId, id),
+    readOrderName: (storeId, orderGid) => readOrderName(deps, { storeId, orderGid }),
+    withOrderName: (row, early) => withOrderName(deps, row, early),
+    now: deps.now,
+    sleep,
+    logger: deps.logger,
+    keyTtlMs,
+    joinPolicy: JOIN_BUSY_WORKFLOW,
+  });
 }

@@ -217,9 +217,6 @@ export async function readCreationPage(
   if (f.createdAfter) {
     clauses.push(`created_at >= ${bind(f.createdAfter)}`);
   }
-  if (f.updatedAfter) {
-    clauses.push(`updated_at >= ${bind(f.updatedAfter)}`);
-  }
   if (f.createdBefore) {
     clauses.push(`created_at < ${bind(f.createdBefore)}`);
   }
@@ -227,11 +224,22 @@ export async function readCreationPage(
     clauses.push(`(created_at, seq) < (${bind(after.createdAt)}, ${bind(after.seq)})`);
   }
   // A prepared statement per filter shape, its limit written in (`limitClause`): planned once, not on every page.
-  const rows = await runPrepared<CreationRow>(
-    em,
-    `select ${COLUMNS} from label_creations ${clauses.length ? `where ${clauses.join(' and ')}` : ''}
-      order by created_at desc, seq desc ${limitClause(limit + 1)}`,
-    params,
-  );
+  const select = (more: string[]) =>
+    `select ${COLUMNS} from label_creations ${[...clauses, ...more].length ? `where ${[...clauses, ...more].join(' and ')}` : ''}
+      order by created_at desc, seq desc ${limitClause(limit + 1)}`;
+  let text = select([]);
+  if (f.updatedAfter) {
+    // Two reads at the cost of the page, not of the store (decision 0104): creations created at or after the bound in
+    // list order, then those created before it and updated since, by the GiST index on their span.
+    const bound = `${bind(f.updatedAfter)}::timestamptz`;
+    const later = select([`created_at >= ${bound}`, `updated_at >= ${bound}`]);
+    const spanning = select([
+      `created_at < ${bound}`,
+      `updated_at >= ${bound}`,
+      `tstzrange(created_at, greatest(created_at, updated_at), '(]') @> ${bound}`,
+    ]);
+    text = `select * from ((${later}) union all (${spanning})) c order by created_at desc, seq desc ${limitClause(limit + 1)}`;
+  }
+  const rows = await runPrepared<CreationRow>(em, text, params);
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
 }

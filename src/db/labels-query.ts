@@ -99,8 +99,11 @@ export interface ViewRow {
   has_document: boolean;
   document_not_isolated: boolean | null;
   document_redacted?: boolean | null;
-  /** A new number with every insert and update of the row (migration 20261125100000): what cached wire JSON is for. */
-  row_version: string;
+  /**
+   * A new number with every insert and update of the row (migration 20261125100000): what cached wire JSON is for. A
+   * bigint: a string from node-postgres, a number in JSON.
+   */
+  row_version: string | number;
 }
 
 /**
@@ -265,8 +268,11 @@ export async function readCurrentOutboundViews(
   return rows.map(toView);
 }
 
-/** The keyset and lookup filters, as SQL with its bindings (post-filters are applied by the page reader). */
-function keysetWhere(f: LabelListFilters, after: KeysetPosition): { sql: string; params: unknown[] } {
+/** The keyset and lookup filters as SQL, the bindings so far and a binder for more (post-filters are the reader's). */
+function keysetWhere(
+  f: LabelListFilters,
+  after: KeysetPosition,
+): { sql: string; params: unknown[]; bind: (value: unknown) => string } {
   const params: unknown[] = [];
   // The next positional placeholder for `value`.
   const bind = (value: unknown) => `$${params.push(value)}`;
@@ -282,14 +288,13 @@ function keysetWhere(f: LabelListFilters, after: KeysetPosition): { sql: string;
   }
   if (f.createdAfter) clauses.push(`l.created_at >= ${bind(f.createdAfter)}`);
   if (f.createdBefore) clauses.push(`l.created_at <= ${bind(f.createdBefore)}`);
-  if (f.updatedAfter) clauses.push(`l.updated_at >= ${bind(f.updatedAfter)}`);
   if (after) {
     // Row comparison keeps the keyset on the (store_id, created_at, seq) index.
     clauses.push(
       `(l.created_at, l.seq) ${f.order === 'asc' ? '>' : '<'} (${bind(after.createdAt)}, ${bind(after.seq)})`,
     );
   }
-  return { sql: clauses.join(' and '), params };
+  return { sql: clauses.join(' and '), params, bind };
 }
 
 function matchesPostFilters(
@@ -316,6 +321,34 @@ const pageOrder = (f: LabelListFilters) => {
 };
 
 /**
+ * The statement of a page (or of a post-filter scan): `select` over `labels l` with the filters, in keyset order, at
+ * most `rows` rows. With `updated_after` it is two reads, each at the cost of its rows, not of the store
+ * (docs/decisions/0104-updated-after-in-two-parts.md): the labels created before the bound and updated at or after it,
+ * found by the GiST index on their span `(created_at, updated_at]`, then those created at or after it, which are every
+ * updated label from there on, read in keyset order on the partial index of updated labels (migration 20261204000000).
+ * Every label of the first part is older than every one of the second: each part is limited, and so is the whole.
+ */
+function keysetStatement(select: string, f: LabelListFilters, after: KeysetPosition, rows: number): ReadStatement {
+  const where = keysetWhere(f, after);
+  const order = pageOrder(f);
+  if (!f.updatedAfter) {
+    return { text: `${select} where ${where.sql} order by ${order} ${limitClause(rows)}`, values: where.params };
+  }
+  const bound = `${where.bind(f.updatedAfter)}::timestamptz`;
+  const part = (clauses: string) =>
+    `(${select} where ${where.sql} and l.updated_at is not null and ${clauses} order by ${order} ${limitClause(rows)})`;
+  const spanning = part(
+    `l.created_at < ${bound} and l.updated_at >= ${bound}
+       and tstzrange(l.created_at, greatest(l.created_at, l.updated_at), '(]') @> ${bound}`,
+  );
+  const later = part(`l.created_at >= ${bound} and l.updated_at >= ${bound}`);
+  return {
+    text: `select * from (${spanning} union all ${later}) l order by ${order} ${limitClause(rows)}`,
+    values: where.params,
+  };
+}
+
+/**
  * A page without post-filters as one statement (one row more than `limit` tells `has_more`); null with post-filters,
  * which scan keys first (`readLabelPage`). The first page, which clients poll, reads references (decision 0020); a
  * page after a cursor reads full rows, because paging (the sync feed above all) reads each page once, so its labels are
@@ -327,11 +360,7 @@ export function labelPageStatement(
   limit: number,
 ): ReadStatement | null {
   if (hasPostFilters(filters)) return null;
-  const where = keysetWhere(filters, after);
-  return {
-    text: `${after ? VIEW_SELECT : REF_SELECT} where ${where.sql} order by ${pageOrder(filters)} ${limitClause(limit + 1)}`,
-    values: where.params,
-  };
+  return keysetStatement(after ? VIEW_SELECT : REF_SELECT, filters, after, limit + 1);
 }
 
 const positionOf = (row: { created_at: string; seq: string | number }): KeysetPosition => ({
@@ -364,13 +393,17 @@ export async function readLabelPage(
   if (statement) {
     return labelPageOf(await runPrepared<LabelRef | ViewRow>(em, statement.text, statement.values), after, limit);
   }
-  const where = keysetWhere(filters, after);
   const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
+  const scan = keysetStatement(
+    'select l.id, l.row_version, l.created_at, l.seq, l.direction, l.status, l.current from labels l',
+    filters,
+    after,
+    window + 1,
+  );
   const scanned = await runPrepared<LabelRef & { direction: string; status: string; current: boolean }>(
     em,
-    `select l.id, l.row_version, l.created_at, l.seq, l.direction, l.status, l.current from labels l
-      where ${where.sql} order by ${pageOrder(filters)} ${limitClause(window + 1)}`,
-    where.params,
+    scan.text,
+    scan.values,
   );
   const refs: LabelRef[] = [];
   let consumed = 0;

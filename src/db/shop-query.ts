@@ -1,5 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { runPrepared, type ReadStatement } from './prepared';
+import type { ReadStatement } from './prepared';
+import { columns as c, rowParser } from './rows';
 
 /** The store and the calling key as `GET /shop` answers them; times already on the wire's second precision. */
 export interface ShopRow {
@@ -32,8 +32,24 @@ export function shopByKeyHashStatement(storeId: string, keyHash: string): ReadSt
   return { text: `${SHOP_SELECT} where s.id = $1 and k.secret_hash = $2`, values: [storeId, keyHash] };
 }
 
-/** The same read on its own (a key's first request), by the authenticated key's ID. */
-export async function readShop(em: EntityManager, storeId: string, keyId: string): Promise<ShopRow | null> {
-  const [row] = await runPrepared<ShopRow>(em, `${SHOP_SELECT} where s.id = $1 and k.id = $2`, [storeId, keyId]);
-  return row ?? null;
+/** The same read on its own (a key's first request), by the authenticated key's ID: the same columns. */
+export function shopByKeyIdStatement(storeId: string, keyId: string): ReadStatement {
+  return { text: `${SHOP_SELECT} where s.id = $1 and k.id = $2`, values: [storeId, keyId] };
 }
+
+/** The row of both statements, checked. */
+export const shopRow = rowParser('shop', (r): ShopRow => ({
+  id: c.text(r.id, 'id'),
+  name: c.text(r.name, 'name'),
+  domain: c.text(r.domain, 'domain'),
+  api_enabled: c.boolean(r.api_enabled, 'api_enabled'),
+  paused_by_support: c.boolean(r.paused_by_support, 'paused_by_support'),
+  subscription_active: c.boolean(r.subscription_active, 'subscription_active'),
+  write_access: c.boolean(r.write_access, 'write_access'),
+  key_id: c.text(r.key_id, 'key_id'),
+  key_name: c.text(r.key_name, 'key_name'),
+  key_scopes: c.textArray(r.key_scopes, 'key_scopes'),
+  key_pinned_version: c.text(r.key_pinned_version, 'key_pinned_version'),
+  key_created_at: c.text(r.key_created_at, 'key_created_at'),
+  key_expires_at: c.textOrNull(r.key_expires_at, 'key_expires_at'),
+}));

@@ -236,7 +236,21 @@ export function decideCreation(context: CreationContext, request: CreationReques
       warnings: compared.warnings,
     };
   }
+  return decideNewShipment(context, request, { order, target, replaces: existing.replaces });
+}
 
+/**
+ * The decisions for a new shipment, once order, target and existing labels let one be made: carrier selection,
+ * carrier options and declared value support, COD and declared value, pre-carrier checks; then the carrier call.
+ */
+function decideNewShipment(
+  context: CreationContext,
+  request: CreationRequest,
+  given: { order: ContextOrder; target: readonly ContextFulfillmentOrder[]; replaces: string[] },
+): CreationDecision {
+  const { order, target } = given;
+  const ref = orderRef(order);
+  const refuse = (r: Refusal): CreationDecision => ({ kind: 'refuse', order: ref, refusal: r });
   const currency = labelCurrency(order);
   if ('issue' in currency) return refuse(validationFailed([currency.issue]));
 
@@ -319,8 +333,8 @@ export function decideCreation(context: CreationContext, request: CreationReques
   return {
     kind: 'create',
     order: ref,
-    targetFulfillmentOrderIds: targetIds,
-    replaces: existing.replaces,
+    targetFulfillmentOrderIds: target.map((fo) => fo.id),
+    replaces: given.replaces,
     resolved: {
       selection: selected.value.selection,
       matchedRule: selected.value.matchedRule,

@@ -21,8 +21,8 @@ import { scopeGrantsFor } from '../access/scopes';
 
 /**
  * Authenticates a request and takes its rate-limit units in one statement (router: routes with a fixed class and no
- * body), with the route's read when it has one (`admittedRead`): its rows come back, or null when the route must read
- * on its own. Throws the spec's refusal: 401/403 as the separate lookup would, 429 `rate_limited`, or 503
+ * body), with the statement of the route's read plan when it has one (src/http/read-plan.ts): its rows come back,
+ * unchecked (the router checks them with the plan's row parser), or null when the route must read on its own. Throws the spec's refusal: 401/403 as the separate lookup would, 429 `rate_limited`, or 503
  * `temporarily_unavailable` when the statement cannot run.
  */
 export type Admission = (

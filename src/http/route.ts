@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { ReadStatement } from '../db/prepared';
 import type { LimitClass } from '../domain/rate-limits';
 import type { ErrorCode } from '../domain/error-catalog';
 import type { ErrorExample } from './error-examples';
+import type { ReadPlan } from './read-plan';
 import type { AppContext } from './state';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -62,6 +62,8 @@ export interface RouteDefinition<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   B extends z.ZodType = z.ZodType,
+  Row = unknown,
+  Read = unknown,
 > {
   method: HttpMethod;
   path: string;
@@ -89,23 +91,19 @@ export interface RouteDefinition<
   /** Cache-Control of successful answers when not the default `no-store, private`. */
   cacheControl?: string;
   /**
-   * A hot read (docs/decisions/0017-admission-in-one-statement.md), on routes with a fixed rate-limit class and no
-   * body: the route's one statement, built from the validated input and the caller's store before any I/O, rides in
-   * the admission statement, so key, gates, rate limit and data take one round trip. The handler finds the rows in
-   * `ctx.state.admittedRows`; without them (a key's first request, a statement that cannot be built, such as one with a
-   * refused cursor, which the handler then refuses itself) it reads on its own. Reads only: nothing it builds may act.
+   * A hot read (src/http/read-plan.ts), on routes with a fixed rate-limit class and no body: its statement rides in the
+   * admission statement, and the router hands the handler its typed result, read there or on its own.
    */
-  admittedRead?: (
-    input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>,
-    storeId: string,
-    /** The calling key's hash, by which the statement finds the key (its ID is not known before it runs). */
-    keyHash: string,
-  ) => ReadStatement | null;
-  handler: (ctx: AppContext, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<void>;
+  read?: ReadPlan<RouteInput<z.output<P>, z.output<Q>, z.output<B>>, Row, Read>;
+  /**
+   * `read`: the result of the route's own read plan (undefined on routes without one). A method, so the route table
+   * holds routes of every read type: the router only ever hands a route the read of its own plan.
+   */
+  handler(ctx: AppContext, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, read: Read): Promise<void>;
 }
 
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
-  route: RouteDefinition<P, Q, B>,
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, Row, Read = undefined>(
+  route: RouteDefinition<P, Q, B, Row, Read>,
 ): RouteDefinition {
   return route;
 }

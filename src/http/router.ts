@@ -5,6 +5,7 @@ import { ApiError } from './api-error';
 import { readJsonBody } from './body';
 import type { Admission } from './admission';
 import type { RequestLimiter } from './request-limiter';
+import { planned } from './read-plan';
 import { toRouterPath, type RouteDefinition } from './route';
 import type { AppContext, AppState } from './state';
 import { isUnrepresentable, parseInput } from './validation';
@@ -52,10 +53,14 @@ function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middle
         throw error;
       }
       const input = { params, query, body: undefined };
-      const read = route.admittedRead;
-      const rows = await admission(ctx, route, limitClass, read && ((storeId, hash) => read(input, storeId, hash)));
-      if (rows) ctx.state.admittedRows = rows;
-      await route.handler(ctx, input);
+      const plan = route.read;
+      const rows = await admission(
+        ctx,
+        route,
+        limitClass,
+        plan && ((storeId, hash) => plan.statement(input, storeId, hash)),
+      );
+      await route.handler(ctx, input, plan && (await planned(plan, input, ctx.state.auth!, rows)));
       if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);
     };
   }
@@ -69,7 +74,8 @@ function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middle
     // Spec order of refusals: authentication, validation, rate limit (`POST /labels` idempotency).
     const input = { params, query, body };
     if (route.limits) await options.limiter.admit(ctx, route, input);
-    await route.handler(ctx, input);
+    // A read plan on a route the admission statement does not serve (none configured): its read on its own.
+    await route.handler(ctx, input, route.read && (await planned(route.read, input, ctx.state.auth!, null)));
     // Everything else gets the default from requestContext; errors never reach this line.
     if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);
   };
@@ -78,7 +84,8 @@ function routeMiddleware(route: RouteDefinition, options: RouterOptions): Middle
 /**
  * Builds the router from the route table. A path that exists with other methods answers 405 with `Allow`
  * and `details.allowed_methods`; anything else unmatched falls through to 404 `not_found`. A key route without a
- * rate-limit class stops the app at start: every keyed request is limited (spec "Limits").
+ * rate-limit class stops the app at start: every keyed request is limited (spec "Limits"); so does a read plan on a
+ * route the admission statement cannot carry it for.
  */
 export function buildRouter(routes: readonly RouteDefinition[], options: RouterOptions): Middleware<AppState> {
   const router = new Router<AppState>();
@@ -86,6 +93,11 @@ export function buildRouter(routes: readonly RouteDefinition[], options: RouterO
     if (route.access.kind === 'key' && !route.limits) {
       throw new Error(
         `${route.method} ${route.path} has no rate-limit class: add \`limits: 'read'\` (or another class of src/domain/rate-limits.ts) to its defineRoute`,
+      );
+    }
+    if (route.read && (route.access.kind !== 'key' || typeof route.limits !== 'string' || route.body)) {
+      throw new Error(
+        `${route.method} ${route.path} has a read plan: only a key route with a fixed rate-limit class and no body reads in the admission statement`,
       );
     }
     const path = `${options.prefix}${toRouterPath(route.path)}`;

@@ -23,8 +23,6 @@ export interface AppState {
   /** Extra fields of this request's request-log row (document downloads). */
   logFields?: { labelCount?: number; byteSize?: number };
   errorCode?: string;
-  /** The rows of the route's `admittedRead`, read by the admission statement. */
-  admittedRows?: unknown[];
 }
 
 export type AppContext = ParameterizedContext<AppState>;

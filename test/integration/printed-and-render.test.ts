@@ -164,6 +164,17 @@ describe('POST /v1/labels/{label_id}/printed', () => {
     expect(await printedCount()).toBe(2);
   });
 
+  it('takes idempotency_key=auto in the query as in the header', async () => {
+    const { auth, label, printedCount } = await printable();
+    const t0 = new Date();
+    app.clock.set(t0);
+    const print = () => app.request('POST', `/v1/labels/${label.id}/printed?idempotency_key=auto`, { headers: auth });
+    expect((await print()).status).toBe(200);
+    app.clock.set(new Date(t0.getTime() + 5_000));
+    expectError(await print(), 409, 'duplicate_request', { ran_seconds_ago: 5, retry_after_seconds: 55 });
+    expect(await printedCount()).toBe(1);
+  });
+
   it('needs a valid idempotency key', async () => {
     const { auth, label } = await printable();
     expectError(

@@ -57,7 +57,7 @@ function aRow(id: string, overrides: Partial<ViewRow> = {}): ViewRow {
 
 const refOf = (row: ViewRow): LabelRef => ({
   id: row.id,
-  row_version: row.row_version,
+  row_version: String(row.row_version),
   created_at: row.created_at,
   seq: row.seq,
 });

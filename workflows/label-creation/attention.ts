@@ -16,7 +16,7 @@ import type { Unresolved } from './unresolved';
 export async function needsAttention(run: CreationRun, u: Unresolved): Promise<void> {
   const carrier = CARRIERS[u.sendInput.carrierCall.carrierCode];
   const code = u.sendInput.carrierCall.carrierCode;
-  run.state.attention = {
+  const attention: StoredAttention = {
     reason: u.reason,
     shipmentAtCarrier: u.exists ? 'exists' : 'unknown',
     carrier: { code, name: carrier?.name ?? code, accountId: u.sendInput.carrierCall.carrierAccountId },
@@ -31,9 +31,9 @@ export async function needsAttention(run: CreationRun, u: Unresolved): Promise<v
   await local.creationNeedsAttention({
     creationId: run.creationId,
     queueTicketId: run.input.queueTicketId,
-    attention: run.state.attention,
+    attention,
   });
-  run.setStatus('needs_attention');
+  run.settle({ kind: 'need_attention', attention });
   await platformHold(run, 'hold', u.sendInput.fulfillmentOrderGids);
   return untilResolved(run, u);
 }
@@ -120,7 +120,7 @@ async function learned(run: CreationRun, u: Unresolved, found: Extract<Recovered
   if (found.kind === 'exists') {
     u.labelId = found.labelId;
     u.shipmentId = found.shipmentId;
-    run.state.labelIds = [found.labelId];
+    run.apply({ kind: 'label_recorded', labelIds: [found.labelId] });
   }
   u.reference = found.carrierReference;
   const carrier = CARRIERS[before.carrier.code];
@@ -131,7 +131,6 @@ async function learned(run: CreationRun, u: Unresolved, found: Extract<Recovered
     carrierNote: found.kind === 'exists' ? null : before.carrierNote,
   };
   if (JSON.stringify(attention) === JSON.stringify(before)) return;
-  run.state.attention = attention;
-  run.describe();
+  run.apply({ kind: 'learn', attention });
   await local.updateCreationAttention({ creationId: run.creationId, attention });
 }

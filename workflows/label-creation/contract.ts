@@ -2,12 +2,11 @@ import { ApplicationFailure, defineQuery, defineSignal, defineUpdate } from '@te
 import type { SendToCarrierInput } from '../../activities/label-creation/types';
 import type { ContextCarrierAccount } from '../../src/domain/creation-context';
 import type { CreationDecision } from '../../src/domain/creation-decision';
-import type { StoredAttention } from '../../src/domain/creation-record';
+import type { CreationProgress } from '../../src/domain/creation-phases';
 import type { CreationRequest } from '../../src/domain/creation-request';
-import type { WaitFor } from '../../src/domain/existing-labels';
 import type { LabelCreationPhase, LabelCreationStatus } from '../../src/domain/labels';
-import type { CreationError, Refusal } from '../../src/domain/refusal';
-import type { Resolution, ResolveOutcome } from '../../src/domain/resolve';
+import type { Refusal } from '../../src/domain/refusal';
+import type { ResolveOutcome } from '../../src/domain/resolve';
 
 /**
  * The label-creation workflow's contract: its name, IDs, input, updates, query and signals, and their types. The API,
@@ -73,12 +72,9 @@ export interface CreationSnapshot {
   phase: LabelCreationPhase | null;
 }
 
-export interface CreationState extends CreationSnapshot {
-  waitingFor: WaitFor | null;
-  labelIds: string[];
-  error: CreationError | null;
-  attention: StoredAttention | null;
-  resolution: Resolution | null;
+/** The state query's answer: the creation's progress, as its phase table moves it (src/domain/creation-phases.ts). */
+export interface CreationState extends CreationSnapshot, CreationProgress {
+  phase: LabelCreationPhase | null;
 }
 
 export interface AwaitOutcomeInput {

@@ -23,10 +23,8 @@ export async function complete(
   finalized = false,
 ): Promise<void> {
   const { creationId, storeId } = run;
-  if (run.state.status === 'processing') {
-    run.state.phase = 'finalizing';
-    run.state.waitingFor = null;
-  }
+  // From `needs_attention` (a look found the label) the creation succeeds without this phase.
+  if (run.state.status === 'processing') run.apply({ kind: 'finalize' });
   if (!finalized) {
     await local.finalizeCreationLabel({
       creationId,
@@ -46,8 +44,7 @@ export async function complete(
     created: true,
     sideEffects,
   });
-  run.state.labelIds = [labelId];
-  run.setStatus('succeeded');
+  run.settle({ kind: 'succeed', labelIds: [labelId] });
   await run.releasedLocks();
 }
 

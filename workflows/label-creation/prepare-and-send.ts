@@ -28,9 +28,7 @@ export async function prepareAndSend(run: CreationRun): Promise<void> {
 
 /** `sending_to_carrier` in the workflow's own state, as the Web UI and the state query show it. */
 export function sending(run: CreationRun): void {
-  run.state.phase = 'sending_to_carrier';
-  run.state.waitingFor = null;
-  run.describe();
+  run.apply({ kind: 'send' });
 }
 
 /**

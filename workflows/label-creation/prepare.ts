@@ -1,7 +1,7 @@
 import { ActivityFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PreparedAndLocked } from '../../activities/label-creation';
 import { decisionRecord, type CreationDecision } from '../../src/domain/creation-decision';
-import type { LabelCreationStatus } from '../../src/domain/labels';
+import type { EndStatus } from '../../src/domain/creation-phases';
 import { CARRIERS } from '../../src/domain/carrier-catalog';
 import { CARRIER_ACCOUNT_ID, ORDER_ID } from '../search-attributes';
 import { workflowNow } from '../workflow-time';
@@ -31,9 +31,7 @@ export async function prepareAndLock(run: CreationRun, first?: PreparedAndLocked
     if (outcome.kind === 'done') return outcome;
     if (outcome.kind === 'stopped') {
       // A duplicate run of an attempt that already moved on: nothing to do.
-      run.state.status = (outcome.status as LabelCreationStatus | null) ?? 'failed';
-      run.state.phase = null;
-      run.describe();
+      run.apply({ kind: 'stop', status: (outcome.status as EndStatus | null) ?? 'failed' });
       return { kind: 'done' };
     }
     // Decided by the activity with the same pure function the dry run uses; the workflow does not decide again.
@@ -55,11 +53,14 @@ export async function prepareAndLock(run: CreationRun, first?: PreparedAndLocked
     if (locked.acquired) return { kind: 'send', decision, prepared: outcome };
     if ('stale' in locked) continue;
     const holder = locked.holders[0]!;
-    await run.phase('waiting_for_lock', {
-      reason: 'fulfillment_order_held',
-      heldBy: 'creation',
-      labelCreationId: holder.labelCreationId,
-      fulfillmentOrderIds: locked.holders.map((h) => h.fulfillmentOrderGid),
+    await run.move({
+      kind: 'wait_for_lock',
+      waitingFor: {
+        reason: 'fulfillment_order_held',
+        heldBy: 'creation',
+        labelCreationId: holder.labelCreationId,
+        fulfillmentOrderIds: locked.holders.map((h) => h.fulfillmentOrderGid),
+      },
     });
     // `reject` and `create_new` do not wait: decide again, which answers `creation_in_progress` for them.
     if (input.request.onExisting === 'return') {
@@ -132,8 +133,7 @@ async function returnExisting(
     sideEffects: { fulfillment: null, orderTags: null },
     warnings,
   });
-  run.state.labelIds = labelIds;
-  run.setStatus('succeeded');
+  run.settle({ kind: 'succeed', labelIds });
   await run.releasedLocks();
 }
 
@@ -143,7 +143,7 @@ async function waitForExisting(
   decision: Extract<CreationDecision, { kind: 'wait_for_existing' }>,
   prepared: Prepared,
 ): Promise<void> {
-  await run.phase('waiting_for_lock', decision.waitFor);
+  await run.move({ kind: 'wait_for_lock', waitingFor: decision.waitFor });
   if (decision.waitFor.reason === 'label_pending') {
     await waitForPendingLabel(run, decision.waitFor.labelId);
   } else if (decision.waitFor.heldBy === 'creation') {

@@ -1,4 +1,5 @@
 import { ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
+import type { CreationError } from '../../src/domain/refusal';
 import type { Resolution } from '../../src/domain/resolve';
 import { local } from './activities';
 import type { Unresolved } from './unresolved';
@@ -27,13 +28,13 @@ function holdReleaseAhead(run: CreationRun): void {
 export async function applyResolution(run: CreationRun, u: Unresolved, resolution: Resolution): Promise<void> {
   if (resolution.outcome === 'shipment_exists') return abandon(run, u, resolution);
   holdReleaseAhead(run);
-  run.state.error = {
+  const error: CreationError = {
     code: 'resolved_not_created',
     message: 'Resolved as not created: no shipment exists. The same request can be sent again.',
     details: { label_creation_id: run.creationId },
   };
-  await local.resolveCreationNotCreated({ creationId: run.creationId, error: run.state.error, resolution });
-  run.setStatus('failed');
+  await local.resolveCreationNotCreated({ creationId: run.creationId, error, resolution });
+  run.settle({ kind: 'resolve_not_created', error });
   await run.releasedLocks();
   await releaseHold(run, u);
 }
@@ -48,7 +49,7 @@ export async function abandon(run: CreationRun, u: Unresolved, resolution: Resol
   holdReleaseAhead(run);
   if (u.labelId) await local.failCreationLabel({ storeId, labelId: u.labelId, reason: 'not_finalized' });
   await local.abandonUnresolvedCreation({ creationId, resolution });
-  run.setStatus('abandoned');
+  run.settle({ kind: 'abandon' });
   await run.releasedLocks();
   await releaseHold(run, u);
   await startChild(abandonedCreationRetentionWorkflow, {

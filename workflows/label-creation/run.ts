@@ -2,13 +2,19 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  log,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { WaitFor } from '../../src/domain/existing-labels';
-import type { LabelCreationPhase, LabelCreationStatus } from '../../src/domain/labels';
+import {
+  applyCreationEvent,
+  phaseAfter,
+  positionOf,
+  statusAfter,
+  type CreationEvent,
+} from '../../src/domain/creation-phases';
 import { refusal, type CreationError } from '../../src/domain/refusal';
 import { decideResolve, type ResolveOutcome } from '../../src/domain/resolve';
 import { CREATION_STATUS } from '../search-attributes';
@@ -37,7 +43,8 @@ const RESOLVE_WAITS_FOR_RELEASE_MS = 5_000;
  * modules beside this one.
  */
 export class CreationRun {
-  readonly state: CreationState;
+  /** Changed only by `apply`, through the creation's phase table (lint: no assignment to `state` fields elsewhere). */
+  private current: CreationState;
   /** The 5-minute deadline to reach the carrier, from when the API claimed the record. */
   readonly deadline: number;
   /** A look at the carrier (and what follows from it) is under way: a resolve waits for it, then decides again. */
@@ -61,7 +68,7 @@ export class CreationRun {
 
   constructor(readonly input: LabelCreationInput) {
     this.deadline = input.createdAtMs + input.durations.notStartedMs;
-    this.state = {
+    this.current = {
       creationId: input.creationId,
       status: 'processing',
       phase: 'queued',
@@ -72,6 +79,10 @@ export class CreationRun {
       resolution: null,
     };
     this.order = requestedOrder(input.request.order);
+  }
+
+  get state(): Readonly<CreationState> {
+    return this.current;
   }
 
   get creationId(): string {
@@ -126,8 +137,7 @@ export class CreationRun {
         await condition(() => !this.busy);
         // Decided again: the look that was under way may have found the shipment.
         if (this.refuseResolve(input.outcome).kind === 'repeat') return this.snapshot();
-        this.state.resolution = { ...input, resolvedAt: new Date(workflowNow()).toISOString() };
-        this.describe();
+        this.apply({ kind: 'resolve', resolution: { ...input, resolvedAt: new Date(workflowNow()).toISOString() } });
         await condition(() => this.state.status !== 'needs_attention');
         if (this.holdReleasing)
           await condition(() => !this.holdReleasing, RESOLVE_WAITS_FOR_RELEASE_MS, {
@@ -178,18 +188,34 @@ export class CreationRun {
     throw toFailure(decision.refusal);
   }
 
-  setStatus(status: LabelCreationStatus): void {
-    this.state.status = status;
-    if (status !== 'processing') this.state.phase = null;
-    upsertSearchAttributes([{ key: CREATION_STATUS, value: status }]);
+  /**
+   * The one way the run's state changes: an event of the creation's phase table (src/domain/creation-phases.ts), as
+   * the record's writes take it. Refused where the creation stands, it changes nothing (and says so in the log).
+   */
+  apply(event: CreationEvent): boolean {
+    const next = applyCreationEvent(this.current, event);
+    if (!next) {
+      log.warn('creation event refused by the phase table', { event: event.kind, at: positionOf(this.current) });
+      return false;
+    }
+    this.current = next;
     this.describe();
+    return true;
   }
 
-  async phase(next: LabelCreationPhase, waitingFor: WaitFor | null = null): Promise<void> {
-    this.state.phase = next;
-    this.state.waitingFor = waitingFor;
-    this.describe();
-    await local.setCreationPhase({ creationId: this.creationId, phase: next, waitingFor });
+  /** An event that ends `processing` (or `needs_attention`): the status an operator filters on follows. */
+  settle(
+    event: Extract<CreationEvent, { kind: 'succeed' | 'fail' | 'need_attention' | 'resolve_not_created' | 'abandon' }>,
+  ): void {
+    this.apply(event);
+    upsertSearchAttributes([{ key: CREATION_STATUS, value: statusAfter(event.kind)! }]);
+  }
+
+  /** A move within `processing` that the record takes too (its phase and what it waits for). */
+  async move(event: Extract<CreationEvent, { kind: 'wait_for_lock' | 'await_carrier' }>): Promise<void> {
+    this.apply(event);
+    const waitingFor = event.kind === 'wait_for_lock' ? event.waitingFor : null;
+    await local.setCreationPhase({ creationId: this.creationId, phase: phaseAfter(event.kind)!, waitingFor });
   }
 
   /** A terminal change that releases the locks: wake every creation that waited for them. */
@@ -202,13 +228,9 @@ export class CreationRun {
   async fail(error: CreationError): Promise<void> {
     // The record of this call is named, unless the code's own details name another creation (the one that blocks).
     const named = (error.details?.label_creation_id as string | null | undefined) ?? this.creationId;
-    this.state.error = { ...error, details: { ...error.details, label_creation_id: named } };
-    await local.failCreation({
-      creationId: this.creationId,
-      error: this.state.error,
-      queueTicketId: this.input.queueTicketId,
-    });
-    this.setStatus('failed');
+    const failed: CreationError = { ...error, details: { ...error.details, label_creation_id: named } };
+    await local.failCreation({ creationId: this.creationId, error: failed, queueTicketId: this.input.queueTicketId });
+    this.settle({ kind: 'fail', error: failed });
     await this.releasedLocks();
   }
 

@@ -57,8 +57,7 @@ export async function afterSend(
   const unclear = (u: Omit<Unresolved, 'decision' | 'sendInput'>) => needsAttention(run, { decision, sendInput, ...u });
   if (sent.kind === 'succeeded') {
     // The activity recorded the label and the success (decision 0024): only the workflow's own state is left.
-    run.state.labelIds = [sent.labelId];
-    run.setStatus('succeeded');
+    run.settle({ kind: 'succeed', labelIds: [sent.labelId] });
     return run.releasedLocks();
   }
   if (sent.kind === 'lost_locks') {
@@ -88,8 +87,8 @@ export async function afterSend(
     });
   }
   // `waiting_for_carrier` only when the creation does wait: a batch still pending, or a PDF still to fetch.
-  if (sent.shipmentStatus === 'pending' || !sent.hasDocument) await run.phase('waiting_for_carrier');
-  run.state.labelIds = [sent.labelId];
+  if (sent.shipmentStatus === 'pending' || !sent.hasDocument) await run.move({ kind: 'await_carrier' });
+  run.apply({ kind: 'label_recorded', labelIds: [sent.labelId] });
   const known = { labelId: sent.labelId, shipmentId: sent.shipmentId, reference: sent.carrierReference };
   let tracking: Tracking = { trackingNumber: sent.trackingNumber, trackingUrl: sent.trackingUrl };
   if (sent.shipmentStatus === 'pending') {

@@ -8,19 +8,21 @@ import type { Logger } from '../../logger';
 import { creationWire, creationWires } from './creation-wire';
 import {
   creationStatement,
-  readCreation,
   readCreationPage,
   type CreationListFilters,
   type CreationRow,
 } from '../../creation/records';
+import { creationRow } from './creation-row';
 import type { Orm } from '../../db/orm';
+import { readRows } from '../../db/rows';
 import { LABEL_CREATION_STATUSES } from '../../domain/labels';
 import { ORDER_ID_MAX_LENGTH, orderNameKey, parseOrderId } from '../../domain/platform-ids';
 import { ApiError } from '../../http/api-error';
 import { encodeCursor, filterHash } from '../../http/cursor';
 import { baseUrl } from '../../http/middleware';
 import { idPathParam, instantParam, limitParam, positionOfCursor } from '../../http/query-params';
-import { defineRoute } from '../../http/route';
+import { firstRow, type ReadPlan } from '../../http/read-plan';
+import { defineRoute, type RouteInput } from '../../http/route';
 import { hasPrefix } from '../../ids';
 import { waitWhileProcessing } from '../../creation/prefer-wait';
 import { preferHeaderSchema, preferWaitSeconds } from '../labels/create-headers';
@@ -95,6 +97,26 @@ const resolveBodySchema = z
     note: z.string().max(200).nullable().default(null).describe('For people: why, recorded on the creation'),
   })
   .strict();
+
+/**
+ * `GET /label-creations/{id}`'s read: one statement with the admission (a poll every 2 seconds is the common client);
+ * a key's first request reads on its own. A malformed ID reads nothing and answers as a nonexistent one.
+ */
+function creationRead(
+  deps: LabelCreationRoutesDeps,
+): ReadPlan<RouteInput<z.output<typeof paramsSchema>, unknown, unknown>, CreationRow, CreationRow | null> {
+  const statement = (storeId: string, id: string) =>
+    hasPrefix('labelCreation', id) ? creationStatement(storeId, id) : null;
+  return {
+    statement: ({ params }, storeId) => statement(storeId, params.label_creation_id),
+    row: creationRow,
+    answer: firstRow,
+    fallback: async ({ params }, { storeId }) => {
+      const own = statement(storeId, params.label_creation_id);
+      return own && firstRow(await readRows(deps.orm.em.fork(), own, creationRow));
+    },
+  };
+}
 
 export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps) {
   return [
@@ -173,24 +195,13 @@ export function createLabelCreationResourceRoutes(deps: LabelCreationRoutesDeps)
           headers: { 'Preference-Applied': '`wait=N` when a wait was asked for' },
         },
       },
-      // One statement with the admission (a poll every 2 seconds is the common client); a key's first request reads
-      // on its own. A malformed ID reads nothing and answers as a nonexistent one.
-      admittedRead: ({ params }, storeId) =>
-        hasPrefix('labelCreation', params.label_creation_id)
-          ? creationStatement(storeId, params.label_creation_id)
-          : null,
-      handler: async (ctx, { params }) => {
-        const storeId = ctx.state.auth!.storeId;
+      read: creationRead(deps),
+      handler: async (ctx, _input, found) => {
         const prefer = ctx.get('Prefer') || undefined;
         const asksToWait = prefer !== undefined && /(^|[,;]\s*)wait\s*=/i.test(prefer);
         // Parsed whether or not it asks to wait, so an over-long header is refused like on POST /labels.
         const parsed = prefer === undefined ? 0 : preferWaitSeconds(prefer);
         const asked = asksToWait ? parsed : 0;
-        if (!hasPrefix('labelCreation', params.label_creation_id)) throw new ApiError('not_found');
-        const admitted = ctx.state.admittedRows as CreationRow[] | undefined;
-        const found = admitted
-          ? (admitted[0] ?? null)
-          : await readCreation(deps.orm.em.fork(), storeId, params.label_creation_id);
         if (!found) throw new ApiError('not_found');
         const { row, waitSeconds } = await waitWhileProcessing(deps, {
           row: found,

@@ -5,7 +5,7 @@ import { loadCreationContext } from '../../creation/load-context';
 import { readLabelViews } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
 import { decideCreation } from '../../domain/creation-decision';
-import { normalizeCreationRequest } from '../../domain/creation-request';
+import { normalizeCreationRequest, type CreationRequest } from '../../domain/creation-request';
 import { ApiError } from '../../http/api-error';
 import { AMOUNT_VALIDATION_EXAMPLE, PLATFORM_QUEUE_FULL_EXAMPLE } from '../../http/error-examples';
 import { baseUrl } from '../../http/middleware';
@@ -168,52 +168,73 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
           });
         }
         const base = baseUrl(ctx, deps.publicBaseUrl);
-        if (!request.dryRun) {
-          const idempotencyKey = creationIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
-          const outcome = await deps.liveCreation.create({
-            storeId: auth.storeId,
-            apiKeyId: auth.apiKeyId,
-            idempotencyKey,
-            waitSeconds,
-            request,
-            orderName: body.order_name?.trim() ?? null,
-            keyBound: keyBoundOf.get(ctx),
-            requestId: ctx.state.requestId,
-            noteLimits: (states) => ctx.state.limits?.note(states),
-          });
-          await renderCreation(ctx, deps.orm, outcome, {
-            baseUrl: base,
-            now: deps.now(),
-            includeDocuments: request.include.includes('document'),
-          });
-          return;
-        }
-
-        const em = deps.orm.em.fork();
-        const now = deps.now();
-        const context = await loadCreationContext({ em, platform: deps.platform }, { storeId: auth.storeId, request });
-        const decision = decideCreation(context, request, now.getTime());
-        if (decision.kind === 'refuse') throw DomainError.from(decision.refusal);
-        if (decision.kind === 'create') {
-          const protection = await deps.carrierProtection.check({
-            storeId: auth.storeId,
-            call: decision.carrierCall,
-            fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
-          });
-          if (protection.kind === 'block') throw DomainError.from(protection.refusal);
-        }
-        const labelIds =
-          decision.kind === 'return_existing'
-            ? decision.labelIds
-            : decision.kind === 'wait_for_existing' && decision.waitFor.reason === 'label_pending'
-              ? [decision.waitFor.labelId]
-              : [];
-        const labels: LabelWire[] = (await readLabelViews(em, auth.storeId, labelIds)).map((view) =>
-          serializeLabel(view, { baseUrl: base, now }),
-        );
-        ctx.status = 200;
-        ctx.body = serializeLabelCreation(dryRunView(decision, request, labels), { baseUrl: base });
+        if (request.dryRun) await answerDryRun(ctx, deps, request, base);
+        else await answerLive(ctx, deps, { request, waitSeconds, orderName: body.order_name?.trim() ?? null, base });
       },
     }),
   ];
+}
+
+/** A live creation: created, or joined when its key is bound, within `Prefer: wait`, and answered from its record. */
+async function answerLive(
+  ctx: AppContext,
+  deps: CreateLabelRouteDeps,
+  given: { request: CreationRequest; waitSeconds: number; orderName: string | null; base: string },
+): Promise<void> {
+  const auth = ctx.state.auth!;
+  const { request, base } = given;
+  const idempotencyKey = creationIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+  const outcome = await deps.liveCreation.create({
+    storeId: auth.storeId,
+    apiKeyId: auth.apiKeyId,
+    idempotencyKey,
+    waitSeconds: given.waitSeconds,
+    request,
+    orderName: given.orderName,
+    keyBound: keyBoundOf.get(ctx),
+    requestId: ctx.state.requestId,
+    noteLimits: (states) => ctx.state.limits?.note(states),
+  });
+  await renderCreation(ctx, deps.orm, outcome, {
+    baseUrl: base,
+    now: deps.now(),
+    includeDocuments: request.include.includes('document'),
+  });
+}
+
+/**
+ * A dry run: every check up to the carrier call, carrier protection's included, answered as `validated` with what a
+ * live call would do, or refused as a live call would be. No record, no key, no lock, no carrier call.
+ */
+async function answerDryRun(
+  ctx: AppContext,
+  deps: CreateLabelRouteDeps,
+  request: CreationRequest,
+  base: string,
+): Promise<void> {
+  const auth = ctx.state.auth!;
+  const em = deps.orm.em.fork();
+  const now = deps.now();
+  const context = await loadCreationContext({ em, platform: deps.platform }, { storeId: auth.storeId, request });
+  const decision = decideCreation(context, request, now.getTime());
+  if (decision.kind === 'refuse') throw DomainError.from(decision.refusal);
+  if (decision.kind === 'create') {
+    const protection = await deps.carrierProtection.check({
+      storeId: auth.storeId,
+      call: decision.carrierCall,
+      fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+    });
+    if (protection.kind === 'block') throw DomainError.from(protection.refusal);
+  }
+  const labelIds =
+    decision.kind === 'return_existing'
+      ? decision.labelIds
+      : decision.kind === 'wait_for_existing' && decision.waitFor.reason === 'label_pending'
+        ? [decision.waitFor.labelId]
+        : [];
+  const labels: LabelWire[] = (await readLabelViews(em, auth.storeId, labelIds)).map((view) =>
+    serializeLabel(view, { baseUrl: base, now }),
+  );
+  ctx.status = 200;
+  ctx.body = serializeLabelCreation(dryRunView(decision, request, labels), { baseUrl: base });
 }

@@ -15,10 +15,9 @@ const AUTO_KEY_WINDOW_MS = 60_000;
 
 const printedQuerySchema = z
   .object({
+    // `auto` here too, as in the header: a client that can only set the query gets the same 60-second guard.
     idempotency_key: z
-      .string()
-      .min(IDEMPOTENCY_KEY_LENGTH.min)
-      .max(IDEMPOTENCY_KEY_LENGTH.max)
+      .union([z.literal('auto'), z.string().min(IDEMPOTENCY_KEY_LENGTH.min).max(IDEMPOTENCY_KEY_LENGTH.max)])
       .optional()
       .describe('Alternative to the Idempotency-Key header (8 to 255 characters, or `auto`)'),
   })

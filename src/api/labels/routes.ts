@@ -1,19 +1,19 @@
 import type { Config } from '../../config';
+import { labelPageRow, labelRefRow } from '../../db/label-rows';
 import {
   labelPageOf,
   labelPageStatement,
   labelRefStatement,
   readLabelPage,
-  readLabelRef,
   readLabelRows,
   type LabelListFilters,
-  type LabelRef,
-  type ViewRow,
 } from '../../db/labels-query';
+import { readRows } from '../../db/rows';
 import type { Orm } from '../../db/orm';
 import { hasPrefix } from '../../ids';
 import { ApiError } from '../../http/api-error';
 import { baseUrl } from '../../http/middleware';
+import { firstRow } from '../../http/read-plan';
 import { defineRoute } from '../../http/route';
 import { encodeCursor, filterHash } from '../../http/cursor';
 import { positionOfCursor } from '../../http/query-params';
@@ -118,18 +118,25 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
       limits: 'read',
       query: listLabelsQuerySchema,
       responses: { 200: { description: 'A page of labels', schema: labelListSchema } },
-      admittedRead: ({ query }, storeId) => {
-        const { filters, after } = pageOf(storeId, query);
-        return labelPageStatement(filters, after, query.limit);
+      read: {
+        statement: ({ query }, storeId) => {
+          const { filters, after } = pageOf(storeId, query);
+          return labelPageStatement(filters, after, query.limit);
+        },
+        row: labelPageRow,
+        answer: (rows, { query }, storeId) => labelPageOf(rows, pageOf(storeId, query).after, query.limit),
+        fallback: async ({ query }, { storeId }) => {
+          const { filters, after } = pageOf(storeId, query);
+          const statement = labelPageStatement(filters, after, query.limit);
+          // With post-filters there is no one statement: the page reader scans keys first.
+          if (!statement) return readLabelPage(deps.orm.em.fork(), filters, after, query.limit);
+          return labelPageOf(await readRows(deps.orm.em.fork(), statement, labelPageRow), after, query.limit);
+        },
       },
-      handler: async (ctx, { query }) => {
+      handler: async (ctx, { query }, page) => {
         const storeId = ctx.state.auth!.storeId;
         const now = deps.now();
-        const { hash, after, filters, syncFeed } = pageOf(storeId, query);
-        const admitted = ctx.state.admittedRows as Array<LabelRef | ViewRow> | undefined;
-        const page = admitted
-          ? labelPageOf(admitted, after, query.limit)
-          : await readLabelPage(deps.orm.em.fork(), filters, after, query.limit);
+        const { hash, syncFeed } = pageOf(storeId, query);
         const data = await labelJson.of(page.refs, {
           storeId,
           baseUrl: baseUrl(ctx, deps.config.publicBaseUrl),
@@ -155,14 +162,19 @@ export function createLabelRoutes(deps: LabelRoutesDeps) {
       limits: 'read',
       params: labelParamsSchema,
       responses: { 200: { description: 'The label', schema: labelSchema } },
-      admittedRead: ({ params }, storeId) =>
-        hasPrefix('label', params.label_id) ? labelRefStatement(storeId, params.label_id) : null,
-      handler: async (ctx, { params }) => {
+      // A malformed ID and another store's ID read nothing, and answer exactly like a nonexistent one (spec "Identifiers").
+      read: {
+        statement: ({ params }, storeId) =>
+          hasPrefix('label', params.label_id) ? labelRefStatement(storeId, params.label_id) : null,
+        row: labelRefRow,
+        answer: firstRow,
+        fallback: async ({ params }, { storeId }) =>
+          hasPrefix('label', params.label_id)
+            ? firstRow(await readRows(deps.orm.em.fork(), labelRefStatement(storeId, params.label_id), labelRefRow))
+            : null,
+      },
+      handler: async (ctx, _input, ref) => {
         const storeId = ctx.state.auth!.storeId;
-        // A malformed ID and another store's ID answer exactly like a nonexistent one (spec "Identifiers").
-        if (!hasPrefix('label', params.label_id)) throw new ApiError('not_found');
-        const admitted = ctx.state.admittedRows as LabelRef[] | undefined;
-        const ref = admitted ? admitted[0] : await readLabelRef(deps.orm.em.fork(), storeId, params.label_id);
         const [json] = ref
           ? await labelJson.of([ref], { storeId, baseUrl: baseUrl(ctx, deps.config.publicBaseUrl), now: deps.now() })
           : [];

@@ -2,7 +2,9 @@ import type { z } from 'zod';
 import { MAX_ACTIVE_KEYS } from '../../access/api-keys';
 import { effectiveScopes } from '../../access/scopes';
 import type { Orm } from '../../db/orm';
-import { readShop, shopByKeyHashStatement, type ShopRow } from '../../db/shop-query';
+import { readRows } from '../../db/rows';
+import { shopByKeyHashStatement, shopByKeyIdStatement, shopRow } from '../../db/shop-query';
+import { firstRow } from '../../http/read-plan';
 import { defineRoute } from '../../http/route';
 import { shopSchema } from './schemas';
 
@@ -17,12 +19,16 @@ export function createShopRoutes(deps: { orm: Orm; requestLogRetentionMs: number
       access: { kind: 'key', scope: 'shop:read' },
       limits: 'read',
       responses: { 200: { description: 'The store', schema: shopSchema } },
-      // One statement with the admission (the key by its hash); a key's first request reads on its own.
-      admittedRead: (_input, storeId, keyHash) => shopByKeyHashStatement(storeId, keyHash),
-      handler: async (ctx) => {
+      // One statement with the admission (the key by its hash); a key's first request reads on its own (by its ID).
+      read: {
+        statement: (_input, storeId, keyHash) => shopByKeyHashStatement(storeId, keyHash),
+        row: shopRow,
+        answer: firstRow,
+        fallback: async (_input, auth) =>
+          firstRow(await readRows(deps.orm.em.fork(), shopByKeyIdStatement(auth.storeId, auth.apiKeyId), shopRow)),
+      },
+      handler: async (ctx, _input, row) => {
         const auth = ctx.state.auth!;
-        const admitted = ctx.state.admittedRows as ShopRow[] | undefined;
-        const row = admitted?.[0] ?? (await readShop(deps.orm.em.fork(), auth.storeId, auth.apiKeyId));
         // Keys are revoked, never deleted: the key that was just admitted has its row.
         if (!row) throw new Error(`no store row for the admitted key ${auth.apiKeyId}`);
         const body: z.input<typeof shopSchema> = {

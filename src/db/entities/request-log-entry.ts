@@ -1,6 +1,10 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-/** One row per API request attributed to a store (spec "Authentication" 5); never bodies or query strings. */
+/**
+ * One row per API request attributed to a store (spec "Authentication" 5); never bodies or query strings. The table is
+ * partitioned by day (docs/decisions/0105-request-log-partitions.md): its key is `(id, created_at)`, `id` alone is
+ * still unique (one sequence), which is all the ORM's reads need.
+ */
 export class RequestLogEntry {
   id!: string;
   requestId!: string;

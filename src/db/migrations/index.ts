@@ -29,6 +29,8 @@ import { Migration20261202000000ShopifyApp } from './20261202000000-shopify-app'
 import { Migration20261201000000GrantedScopes } from './20261201000000-granted-scopes';
 import { Migration20261130000000LabelsPrintForEarlierKeys } from './20261130000000-labels-print-for-earlier-keys';
 import { Migration20261130000100PlatformCreationQueue } from './20261130000100-platform-creation-queue';
+import { Migration20261204000000FlatUpdatedAfter } from './20261204000000-flat-updated-after';
+import { Migration20261204000100RequestLogPartitions } from './20261204000100-request-log-partitions';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -72,4 +74,6 @@ export const migrationsList = [
   },
   { name: 'Migration20261130000100PlatformCreationQueue', class: Migration20261130000100PlatformCreationQueue },
   { name: 'Migration20261202000000ShopifyApp', class: Migration20261202000000ShopifyApp },
+  { name: 'Migration20261204000000FlatUpdatedAfter', class: Migration20261204000000FlatUpdatedAfter },
+  { name: 'Migration20261204000100RequestLogPartitions', class: Migration20261204000100RequestLogPartitions },
 ];

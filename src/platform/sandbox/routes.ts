@@ -94,6 +94,19 @@ function upsertOrder(store: StoreState, input: OrderInput) {
  * scripted faults, and the control API tests and fixtures use (`/_control/stores/:domain/...`).
  */
 export function registerPlatformSandbox(router: Router, state: PlatformSandboxState): void {
+  registerPlatformApi(router, state);
+  registerControlApi(router, state);
+}
+
+/** The store and the order of a request's `:domain` and `:id`. */
+function orderOf(state: PlatformSandboxState, request: SandboxRequest) {
+  const store = state.store(request.params.domain!);
+  const order = store.orders.get(legacyIdOf(request.params.id!));
+  return { store, order };
+}
+
+/** The platform API the adapter calls, each call first meeting the next scripted fault. */
+function registerPlatformApi(router: Router, state: PlatformSandboxState): void {
   const api = '/platform/stores/:domain';
   /** Runs the next scripted platform fault, if any; `null` lets the call through. */
   const fault = async (request: SandboxRequest): Promise<Reply | null> => {
@@ -108,11 +121,7 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     if (next.type === 'unauthorized') return json(401, { errors: 'Invalid API key or access token' });
     return json(503, { errors: 'Service unavailable' });
   };
-  const withOrder = (request: SandboxRequest) => {
-    const store = state.store(request.params.domain!);
-    const order = store.orders.get(legacyIdOf(request.params.id!));
-    return { store, order };
-  };
+  const withOrder = (request: SandboxRequest) => orderOf(state, request);
 
   router.add('GET', `${api}/orders`, async (request) => {
     const f = await fault(request);
@@ -210,7 +219,11 @@ export function registerPlatformSandbox(router: Router, state: PlatformSandboxSt
     fo.holds = fo.holds.filter((h) => h.held_by !== 'app' || h.handle !== request.params.handle);
     return json(200, { fulfillment_order: fulfillmentOrderToWire(fo) });
   });
+}
 
+/** The control API tests and fixtures use: orders, edits, holds as the admin makes them, faults, reset. */
+function registerControlApi(router: Router, state: PlatformSandboxState): void {
+  const withOrder = (request: SandboxRequest) => orderOf(state, request);
   const control = '/_control/stores/:domain';
   router.add('PUT', `${control}/orders`, async (request) => {
     const input = parse(orderSchema, request.body, 'order');

@@ -77,8 +77,13 @@ const oauthError = (status: number, error: string, description: string): Reply =
 
 export function registerShopifyAppFake(router: Router, shop: (domain: string) => ShopState): void {
   const apps = new Map<string, FakeApp>();
+  registerInstall(router, shop, apps);
+  registerWebhooks(router, shop, apps);
+}
+
+/** The app's deployed configuration and its install: the authorize page and the code's exchange for a token. */
+function registerInstall(router: Router, shop: (domain: string) => ShopState, apps: Map<string, FakeApp>): void {
   const grants = new Map<string, Grant>();
-  const sent = new Map<string, SentWebhook>();
   /** Scopes a merchant declines on the authorize page of a shop (tests of an install lacking a scope). */
   const declined = new Map<string, string[]>();
 
@@ -154,7 +159,11 @@ export function registerShopifyAppFake(router: Router, shop: (domain: string) =>
     s.installedApp = app.clientId;
     return json(200, { access_token: s.accessToken, scope: grant.scopes.join(',') });
   });
+}
 
+/** Webhooks as Shopify sends them (signed, with their headers), resent, and those the merchant's actions cause. */
+function registerWebhooks(router: Router, shop: (domain: string) => ShopState, apps: Map<string, FakeApp>): void {
+  const sent = new Map<string, SentWebhook>();
   const send = async (webhook: SentWebhook): Promise<Reply> => {
     try {
       const response = await fetch(webhook.uri, {

@@ -18,7 +18,11 @@ interface FulfillmentInput {
 
 const MAX_APP_HOLDS = 10;
 
-export function mutationRoot(ctx: FakeContext) {
+/**
+ * What the mutations share: the store, the refusal a test scripted (`forced`), the fulfillment orders this app sees,
+ * and the scope that changing an order needs.
+ */
+function mutationKit(ctx: FakeContext) {
   const { store } = ctx;
   const forced = (withCode: boolean) =>
     ctx.userError
@@ -32,52 +36,14 @@ export function mutationRoot(ctx: FakeContext) {
   const mayChangeOrders = (mutation: string) => {
     if (!holdsAny(ctx.grants, ['write_orders'])) throw accessDenied(mutation);
   };
+  return { store, forced, foOf, mayChangeOrders };
+}
+
+export function mutationRoot(ctx: FakeContext) {
+  const { store, forced, foOf, mayChangeOrders } = mutationKit(ctx);
 
   return {
-    fulfillmentCreate: ({ fulfillment }: { fulfillment: FulfillmentInput }) => {
-      const userErrors = forced(false);
-      if (userErrors) return { fulfillment: null, userErrors };
-      const fos = fulfillment.lineItemsByFulfillmentOrder.map((l) => foOf(l.fulfillmentOrderId));
-      const refuse = (field: string[], message: string) => ({ fulfillment: null, userErrors: [{ field, message }] });
-      for (const [i, fo] of fos.entries()) {
-        const field = ['fulfillment', 'lineItemsByFulfillmentOrder', String(i), 'fulfillmentOrderId'];
-        if (!fo) return refuse(field, 'Fulfillment order does not exist.');
-        // Shopify fulfils the fulfillment orders of one order at one location per call.
-        if (fo.orderId !== fos[0]!.orderId)
-          return refuse(field, 'All fulfillment orders must belong to the same order.');
-        if (fo.assigned_location.id !== fos[0]!.assigned_location.id)
-          return refuse(field, 'All fulfillment orders must be assigned to a single location.');
-        // Since 2024-10 only the fulfillment service fulfils what is assigned to its location.
-        if (fo.assigned_location.fulfillment_service)
-          return refuse(field, `Fulfillment order ${fo.id} is assigned to a fulfillment service; it fulfils it.`);
-        if (fo.holds.length > 0) return refuse(field, `Fulfillment order ${fo.id} is on hold.`);
-        if (!['open', 'in_progress'].includes(fo.status))
-          return {
-            fulfillment: null,
-            userErrors: [{ field, message: `Fulfillment order ${fo.id} has an unfulfillable status= ${fo.status}.` }],
-          };
-      }
-      for (const fo of fos) fo!.status = 'closed';
-      const tracking = fulfillment.trackingInfo ?? {};
-      const stored = {
-        id: ctx.nextId(),
-        fulfillment_order_ids: fos.map((fo) => gid('FulfillmentOrder', fo!.id)),
-        tracking_number: tracking.number ?? null,
-        tracking_url: tracking.url ?? null,
-        carrier_name: tracking.company ?? null,
-        notify_customer: fulfillment.notifyCustomer ?? false,
-        created_at: new Date().toISOString(),
-      };
-      store.fulfillments.push(stored);
-      return {
-        fulfillment: {
-          id: gid('Fulfillment', stored.id),
-          status: 'SUCCESS',
-          trackingInfo: [{ number: stored.tracking_number, url: stored.tracking_url, company: stored.carrier_name }],
-        },
-        userErrors: [],
-      };
-    },
+    fulfillmentCreate: (args: Parameters<typeof fulfillmentCreate>[1]) => fulfillmentCreate(ctx, args),
 
     tagsAdd: ({ id, tags }: { id: string; tags: string[] }) => {
       const userErrors = forced(false);
@@ -90,89 +56,9 @@ export function mutationRoot(ctx: FakeContext) {
       return { node: orderView(ctx, order), userErrors: [] };
     },
 
-    metafieldsSet: ({
-      metafields,
-    }: {
-      metafields: Array<{ ownerId: string; namespace?: string | null; key: string; value: string }>;
-    }) => {
-      mayChangeOrders('metafieldsSet');
-      const userErrors = forced(true);
-      if (userErrors) return { metafields: null, userErrors };
-      const set = [];
-      for (const [i, m] of metafields.entries()) {
-        const legacy = byGid('Order', m.ownerId);
-        const order = legacy ? store.orders.get(legacy) : undefined;
-        const error = (message: string, code: string, field: string) => ({
-          metafields: null,
-          userErrors: [{ field: ['metafields', String(i), field], message, code, elementIndex: i }],
-        });
-        if (!order) return error('Owner does not exist.', 'INVALID_VALUE', 'ownerId');
-        if (!m.namespace || m.namespace === '$app') {
-          if (m.key !== 'pickup_point') return error('Unknown app metafield.', 'INVALID_VALUE', 'key');
-          let parsed;
-          try {
-            parsed = pickupPointSchema.safeParse(JSON.parse(m.value));
-          } catch {
-            return error('Value is invalid JSON.', 'INVALID_VALUE', 'value');
-          }
-          if (!parsed.success) return error('Value is not a pickup point.', 'INVALID_VALUE', 'value');
-          order.delivery_method = { ...order.delivery_method, pickup_point: parsed.data };
-        } else order.metafields[`${m.namespace}.${m.key}`] = m.value;
-        set.push({
-          id: gid('Metafield', order.id),
-          namespace: m.namespace ?? '$app',
-          key: m.key,
-          value: m.value,
-          type: 'json',
-        });
-      }
-      return { metafields: set, userErrors: [] };
-    },
+    metafieldsSet: (args: Parameters<typeof metafieldsSet>[1]) => metafieldsSet(ctx, args),
 
-    fulfillmentOrderHold: ({
-      id,
-      fulfillmentHold,
-    }: {
-      id: string;
-      fulfillmentHold: { reason: string; reasonNotes?: string | null; handle?: string | null };
-    }) => {
-      const refuse = (message: string, code: string | null) => ({
-        fulfillmentHold: null,
-        fulfillmentOrder: null,
-        remainingFulfillmentOrder: null,
-        userErrors: [{ field: ['id'], message, code }],
-      });
-      const userErrors = forced(true);
-      if (userErrors)
-        return { fulfillmentHold: null, fulfillmentOrder: null, remainingFulfillmentOrder: null, userErrors };
-      const fo = foOf(id);
-      if (!fo) return refuse('The fulfillment order could not be found.', 'FULFILLMENT_ORDER_NOT_FOUND');
-      if (fo.assigned_location.fulfillment_service && !holdsAny(ctx.grants, ['write_third_party_fulfillment_orders']))
-        throw accessDenied('fulfillmentOrderHold');
-      if (fo.status === 'closed' || fo.status === 'cancelled')
-        return refuse(`The fulfillment order's status is ${fo.status} and it cannot be put on hold.`, null);
-      const handle = fulfillmentHold.handle ?? '';
-      const appHolds = fo.holds.filter((h) => h.held_by === 'app');
-      if (appHolds.some((h) => h.handle === handle))
-        return refuse(
-          'The handle provided for the fulfillment hold is already in use by this app.',
-          'DUPLICATE_FULFILLMENT_HOLD_HANDLE',
-        );
-      if (appHolds.length >= MAX_APP_HOLDS)
-        return refuse(
-          'The maximum number of fulfillment holds has been reached.',
-          'FULFILLMENT_ORDER_HOLD_LIMIT_REACHED',
-        );
-      const hold = { held_by: 'app' as const, reason: fulfillmentHold.reasonNotes ?? fulfillmentHold.reason, handle };
-      fo.holds = [...fo.holds, hold];
-      const view = fulfillmentOrderView(store, fo);
-      return {
-        fulfillmentHold: view.fulfillmentHolds.find((h) => h.id === holdId(fo, hold)),
-        fulfillmentOrder: view,
-        remainingFulfillmentOrder: null,
-        userErrors: [],
-      };
-    },
+    fulfillmentOrderHold: (args: Parameters<typeof fulfillmentOrderHold>[1]) => fulfillmentOrderHold(ctx, args),
 
     fulfillmentOrderReleaseHold: ({ id, holdIds }: { id: string; holdIds?: string[] | null }) => {
       const userErrors = forced(true);
@@ -189,5 +75,141 @@ export function mutationRoot(ctx: FakeContext) {
       fo.holds = fo.holds.filter((h) => h.held_by !== 'app' || (holdIds ? !holdIds.includes(holdId(fo, h)) : false));
       return { fulfillmentOrder: fulfillmentOrderView(store, fo), userErrors: [] };
     },
+  };
+}
+
+/** `fulfillmentCreate`: the fulfillment orders of one order at one location closed, or the refusal. */
+function fulfillmentCreate(ctx: FakeContext, { fulfillment }: { fulfillment: FulfillmentInput }) {
+  const { store, forced, foOf } = mutationKit(ctx);
+  const userErrors = forced(false);
+  if (userErrors) return { fulfillment: null, userErrors };
+  const fos = fulfillment.lineItemsByFulfillmentOrder.map((l) => foOf(l.fulfillmentOrderId));
+  const refuse = (field: string[], message: string) => ({ fulfillment: null, userErrors: [{ field, message }] });
+  for (const [i, fo] of fos.entries()) {
+    const field = ['fulfillment', 'lineItemsByFulfillmentOrder', String(i), 'fulfillmentOrderId'];
+    if (!fo) return refuse(field, 'Fulfillment order does not exist.');
+    // Shopify fulfils the fulfillment orders of one order at one location per call.
+    if (fo.orderId !== fos[0]!.orderId) return refuse(field, 'All fulfillment orders must belong to the same order.');
+    if (fo.assigned_location.id !== fos[0]!.assigned_location.id)
+      return refuse(field, 'All fulfillment orders must be assigned to a single location.');
+    // Since 2024-10 only the fulfillment service fulfils what is assigned to its location.
+    if (fo.assigned_location.fulfillment_service)
+      return refuse(field, `Fulfillment order ${fo.id} is assigned to a fulfillment service; it fulfils it.`);
+    if (fo.holds.length > 0) return refuse(field, `Fulfillment order ${fo.id} is on hold.`);
+    if (!['open', 'in_progress'].includes(fo.status))
+      return {
+        fulfillment: null,
+        userErrors: [{ field, message: `Fulfillment order ${fo.id} has an unfulfillable status= ${fo.status}.` }],
+      };
+  }
+  for (const fo of fos) fo!.status = 'closed';
+  const tracking = fulfillment.trackingInfo ?? {};
+  const stored = {
+    id: ctx.nextId(),
+    fulfillment_order_ids: fos.map((fo) => gid('FulfillmentOrder', fo!.id)),
+    tracking_number: tracking.number ?? null,
+    tracking_url: tracking.url ?? null,
+    carrier_name: tracking.company ?? null,
+    notify_customer: fulfillment.notifyCustomer ?? false,
+    created_at: new Date().toISOString(),
+  };
+  store.fulfillments.push(stored);
+  return {
+    fulfillment: {
+      id: gid('Fulfillment', stored.id),
+      status: 'SUCCESS',
+      trackingInfo: [{ number: stored.tracking_number, url: stored.tracking_url, company: stored.carrier_name }],
+    },
+    userErrors: [],
+  };
+}
+
+/** `metafieldsSet` on orders: the app's `pickup_point` changes the delivery method; others are kept as given. */
+function metafieldsSet(
+  ctx: FakeContext,
+  {
+    metafields,
+  }: {
+    metafields: Array<{ ownerId: string; namespace?: string | null; key: string; value: string }>;
+  },
+) {
+  const { store, forced, mayChangeOrders } = mutationKit(ctx);
+  mayChangeOrders('metafieldsSet');
+  const userErrors = forced(true);
+  if (userErrors) return { metafields: null, userErrors };
+  const set = [];
+  for (const [i, m] of metafields.entries()) {
+    const legacy = byGid('Order', m.ownerId);
+    const order = legacy ? store.orders.get(legacy) : undefined;
+    const error = (message: string, code: string, field: string) => ({
+      metafields: null,
+      userErrors: [{ field: ['metafields', String(i), field], message, code, elementIndex: i }],
+    });
+    if (!order) return error('Owner does not exist.', 'INVALID_VALUE', 'ownerId');
+    if (!m.namespace || m.namespace === '$app') {
+      if (m.key !== 'pickup_point') return error('Unknown app metafield.', 'INVALID_VALUE', 'key');
+      let parsed;
+      try {
+        parsed = pickupPointSchema.safeParse(JSON.parse(m.value));
+      } catch {
+        return error('Value is invalid JSON.', 'INVALID_VALUE', 'value');
+      }
+      if (!parsed.success) return error('Value is not a pickup point.', 'INVALID_VALUE', 'value');
+      order.delivery_method = { ...order.delivery_method, pickup_point: parsed.data };
+    } else order.metafields[`${m.namespace}.${m.key}`] = m.value;
+    set.push({
+      id: gid('Metafield', order.id),
+      namespace: m.namespace ?? '$app',
+      key: m.key,
+      value: m.value,
+      type: 'json',
+    });
+  }
+  return { metafields: set, userErrors: [] };
+}
+
+/** `fulfillmentOrderHold`: this app's hold under its handle, at most 10 of them. */
+function fulfillmentOrderHold(
+  ctx: FakeContext,
+  {
+    id,
+    fulfillmentHold,
+  }: {
+    id: string;
+    fulfillmentHold: { reason: string; reasonNotes?: string | null; handle?: string | null };
+  },
+) {
+  const { store, forced, foOf } = mutationKit(ctx);
+  const refuse = (message: string, code: string | null) => ({
+    fulfillmentHold: null,
+    fulfillmentOrder: null,
+    remainingFulfillmentOrder: null,
+    userErrors: [{ field: ['id'], message, code }],
+  });
+  const userErrors = forced(true);
+  if (userErrors) return { fulfillmentHold: null, fulfillmentOrder: null, remainingFulfillmentOrder: null, userErrors };
+  const fo = foOf(id);
+  if (!fo) return refuse('The fulfillment order could not be found.', 'FULFILLMENT_ORDER_NOT_FOUND');
+  if (fo.assigned_location.fulfillment_service && !holdsAny(ctx.grants, ['write_third_party_fulfillment_orders']))
+    throw accessDenied('fulfillmentOrderHold');
+  if (fo.status === 'closed' || fo.status === 'cancelled')
+    return refuse(`The fulfillment order's status is ${fo.status} and it cannot be put on hold.`, null);
+  const handle = fulfillmentHold.handle ?? '';
+  const appHolds = fo.holds.filter((h) => h.held_by === 'app');
+  if (appHolds.some((h) => h.handle === handle))
+    return refuse(
+      'The handle provided for the fulfillment hold is already in use by this app.',
+      'DUPLICATE_FULFILLMENT_HOLD_HANDLE',
+    );
+  if (appHolds.length >= MAX_APP_HOLDS)
+    return refuse('The maximum number of fulfillment holds has been reached.', 'FULFILLMENT_ORDER_HOLD_LIMIT_REACHED');
+  const hold = { held_by: 'app' as const, reason: fulfillmentHold.reasonNotes ?? fulfillmentHold.reason, handle };
+  fo.holds = [...fo.holds, hold];
+  const view = fulfillmentOrderView(store, fo);
+  return {
+    fulfillmentHold: view.fulfillmentHolds.find((h) => h.id === holdId(fo, hold)),
+    fulfillmentOrder: view,
+    remainingFulfillmentOrder: null,
+    userErrors: [],
   };
 }
