@@ -78,3 +78,39 @@ export function mergeJestResults(results) {
   };
   return results.reduce((merged, result) => merge(merged, result, ''));
 }
+
+/**
+ * The `count` slowest test files of a jest `--json` result (merged or not), slowest first: each file's path relative
+ * to `root`, its seconds and its number of tests. A file that two projects run (integration, integration-shopify)
+ * appears once per run.
+ */
+export function slowestSuites(result, root, count = 10) {
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return (result.testResults ?? [])
+    .filter((suite) => Number.isFinite(suite.startTime) && Number.isFinite(suite.endTime))
+    .map((suite) => ({
+      file: suite.name.startsWith(prefix) ? suite.name.slice(prefix.length) : suite.name,
+      seconds: (suite.endTime - suite.startTime) / 1000,
+      tests: suite.assertionResults?.length ?? 0,
+    }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count);
+}
+
+/** `slowestSuites` as the lines `npm test` prints: seconds, the file's share of all files' time, tests, path. */
+export function formatSlowestSuites(result, root, count = 10) {
+  const all = (result.testResults ?? []).reduce(
+    (sum, suite) => sum + (Number.isFinite(suite.endTime - suite.startTime) ? suite.endTime - suite.startTime : 0),
+    0,
+  );
+  const slowest = slowestSuites(result, root, count);
+  if (slowest.length === 0) return [];
+  const share = (seconds) => (all > 0 ? `${Math.round((seconds * 100_000) / all)}%` : '-');
+  return [
+    `The ${slowest.length} slowest test files (of ${Math.round(all / 1000)} s in all files):`,
+    ...slowest.map(
+      (s) =>
+        `${s.seconds.toFixed(1).padStart(7)} s ${share(s.seconds).padStart(4)} ${String(s.tests).padStart(4)} tests  ${s.file}`,
+    ),
+  ];
+}

@@ -120,6 +120,27 @@ describe('npm test: the jest runs', () => {
       snapshot: { total: 1, failure: true },
     });
   });
+
+  it('names the slowest test files, slowest first, with their share of all files’ time', () => {
+    const result = {
+      testResults: [
+        { name: '/repo/test/unit/a.test.ts', startTime: 0, endTime: 1000, assertionResults: [{}, {}] },
+        { name: '/repo/test/integration/b.test.ts', startTime: 0, endTime: 6000, assertionResults: [{}] },
+        { name: '/repo/test/integration/c.test.ts', startTime: 500, endTime: 3500, assertionResults: [] },
+        { name: '/repo/test/integration/broken.test.ts', assertionResults: [] },
+      ],
+    };
+    expect(call('jest-runs.mjs', `m.slowestSuites(${JSON.stringify(result)}, '/repo', 2)`)).toEqual([
+      { file: 'test/integration/b.test.ts', seconds: 6, tests: 1 },
+      { file: 'test/integration/c.test.ts', seconds: 3, tests: 0 },
+    ]);
+    expect(call('jest-runs.mjs', `m.formatSlowestSuites(${JSON.stringify(result)}, '/repo/', 2)`)).toEqual([
+      'The 2 slowest test files (of 10 s in all files):',
+      '    6.0 s  60%    1 tests  test/integration/b.test.ts',
+      '    3.0 s  30%    0 tests  test/integration/c.test.ts',
+    ]);
+    expect(call('jest-runs.mjs', `m.formatSlowestSuites({ testResults: [] }, '/repo')`)).toEqual([]);
+  });
 });
 
 describe('npm test: libfaketime for the unit run', () => {
