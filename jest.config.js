@@ -66,8 +66,6 @@ module.exports = {
   // of their time waiting on the servers, timers and processes they drive (one worker kept 2 cores about a sixth
   // busy), so four run side by side on any machine (issue 45, decision 1150).
   maxWorkers: Math.max(4, availableParallelism() - 1),
-  // The longest file (test/cluster) starts first even where jest has recorded no durations yet.
-  testSequencer: '<rootDir>/test/helpers/sequencer.mjs',
   testTimeout: 60_000,
   // A cluster test's build output (npm run cluster builds beside dist/) is no source of tests or modules.
   modulePathIgnorePatterns: ['<rootDir>/.data/'],

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm test`: the same bootstrap as `npm run dev` (dependencies, Temporal CLI, PostgreSQL) and the Temporal server of
 // `npm run cluster`, then typecheck, lint and jest. Jest's global setup starts its own Temporal dev server and a fresh
-// database for the run; the cluster tests start the production shape once (test/cluster). Jest runs twice: the unit
-// project under faketime with the clock a year ahead, then the other projects on the real clock
-// (scripts/lib/jest-runs.mjs); `npm test -- --selectProjects <names>` starts only the runs those projects need.
+// database for the run; the cluster tests start the production shape once (test/cluster). Jest runs three times: the
+// unit project under faketime with the clock a year ahead, then the integration projects on the real clock, then the
+// cluster project alone (scripts/lib/jest-runs.mjs); `npm test -- --selectProjects <names>` starts only the runs those
+// projects need.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -22,7 +22,7 @@ const runs = (args: string[]) =>
   ]);
 
 describe('npm test: the jest runs', () => {
-  it('runs the unit project with the fake clock, then the others; each passes with no tests, both together may not', () => {
+  it('runs the unit project with the fake clock, then the others, then the cluster alone; each passes with no tests, all together may not', () => {
     expect(plan(['-t', 'rotation'])).toEqual({
       requireTests: true,
       runs: [
@@ -34,17 +34,15 @@ describe('npm test: the jest runs', () => {
         },
         {
           name: 'servers',
-          projects: ['integration', 'integration-shopify', 'cluster'],
+          projects: ['integration', 'integration-shopify'],
           fakeClock: false,
-          args: [
-            '--selectProjects',
-            'integration',
-            'integration-shopify',
-            'cluster',
-            '--passWithNoTests',
-            '-t',
-            'rotation',
-          ],
+          args: ['--selectProjects', 'integration', 'integration-shopify', '--passWithNoTests', '-t', 'rotation'],
+        },
+        {
+          name: 'cluster',
+          projects: ['cluster'],
+          fakeClock: false,
+          args: ['--selectProjects', 'cluster', '--passWithNoTests', '-t', 'rotation'],
         },
       ],
     });
@@ -57,7 +55,7 @@ describe('npm test: the jest runs', () => {
       ['test/integration/access', '--select-projects', 'cluster', 'unit'],
       [
         ['unit', true, ['--selectProjects', 'unit', '--passWithNoTests', 'test/integration/access']],
-        ['servers', false, ['--selectProjects', 'cluster', '--passWithNoTests', 'test/integration/access']],
+        ['cluster', false, ['--selectProjects', 'cluster', '--passWithNoTests', 'test/integration/access']],
       ],
     ],
     [
@@ -69,7 +67,10 @@ describe('npm test: the jest runs', () => {
     ],
     [
       ['--ignoreProjects=unit'],
-      [['servers', false, ['--selectProjects', 'integration', 'integration-shopify', 'cluster']]],
+      [
+        ['servers', false, ['--selectProjects', 'integration', 'integration-shopify', '--passWithNoTests']],
+        ['cluster', false, ['--selectProjects', 'cluster', '--passWithNoTests']],
+      ],
     ],
   ])('%j starts only the runs its projects need', (args, expected) => {
     expect(runs(args)).toEqual(expected);
