@@ -1,3 +1,5 @@
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 const transform = {
   '^.+\\.ts$': [
@@ -60,6 +62,11 @@ module.exports = {
       slowTestThreshold: 60,
     },
   ],
+  // jest's default is one worker fewer than the cores: on 2 cores one file at a time. The integration files spend most
+  // of their time waiting on the servers, timers and processes they drive (one worker kept 2 cores about a sixth
+  // busy), so four run side by side on any machine (issue 45, decision 1150). `npm test` runs the cluster project
+  // alone after them (scripts/lib/jest-runs.mjs).
+  maxWorkers: Math.max(4, availableParallelism() - 1),
   testTimeout: 60_000,
   // A cluster test's build output (npm run cluster builds beside dist/) is no source of tests or modules.
   modulePathIgnorePatterns: ['<rootDir>/.data/'],

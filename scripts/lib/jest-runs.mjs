@@ -1,11 +1,17 @@
 // `npm test`'s jest runs. The unit project runs under faketime with the clock a year ahead (scripts/lib/faketime.mjs);
 // the other projects talk to PostgreSQL and the Temporal server, whose clocks faketime does not move, and run on the
-// real clock. `--selectProjects` and `--ignoreProjects` given to `npm test -- ...` choose the runs; every other
+// real clock; the cluster project last, alone (ALONE_PROJECTS). `--selectProjects` and `--ignoreProjects` given to `npm test -- ...` choose the runs; every other
 // argument goes to each run.
 
 const SELECT = ['--selectProjects', '--select-projects'];
 const IGNORE = ['--ignoreProjects', '--ignore-projects'];
 export const UNIT_PROJECT = 'unit';
+/**
+ * Projects that run after the others, alone: the cluster test's production shape (a Temporal server on PostgreSQL,
+ * two workers, two API processes) holds up to about 75 of PostgreSQL's 100 connections, which beside the integration
+ * files running side by side (decision 1150) left none for some of them.
+ */
+export const ALONE_PROJECTS = ['cluster'];
 
 /** The names after a project option, as jest reads them: `--selectProjects a b` or `--selectProjects=a`. */
 function splitProjectOptions(args) {
@@ -33,9 +39,10 @@ function splitProjectOptions(args) {
 
 /**
  * The runs for `args` over the projects of jest.config.js (`projectNames`, in its order): the unit project's, with the
- * fake clock, then one of every other selected project; `{ error }` for a project jest.config.js does not name. With
- * two runs, a path pattern may match tests of only one of them: each passes with no tests (`--passWithNoTests`) and
- * `requireTests` asks the caller to fail when the two found none together, as one jest run would.
+ * fake clock, then one of every other selected project but those of ALONE_PROJECTS, then one of each of those; `{ error }`
+ * for a project jest.config.js does not name. With several runs, a path pattern may match tests of only some of them:
+ * each passes with no tests (`--passWithNoTests`) and `requireTests` asks the caller to fail when they found none
+ * together, as one jest run would.
  */
 export function planJestRuns(args, projectNames) {
   const { select, selected, ignore, rest } = splitProjectOptions(args);
@@ -47,10 +54,13 @@ export function planJestRuns(args, projectNames) {
   }
   const chosen = projectNames.filter((name) => (!selected || select.includes(name)) && !ignore.includes(name));
   if (chosen.length === 0) return { error: 'no jest project left to run (--selectProjects / --ignoreProjects)' };
-  const others = chosen.filter((name) => name !== UNIT_PROJECT);
+  const others = chosen.filter((name) => name !== UNIT_PROJECT && !ALONE_PROJECTS.includes(name));
   const groups = [
     ...(chosen.includes(UNIT_PROJECT) ? [{ name: UNIT_PROJECT, projects: [UNIT_PROJECT], fakeClock: true }] : []),
     ...(others.length > 0 ? [{ name: 'servers', projects: others, fakeClock: false }] : []),
+    ...chosen
+      .filter((name) => ALONE_PROJECTS.includes(name))
+      .map((name) => ({ name, projects: [name], fakeClock: false })),
   ];
   const split = groups.length > 1 && !rest.includes('--passWithNoTests');
   return {
@@ -77,4 +87,40 @@ export function mergeJestResults(results) {
     return a ?? b;
   };
   return results.reduce((merged, result) => merge(merged, result, ''));
+}
+
+/**
+ * The `count` slowest test files of a jest `--json` result (merged or not), slowest first: each file's path relative
+ * to `root`, its seconds and its number of tests. A file that two projects run (integration, integration-shopify)
+ * appears once per run.
+ */
+export function slowestSuites(result, root, count = 10) {
+  const prefix = root.endsWith('/') ? root : `${root}/`;
+  return (result.testResults ?? [])
+    .filter((suite) => Number.isFinite(suite.startTime) && Number.isFinite(suite.endTime))
+    .map((suite) => ({
+      file: suite.name.startsWith(prefix) ? suite.name.slice(prefix.length) : suite.name,
+      seconds: (suite.endTime - suite.startTime) / 1000,
+      tests: suite.assertionResults?.length ?? 0,
+    }))
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count);
+}
+
+/** `slowestSuites` as the lines `npm test` prints: seconds, the file's share of all files' time, tests, path. */
+export function formatSlowestSuites(result, root, count = 10) {
+  const all = (result.testResults ?? []).reduce(
+    (sum, suite) => sum + (Number.isFinite(suite.endTime - suite.startTime) ? suite.endTime - suite.startTime : 0),
+    0,
+  );
+  const slowest = slowestSuites(result, root, count);
+  if (slowest.length === 0) return [];
+  const share = (seconds) => (all > 0 ? `${Math.round((seconds * 100_000) / all)}%` : '-');
+  return [
+    `The ${slowest.length} slowest test files (of ${Math.round(all / 1000)} s in all files):`,
+    ...slowest.map(
+      (s) =>
+        `${s.seconds.toFixed(1).padStart(7)} s ${share(s.seconds).padStart(4)} ${String(s.tests).padStart(4)} tests  ${s.file}`,
+    ),
+  ];
 }

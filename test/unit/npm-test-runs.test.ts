@@ -22,7 +22,7 @@ const runs = (args: string[]) =>
   ]);
 
 describe('npm test: the jest runs', () => {
-  it('runs the unit project with the fake clock, then the others; each passes with no tests, both together may not', () => {
+  it('runs the unit project with the fake clock, then the others, then the cluster alone; each passes with no tests, all together may not', () => {
     expect(plan(['-t', 'rotation'])).toEqual({
       requireTests: true,
       runs: [
@@ -34,17 +34,15 @@ describe('npm test: the jest runs', () => {
         },
         {
           name: 'servers',
-          projects: ['integration', 'integration-shopify', 'cluster'],
+          projects: ['integration', 'integration-shopify'],
           fakeClock: false,
-          args: [
-            '--selectProjects',
-            'integration',
-            'integration-shopify',
-            'cluster',
-            '--passWithNoTests',
-            '-t',
-            'rotation',
-          ],
+          args: ['--selectProjects', 'integration', 'integration-shopify', '--passWithNoTests', '-t', 'rotation'],
+        },
+        {
+          name: 'cluster',
+          projects: ['cluster'],
+          fakeClock: false,
+          args: ['--selectProjects', 'cluster', '--passWithNoTests', '-t', 'rotation'],
         },
       ],
     });
@@ -57,7 +55,7 @@ describe('npm test: the jest runs', () => {
       ['test/integration/access', '--select-projects', 'cluster', 'unit'],
       [
         ['unit', true, ['--selectProjects', 'unit', '--passWithNoTests', 'test/integration/access']],
-        ['servers', false, ['--selectProjects', 'cluster', '--passWithNoTests', 'test/integration/access']],
+        ['cluster', false, ['--selectProjects', 'cluster', '--passWithNoTests', 'test/integration/access']],
       ],
     ],
     [
@@ -69,7 +67,10 @@ describe('npm test: the jest runs', () => {
     ],
     [
       ['--ignoreProjects=unit'],
-      [['servers', false, ['--selectProjects', 'integration', 'integration-shopify', 'cluster']]],
+      [
+        ['servers', false, ['--selectProjects', 'integration', 'integration-shopify', '--passWithNoTests']],
+        ['cluster', false, ['--selectProjects', 'cluster', '--passWithNoTests']],
+      ],
     ],
   ])('%j starts only the runs its projects need', (args, expected) => {
     expect(runs(args)).toEqual(expected);
@@ -119,6 +120,27 @@ describe('npm test: the jest runs', () => {
       testResults: [{ name: 'a' }, { name: 'b' }],
       snapshot: { total: 1, failure: true },
     });
+  });
+
+  it('names the slowest test files, slowest first, with their share of all files’ time', () => {
+    const result = {
+      testResults: [
+        { name: '/repo/test/unit/a.test.ts', startTime: 0, endTime: 1000, assertionResults: [{}, {}] },
+        { name: '/repo/test/integration/b.test.ts', startTime: 0, endTime: 6000, assertionResults: [{}] },
+        { name: '/repo/test/integration/c.test.ts', startTime: 500, endTime: 3500, assertionResults: [] },
+        { name: '/repo/test/integration/broken.test.ts', assertionResults: [] },
+      ],
+    };
+    expect(call('jest-runs.mjs', `m.slowestSuites(${JSON.stringify(result)}, '/repo', 2)`)).toEqual([
+      { file: 'test/integration/b.test.ts', seconds: 6, tests: 1 },
+      { file: 'test/integration/c.test.ts', seconds: 3, tests: 0 },
+    ]);
+    expect(call('jest-runs.mjs', `m.formatSlowestSuites(${JSON.stringify(result)}, '/repo/', 2)`)).toEqual([
+      'The 2 slowest test files (of 10 s in all files):',
+      '    6.0 s  60%    1 tests  test/integration/b.test.ts',
+      '    3.0 s  30%    0 tests  test/integration/c.test.ts',
+    ]);
+    expect(call('jest-runs.mjs', `m.formatSlowestSuites({ testResults: [] }, '/repo')`)).toEqual([]);
   });
 });
 
