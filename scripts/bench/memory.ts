@@ -3,7 +3,7 @@
  * `needs_attention` (each one a workflow waiting on its durable timer, in the worker's sticky cache), from the compiled
  * build with its prebuilt bundle, as production runs it. The carrier answers every create with a 500, so the outcome of
  * each is unknown and it waits for a look or a resolve. Prints the RSS at each step and what a workflow costs, from
- * which the worker's default cache size is set (docs/benchmarks.md, "Memory").
+ * which the worker's default cache size is set (docs/benchmarks.md, "Worker memory").
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

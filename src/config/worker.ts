@@ -11,7 +11,7 @@ export const workerShape = {
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().positive().optional(),
   WORKER_MAX_CONCURRENT_LOCAL_ACTIVITIES: z.coerce.number().int().positive().optional(),
   /**
-   * Workflows kept in the worker's sticky cache; a miss replays its history. Measured (docs/benchmarks.md, "Memory"):
+   * Workflows kept in the worker's sticky cache; a miss replays its history. Measured (docs/benchmarks.md, "Worker memory"):
    * about 0.4 MiB of RSS per open creation, so 1,000 hold a worker near 650 MiB. The SDK's own default follows the
    * heap limit (about 2,300 workflows for Node's 4 GiB), which would let a worker grow past 1 GiB.
    */
