@@ -342,8 +342,15 @@ function keysetStatement(select: string, f: LabelListFilters, after: KeysetPosit
        and tstzrange(l.created_at, greatest(l.created_at, l.updated_at), '(]') @> ${bound}`,
   );
   const later = part(`l.created_at >= ${bound} and l.updated_at >= ${bound}`);
+  // The part the order reaches first is read first; the other only when the first is short of a page, its rows all
+  // after the first's (docs/decisions/0109-updated-after-second-part-on-demand.md). The newest page of a store with
+  // recent updates never reads the labels in flight at the bound.
+  const [first, second] = f.order === 'asc' ? [spanning, later] : [later, spanning];
   return {
-    text: `select * from (${spanning} union all ${later}) l order by ${order} ${limitClause(rows)}`,
+    text: `with first as materialized ${first}
+      select * from (select * from first
+        union all select * from ${second} s where (select count(*) from first) < ${rows}) l
+      order by ${order} ${limitClause(rows)}`,
     values: where.params,
   };
 }
@@ -380,8 +387,19 @@ export function labelPageOf(rows: ReadonlyArray<LabelRef | ViewRow>, after: Keys
 }
 
 /**
+ * The post-filter scan's first read: a page's worth and an eighth more. A common value (`status=ready`) fills the page
+ * from it, so the page costs about what the newest page costs instead of a whole window; a rare one reads the rest of
+ * the window after it (docs/decisions/0108-post-filter-scan-in-two-reads.md). Either way the keys read are the
+ * window's, in the same order, so the page and its cursor are the same as one read of the window.
+ */
+const firstScanRows = (limit: number) => limit + Math.ceil(limit / 8);
+
+type ScanRow = LabelRef & { direction: string; status: string; current: boolean };
+const SCAN_SELECT = 'select l.id, l.row_version, l.created_at, l.seq, l.direction, l.status, l.current from labels l';
+
+/**
  * One page by keyset (created_at, seq) after `after`, in the filters' order. Without post-filters it is one statement.
- * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page.
+ * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page, in at most two reads.
  */
 export async function readLabelPage(
   em: EntityManager,
@@ -394,17 +412,19 @@ export async function readLabelPage(
     return labelPageOf(await runPrepared<LabelRef | ViewRow>(em, statement.text, statement.values), after, limit);
   }
   const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
-  const scan = keysetStatement(
-    'select l.id, l.row_version, l.created_at, l.seq, l.direction, l.status, l.current from labels l',
-    filters,
-    after,
-    window + 1,
-  );
-  const scanned = await runPrepared<LabelRef & { direction: string; status: string; current: boolean }>(
-    em,
-    scan.text,
-    scan.values,
-  );
+  const read = async (from: KeysetPosition, rows: number) => {
+    const scan = keysetStatement(SCAN_SELECT, filters, from, rows);
+    return runPrepared<ScanRow>(em, scan.text, scan.values);
+  };
+  // The window's first rows, then (unless the page filled or the store ended) the rest of it and one row past it.
+  const first = Math.min(window, firstScanRows(limit));
+  let scanned = await read(after, first);
+  const fills = scanned.filter((row) => matchesPostFilters(row, filters)).length >= limit;
+  if (!fills && scanned.length === first && first < window) {
+    scanned = scanned.concat(await read(positionOf(scanned.at(-1)!), window - first + 1));
+  } else if (scanned.length === first && first === window) {
+    scanned = scanned.concat(await read(positionOf(scanned.at(-1)!), 1));
+  }
   const refs: LabelRef[] = [];
   let consumed = 0;
   for (const row of scanned.slice(0, window)) {
@@ -414,9 +434,11 @@ export async function readLabelPage(
     if (refs.length === limit) break;
   }
   const last = consumed > 0 ? scanned[consumed - 1]! : null;
-  return {
-    refs,
-    lastRead: last ? positionOf(last) : after,
-    hasMore: scanned.length > consumed,
-  };
+  // Whether a key follows the last one read: when the page filled within the first read and that was its last row,
+  // the first read alone cannot tell, so one more key is asked for.
+  let hasMore = scanned.length > consumed;
+  if (!hasMore && fills && scanned.length === first && consumed === first) {
+    hasMore = (await read(positionOf(last!), 1)).length > 0;
+  }
+  return { refs, lastRead: last ? positionOf(last) : after, hasMore };
 }

@@ -170,6 +170,28 @@ describe('GET /labels with updated_after: the same pages and cursors as the one-
     expect(compared).toBeGreaterThan(200);
   });
 
+  it('answers post-filtered pages alike whether the page fills from the first read or needs the rest of the window', async () => {
+    // Small pages of a common value fill from the first read, some exactly at its last key; rare values read the rest.
+    let compared = 0;
+    for (const updatedAfter of [undefined, bounds()[0]!]) {
+      for (const order of ['asc', 'desc'] as const) {
+        const variants: Array<[Partial<LabelListFilters>, number]> = [
+          [{ status: 'ready' }, 8],
+          [{ status: 'ready' }, 250],
+          [{ current: true }, 16],
+          [{ direction: 'return' }, 20],
+          [{ status: 'failed' }, 5],
+        ];
+        for (const [extra, limit] of variants) {
+          const { served, expected } = await walk(rows, { storeId, order, updatedAfter, ...extra }, limit);
+          expect(served).toEqual(expected);
+          compared += served.length;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(400);
+  });
+
   it('follows the same pages over HTTP, as the sync client polls (sort=created_at, cursors handed back)', async () => {
     // A bound in whole seconds: the API reads `updated_after` to the second.
     const updatedAfter = bounds()[1]!;
