@@ -208,7 +208,7 @@ async function sizes(db: Client): Promise<void> {
   );
   for (const r of rows)
     console.log(
-      `  ${r.name.padEnd(16)} ${Number(r.rows).toLocaleString('en').padStart(12)} rows  ${(Number(r.bytes) / 2 ** 30).toFixed(2)} GiB with indexes  ${(Number(r.bytes) / Number(r.rows)).toFixed(0)} B/row`,
+      `  ${r.name.padEnd(16)} ${Number(r.rows).toLocaleString('en').padStart(12)} rows  ${(Number(r.bytes) / 2 ** 30).toFixed(2)} GiB with indexes  ${Number(r.rows) > 0 ? `${(Number(r.bytes) / Number(r.rows)).toFixed(0)} B/row` : 'no rows'}`,
     );
 }
 
