@@ -13,13 +13,16 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
  * Runs a recording script's body against what the integration tests start (a Temporal dev server, a fresh database,
  * the sandbox and a worker, then the app with `options`), ends all of it, and exits 1 with the stack when the body fails.
  */
+type AppOptions = Parameters<typeof startTestApp>[0];
+
 export function recordHistories(
   body: (app: TestApp) => Promise<void>,
-  options: Parameters<typeof startTestApp>[0] = {},
+  // A function when the options need what the setup started (the sandbox, for a Shopify app deployed on its fake).
+  options: AppOptions | (() => Promise<AppOptions>) = {},
 ): void {
   const run = async () => {
     await globalSetup();
-    const app = await startTestApp(options);
+    const app = await startTestApp(typeof options === 'function' ? await options() : options);
     try {
       await body(app);
     } finally {
