@@ -1,59 +1,15 @@
 import { createLabelJson } from '../../src/api/labels/label-json';
 import { serializeLabel } from '../../src/api/labels/serializer';
 import { toView, type LabelRef, type ViewRow } from '../../src/db/labels-query';
+import { aViewRow } from '../helpers/view-row';
 
 const CREATED = '2026-10-01 12:00:00+00';
 const NOW = new Date('2026-10-02T00:00:00Z');
 const DAY = 86_400_000;
 const BASE = 'https://labels.example';
 
-function aRow(id: string, overrides: Partial<ViewRow> = {}): ViewRow {
-  return {
-    id,
-    seq: '1',
-    store_id: 'st_1',
-    order_gid: 'gid://shopify/Order/1001',
-    order_legacy_id: '1001',
-    order_name: '#1001',
-    order_name_key: '1001',
-    direction: 'outbound',
-    kind: 'shipment',
-    status: 'ready',
-    failure_reason: null,
-    carrier_account_id: 'ca_1',
-    carrier_code: 'carrier_a',
-    carrier_name: 'Carrier A',
-    service_code: null,
-    service_name: null,
-    source: 'admin',
-    cod_amount: null,
-    cod_currency: null,
-    cod_source: null,
-    declared_value_amount: null,
-    declared_value_currency: null,
-    tracking_number: `T-${id}`,
-    tracking_url: null,
-    carrier_shipment_id: null,
-    parcels: [],
-    batch_id: null,
-    extras: {},
-    label_creation_id: null,
-    coverage_known: true,
-    created_at: CREATED,
-    updated_at: null,
-    printed_count: 0,
-    last_printed_at: null,
-    current: true,
-    supersedes: [],
-    superseded_by: [],
-    current_set: 'ok',
-    coverage: [],
-    has_document: true,
-    document_not_isolated: false,
-    row_version: '1',
-    ...overrides,
-  };
-}
+const aRow = (id: string, overrides: Partial<ViewRow> = {}): ViewRow =>
+  aViewRow({ id, tracking_number: `T-${id}`, created_at: CREATED, ...overrides });
 
 const refOf = (row: ViewRow): LabelRef => ({
   id: row.id,

@@ -8,6 +8,7 @@ import { buildRouter } from '../../src/http/router';
 import type { RequestLimiter } from '../../src/http/request-limiter';
 import type { AuthContext } from '../../src/http/state';
 import type { RouteDefinition } from '../../src/http/route';
+import { aViewRow as aLabelRow } from '../helpers/view-row';
 
 /**
  * Typed admitted reads (docs/decisions/1120-typed-admitted-reads.md): the row parsers of the hot reads take the rows
@@ -20,49 +21,18 @@ const AUTH: AuthContext = { storeId: 'st_1', apiKeyId: 'key_1', scopes: ['labels
 /** A label's full row as node-postgres hands it over (a `ViewRow`; raw, as the parsers take it). */
 function aViewRow(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    id: 'lbl_1',
-    seq: '7',
-    store_id: 'st_1',
-    order_gid: 'gid://shopify/Order/1001',
-    order_legacy_id: '1001',
-    order_name: '#1001',
-    order_name_key: '1001',
-    direction: 'outbound',
-    kind: 'shipment',
-    status: 'ready',
-    failure_reason: null,
-    carrier_account_id: 'ca_1',
-    carrier_code: 'carrier_a',
-    carrier_name: 'Carrier A',
-    service_code: null,
-    service_name: null,
-    source: 'api',
-    cod_amount: '1250.50',
-    cod_currency: 'HUF',
-    cod_source: 'request',
-    declared_value_amount: null,
-    declared_value_currency: null,
-    tracking_number: 'T-1',
-    tracking_url: null,
-    carrier_shipment_id: null,
-    parcels: [{ trackingNumber: 'T-1', trackingUrl: null, weightGrams: 500 }],
-    batch_id: null,
-    extras: {},
-    label_creation_id: 'lc_1',
-    coverage_known: true,
-    created_at: '2026-10-01 12:00:00.123+00',
-    updated_at: null,
-    printed_count: 0,
-    last_printed_at: null,
-    current: true,
-    supersedes: [],
-    superseded_by: [],
-    current_set: 'ok',
-    coverage: [['gid://shopify/FulfillmentOrder/1', '1']],
-    has_document: true,
-    document_not_isolated: false,
-    document_redacted: false,
-    row_version: '42',
+    ...aLabelRow({
+      seq: '7',
+      source: 'api',
+      cod_amount: '1250.50',
+      cod_currency: 'HUF',
+      cod_source: 'request',
+      parcels: [{ trackingNumber: 'T-1', trackingUrl: null, weightGrams: 500 }],
+      label_creation_id: 'lc_1',
+      created_at: '2026-10-01 12:00:00.123+00',
+      coverage: [['gid://shopify/FulfillmentOrder/1', '1']],
+      row_version: '42',
+    }),
     ...overrides,
   };
 }

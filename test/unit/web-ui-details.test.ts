@@ -41,6 +41,7 @@ const view = (overrides: Partial<CreationState>, carrier: DetailsView['carrier']
   storeId: 'st_1',
   order: '#1013',
   carrier,
+  // Fixed instants are data here: details.ts formats the instants it is given and reads no clock.
   deadlineMs: Date.parse('2026-11-27T10:05:00Z'),
   nextLookAtMs: Date.parse('2026-11-27T10:01:00Z'),
   abandonAtMs: Date.parse('2026-11-28T10:00:00Z'),
