@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { launchChromium } from './chromium.mjs';
 
 const [logFile, pngFile] = process.argv.slice(2);
 const tools = createRequire(join(process.env.SCREENSHOT_TOOLS ?? '.', 'package.json'));
@@ -22,17 +23,7 @@ writeFileSync(
   page,
   `<!doctype html><html><body style="margin:0;background:#1e1e1e"><pre style="font:13px/1.35 'DejaVu Sans Mono',monospace;color:#d0d0d0;padding:12px;margin:0;white-space:pre">${convert.toHtml(text)}</pre></body></html>`,
 );
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium(chromium);
 const tab = await browser.newPage({ viewport: { width: 1180, height: 800 } });
 await tab.goto(`file://${page}`);
 await tab.screenshot({ path: pngFile, fullPage: true });

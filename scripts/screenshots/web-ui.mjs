@@ -7,20 +7,11 @@
 //     docs/screenshots/web-ui-succeeded.png 'User Metadata'
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { launchChromium } from './chromium.mjs';
 
 const [ui, workflowId, pngFile, tab] = process.argv.slice(2);
 const { chromium } = createRequire(join(process.env.SCREENSHOT_TOOLS ?? '.', 'package.json'))('playwright-core');
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium(chromium);
 const page = await browser.newPage({ viewport: { width: 1400, height: 1300 } });
 // The workflow's page without a run ID opens its latest run (the link `labelctl creations` prints).
 await page.goto(`${ui}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`, { waitUntil: 'load' });
