@@ -173,6 +173,9 @@ export async function readCreationById(em: EntityManager, id: string): Promise<C
   return row ?? null;
 }
 
+/** A creation's update span `(created_at, updated_at]`: it holds X when created before X and updated at or after it. */
+const CREATION_SPAN = "tstzrange(created_at, greatest(created_at, updated_at), '(]')";
+
 export interface CreationListFilters {
   /** null: every store's (the operator's `labelctl creations list`); the API always names the caller's store. */
   storeId: string | null;
@@ -220,25 +223,25 @@ export async function readCreationPage(
   if (f.createdBefore) {
     clauses.push(`created_at < ${bind(f.createdBefore)}`);
   }
-  if (after) {
-    clauses.push(`(created_at, seq) < (${bind(after.createdAt)}, ${bind(after.seq)})`);
-  }
+  const cursor = after && { createdAt: bind(after.createdAt), seq: bind(after.seq) };
+  if (cursor) clauses.push(`(created_at, seq) < (${cursor.createdAt}, ${cursor.seq})`);
   // A prepared statement per filter shape, its limit written in (`limitClause`): planned once, not on every page.
-  const select = (more: string[]) =>
-    `select ${COLUMNS} from label_creations ${[...clauses, ...more].length ? `where ${[...clauses, ...more].join(' and ')}` : ''}
-      order by created_at desc, seq desc ${limitClause(limit + 1)}`;
-  let text = select([]);
+  const where = (more: string[]) =>
+    [...clauses, ...more].length ? `where ${[...clauses, ...more].join(' and ')}` : '';
+  const newestFirst = `order by created_at desc, seq desc ${limitClause(limit + 1)}`;
+  let text = `select ${COLUMNS} from label_creations ${where([])} ${newestFirst}`;
   if (f.updatedAfter) {
-    // Two reads at the cost of the page, not of the store (decision 0104): creations created at or after the bound in
-    // list order, then those created before it and updated since, by the GiST index on their span.
+    // Two reads at the cost of the page, not of the store (decisions 0104, 0110): creations created at or after the
+    // bound in list order, then those created before it and updated since (their span holds the bound), newest first
+    // from the GiST index on the span and `created_at`, which starts at the cursor and stops after a page.
     const bound = `${bind(f.updatedAfter)}::timestamptz`;
-    const later = select([`created_at >= ${bound}`, `updated_at >= ${bound}`]);
-    const spanning = select([
-      `created_at < ${bound}`,
-      `updated_at >= ${bound}`,
-      `tstzrange(created_at, greatest(created_at, updated_at), '(]') @> ${bound}`,
-    ]);
-    text = `select * from ((${later}) union all (${spanning})) c order by created_at desc, seq desc ${limitClause(limit + 1)}`;
+    const later = `select ${COLUMNS} from label_creations
+      ${where([`created_at >= ${bound}`, `updated_at >= ${bound}`])} ${newestFirst}`;
+    const spanning = `select * from (select ${COLUMNS} from label_creations
+        ${where([CREATION_SPAN + ` @> ${bound}`, ...(cursor ? [`created_at <= ${cursor.createdAt}`] : [])])}
+        order by created_at <-> '9999-12-31 00:00:00+00'::timestamptz fetch first ${limit + 1} rows with ties) s
+      ${newestFirst}`;
+    text = `select * from ((${later}) union all (${spanning})) c ${newestFirst}`;
   }
   const rows = await runPrepared<CreationRow>(em, text, params);
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };

@@ -269,10 +269,13 @@ export async function readCurrentOutboundViews(
 }
 
 /** The keyset and lookup filters as SQL, the bindings so far and a binder for more (post-filters are the reader's). */
-function keysetWhere(
-  f: LabelListFilters,
-  after: KeysetPosition,
-): { sql: string; params: unknown[]; bind: (value: unknown) => string } {
+interface KeysetWhere {
+  sql: string;
+  params: unknown[];
+  bind: (value: unknown) => string;
+}
+
+function keysetWhere(f: LabelListFilters, after: KeysetPosition): KeysetWhere {
   const params: unknown[] = [];
   // The next positional placeholder for `value`.
   const bind = (value: unknown) => `$${params.push(value)}`;
@@ -321,12 +324,49 @@ const pageOrder = (f: LabelListFilters) => {
 };
 
 /**
+ * A label's update span `(created_at, updated_at]`: it contains an instant X exactly when the label was created before X
+ * and updated at or after it. `greatest` leaves a row updated before its creation (fixture data) an empty span.
+ */
+const UPDATE_SPAN = "tstzrange(l.created_at, greatest(l.created_at, l.updated_at), '(]')";
+
+/**
+ * Where the GiST index's nearest-first scan starts (btree_gist's `<->` on `created_at`), so that it returns labels in
+ * the page's order: from before every label for the oldest first, from after every label for the newest first.
+ */
+const NEAREST_FROM = {
+  asc: "'0001-01-01 00:00:00+00'::timestamptz",
+  desc: "'9999-12-31 00:00:00+00'::timestamptz",
+} as const;
+
+/**
+ * The labels in flight at the bound (created before it, updated at or after it), at most `rows` of them in the page's
+ * order, read in that order from the GiST index on `(store_id, span, created_at)` (decision 0110): the scan stops after
+ * its rows, and after a cursor it starts there, so each read of a post-filter scan costs what it returns. The index
+ * orders by `created_at` alone; ties at the last row are all taken and sorted by `seq` outside. The span test is the
+ * only bound condition, and the cursor's `created_at` the only range, so no btree index can offer PostgreSQL a cheaper-
+ * looking plan that reads every label since the cursor.
+ */
+function spanningPart(
+  select: string,
+  where: KeysetWhere,
+  f: LabelListFilters,
+  after: KeysetPosition,
+  bound: string,
+  rows: number,
+): string {
+  const from = after ? ` and l.created_at ${f.order === 'asc' ? '>=' : '<='} ${where.bind(after.createdAt)}` : '';
+  return `(select * from (${select} where ${where.sql} and l.updated_at is not null and ${UPDATE_SPAN} @> ${bound}${from}
+      order by l.created_at <-> ${NEAREST_FROM[f.order]} fetch first ${rows} rows with ties) l
+    order by ${pageOrder(f)} ${limitClause(rows)})`;
+}
+
+/**
  * The statement of a page (or of a post-filter scan): `select` over `labels l` with the filters, in keyset order, at
  * most `rows` rows. With `updated_after` it is two reads, each at the cost of its rows, not of the store
- * (docs/decisions/0104-updated-after-in-two-parts.md): the labels created before the bound and updated at or after it,
- * found by the GiST index on their span `(created_at, updated_at]`, then those created at or after it, which are every
- * updated label from there on, read in keyset order on the partial index of updated labels (migration 20261204000000).
- * Every label of the first part is older than every one of the second: each part is limited, and so is the whole.
+ * (docs/decisions/0104-updated-after-in-two-parts.md): the labels created before the bound and updated at or after it
+ * (`spanningPart`), then those created at or after it, which are every updated label from there on, read in keyset
+ * order on the partial index of updated labels (migration 20261204000000). Every label of the first part is older than
+ * every one of the second: each part is limited, and so is the whole.
  */
 function keysetStatement(select: string, f: LabelListFilters, after: KeysetPosition, rows: number): ReadStatement {
   const where = keysetWhere(f, after);
@@ -335,13 +375,9 @@ function keysetStatement(select: string, f: LabelListFilters, after: KeysetPosit
     return { text: `${select} where ${where.sql} order by ${order} ${limitClause(rows)}`, values: where.params };
   }
   const bound = `${where.bind(f.updatedAfter)}::timestamptz`;
-  const part = (clauses: string) =>
-    `(${select} where ${where.sql} and l.updated_at is not null and ${clauses} order by ${order} ${limitClause(rows)})`;
-  const spanning = part(
-    `l.created_at < ${bound} and l.updated_at >= ${bound}
-       and tstzrange(l.created_at, greatest(l.created_at, l.updated_at), '(]') @> ${bound}`,
-  );
-  const later = part(`l.created_at >= ${bound} and l.updated_at >= ${bound}`);
+  const spanning = spanningPart(select, where, f, after, bound, rows);
+  const later = `(${select} where ${where.sql} and l.updated_at is not null
+      and l.created_at >= ${bound} and l.updated_at >= ${bound} order by ${order} ${limitClause(rows)})`;
   // The part the order reaches first is read first; the other only when the first is short of a page, its rows all
   // after the first's (docs/decisions/0109-updated-after-second-part-on-demand.md). The newest page of a store with
   // recent updates never reads the labels in flight at the bound.

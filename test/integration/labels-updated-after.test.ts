@@ -48,6 +48,11 @@ async function aGeneratedStore(storeId: string, base: number): Promise<Row[]> {
        from generate_series(1, ?) g, lateral (select ?::timestamptz + (g / 3) * interval '10 minutes' as c) t`,
     [storeId.slice(-8), storeId, COUNT, new Date(base).toISOString()],
   );
+  return storeRows(storeId);
+}
+
+/** Every label of the store as the reference reads it. */
+async function storeRows(storeId: string): Promise<Row[]> {
   const rows = await app.orm.em.fork().execute<
     Array<{
       id: string;
@@ -218,5 +223,45 @@ describe('GET /labels with updated_after: the same pages and cursors as the one-
     }
     expect(expected.length).toBeGreaterThan(300);
     expect(seen).toEqual(expected);
+  });
+});
+
+describe('GET /labels with updated_after: labels in flight at the bound that share an instant', () => {
+  // The labels in flight at the bound are read in creation order from the GiST index, which orders by `created_at`
+  // alone (decision 0110): a page that ends inside an instant must still hold that instant's labels in insertion order.
+  it('ends a page inside an instant where the keyset order does, both sorts, with and without post-filters', async () => {
+    const { storeId } = await aStoreWithKey(app.orm);
+    const base = secondAligned(Date.now() - 10 * DAY);
+    const bound = new Date(base + DAY);
+    // Four instants of 25 labels before the bound, every one updated after it, and 20 labels after it, all updated.
+    await app.orm.em.fork().execute(
+      `insert into labels (id, store_id, order_gid, order_legacy_id, order_name, order_name_key, direction, kind,
+         status, failure_reason, carrier_code, carrier_name, source, created_at, updated_at, current)
+       select 'lbl_ti' || ? || lpad(g::text, 4, '0'), ?, 'gid://shopify/Order/' || (5000 + g), (5000 + g)::text,
+         '#' || (5000 + g), (5000 + g)::text, 'outbound', 'shipment',
+         case when g % 4 = 0 then 'failed' else 'ready' end, case when g % 4 = 0 then 'not_finalized' end,
+         'carrier_a', 'Carrier A', 'api', c, c + interval '2 days', true
+         from generate_series(1, 120) g,
+         lateral (select ?::timestamptz + case when g <= 100 then ((g - 1) / 25) * interval '1 minute'
+                                              else interval '1 day 1 hour' + g * interval '1 second' end as c) t`,
+      [storeId.slice(-8), storeId, new Date(base).toISOString()],
+    );
+    const rows = await storeRows(storeId);
+    let compared = 0;
+    for (const order of ['asc', 'desc'] as const) {
+      const variants: Array<[Partial<LabelListFilters>, number]> = [
+        [{}, 7],
+        [{}, 13],
+        [{}, 30],
+        [{ status: 'failed' }, 4],
+        [{ status: 'ready' }, 9],
+      ];
+      for (const [extra, limit] of variants) {
+        const { served, expected } = await walk(rows, { storeId, order, updatedAfter: bound, ...extra }, limit);
+        expect(served).toEqual(expected);
+        compared += served.length;
+      }
+    }
+    expect(compared).toBeGreaterThan(60);
   });
 });

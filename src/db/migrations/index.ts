@@ -31,6 +31,7 @@ import { Migration20261130000000LabelsPrintForEarlierKeys } from './202611300000
 import { Migration20261130000100PlatformCreationQueue } from './20261130000100-platform-creation-queue';
 import { Migration20261204000000FlatUpdatedAfter } from './20261204000000-flat-updated-after';
 import { Migration20261204000100RequestLogPartitions } from './20261204000100-request-log-partitions';
+import { Migration20261205000000UpdatedAfterInOrder } from './20261205000000-updated-after-in-order';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -76,4 +77,5 @@ export const migrationsList = [
   { name: 'Migration20261202000000ShopifyApp', class: Migration20261202000000ShopifyApp },
   { name: 'Migration20261204000000FlatUpdatedAfter', class: Migration20261204000000FlatUpdatedAfter },
   { name: 'Migration20261204000100RequestLogPartitions', class: Migration20261204000100RequestLogPartitions },
+  { name: 'Migration20261205000000UpdatedAfterInOrder', class: Migration20261205000000UpdatedAfterInOrder },
 ];
