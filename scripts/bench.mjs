@@ -52,6 +52,8 @@ if (status === 0) {
     stdio: 'inherit',
   }).status;
 }
-await dropDatabase(postgres.url, name);
+// BENCH_KEEP_DATABASE=1: the run's database is left for EXPLAIN of its statements (drop it by hand afterwards).
+if (process.env.BENCH_KEEP_DATABASE) step(`kept the benchmark's database ${name} (BENCH_KEEP_DATABASE)`);
+else await dropDatabase(postgres.url, name);
 await postgres.stop();
 process.exit(status ?? 1);

@@ -231,9 +231,9 @@ export async function readCreationPage(
   const newestFirst = `order by created_at desc, seq desc ${limitClause(limit + 1)}`;
   let text = `select ${COLUMNS} from label_creations ${where([])} ${newestFirst}`;
   if (f.updatedAfter) {
-    // Two reads at the cost of the page, not of the store (decisions 0104, 0110): creations created at or after the
-    // bound in list order, then those created before it and updated since (their span holds the bound), newest first
-    // from the GiST index on the span and `created_at`, which starts at the cursor and stops after a page.
+    // Two reads at the cost of the page, not of the store (decisions 0104, 0109, 0110): creations created at or after
+    // the bound in list order, then those created before it and updated since (their span holds the bound), newest
+    // first from the GiST index on the span and `created_at`, which starts at the cursor and stops after a page.
     const bound = `${bind(f.updatedAfter)}::timestamptz`;
     const later = `select ${COLUMNS} from label_creations
       ${where([`created_at >= ${bound}`, `updated_at >= ${bound}`])} ${newestFirst}`;
@@ -241,7 +241,10 @@ export async function readCreationPage(
         ${where([CREATION_SPAN + ` @> ${bound}`, ...(cursor ? [`created_at <= ${cursor.createdAt}`] : [])])}
         order by created_at <-> '9999-12-31 00:00:00+00'::timestamptz fetch first ${limit + 1} rows with ties) s
       ${newestFirst}`;
-    text = `select * from ((${later}) union all (${spanning})) c ${newestFirst}`;
+    // The creations in flight only when the later ones leave the page short (as labels do, decision 0109).
+    text = `with first as materialized (${later})
+      select * from (select * from first
+        union all select * from (${spanning}) s where (select count(*) from first) < ${limit + 1}) c ${newestFirst}`;
   }
   const rows = await runPrepared<CreationRow>(em, text, params);
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };

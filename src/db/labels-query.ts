@@ -16,6 +16,17 @@ import { limitClause, runPrepared, type ReadStatement } from './prepared';
 export const POST_FILTER_SCAN_WINDOW = 1000;
 
 /**
+ * The window with `updated_after` (decision 0111): the labels it reads are the updated ones, about one in each heap page
+ * rather than a page's run of neighbours, so a key costs several times as much and the window counts a quarter of them.
+ */
+export const UPDATED_AFTER_SCAN_WINDOW = 250;
+
+/** How many keys one page's post-filter scan reads at most: a window, and never fewer than the page. */
+export function postFilterScanWindow(f: Pick<LabelListFilters, 'updatedAfter'>, limit: number): number {
+  return Math.max(limit, f.updatedAfter ? UPDATED_AFTER_SCAN_WINDOW : POST_FILTER_SCAN_WINDOW);
+}
+
+/**
  * Where a page ended: the last row read, by the keyset (created_at, seq); null before the first row. `seq` is the
  * insertion order, which orders rows of one time (docs/decisions/0103-list-order-ties.md).
  */
@@ -435,7 +446,7 @@ const SCAN_SELECT = 'select l.id, l.row_version, l.created_at, l.seq, l.directio
 
 /**
  * One page by keyset (created_at, seq) after `after`, in the filters' order. Without post-filters it is one statement.
- * With them, a narrow scan of at most POST_FILTER_SCAN_WINDOW keys picks the page, in at most two reads.
+ * With them, a narrow scan of at most `postFilterScanWindow` keys picks the page, in at most two reads.
  */
 export async function readLabelPage(
   em: EntityManager,
@@ -447,7 +458,7 @@ export async function readLabelPage(
   if (statement) {
     return labelPageOf(await runPrepared<LabelRef | ViewRow>(em, statement.text, statement.values), after, limit);
   }
-  const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
+  const window = postFilterScanWindow(filters, limit);
   const read = async (from: KeysetPosition, rows: number) => {
     const scan = keysetStatement(SCAN_SELECT, filters, from, rows);
     return runPrepared<ScanRow>(em, scan.text, scan.values);

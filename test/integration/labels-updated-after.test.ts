@@ -1,5 +1,5 @@
 import {
-  POST_FILTER_SCAN_WINDOW,
+  postFilterScanWindow,
   readLabelPage,
   type KeysetPosition,
   type LabelListFilters,
@@ -94,7 +94,7 @@ function referencePage(rows: readonly Row[], f: LabelListFilters, after: KeysetP
     const ids = matching.slice(0, limit);
     return { ids: ids.map((r) => r.id), lastRead: at(ids.at(-1)), hasMore: matching.length > limit };
   }
-  const window = Math.max(limit, POST_FILTER_SCAN_WINDOW);
+  const window = postFilterScanWindow(f, limit);
   const scanned = matching.slice(0, window + 1);
   const ids: string[] = [];
   let consumed = 0;
@@ -263,5 +263,54 @@ describe('GET /labels with updated_after: labels in flight at the bound that sha
       }
     }
     expect(compared).toBeGreaterThan(60);
+  });
+});
+
+describe('GET /labels with updated_after and a post-filter: a page reads at most a quarter window', () => {
+  // Spec rule 1 lets a post-filtered page come back short with `has_more`; with `updated_after` each label read is a
+  // heap page of its own, so the scan stops after 250 labels, not 1,000 (decision 0111).
+  it('finds a rare status three pages on with updated_after, on the first page without it', async () => {
+    const { storeId, secret } = await aStoreWithKey(app.orm, { limits: { read_key_per_second: 1_000 } });
+    const base = secondAligned(Date.now() - 10 * DAY);
+    await app.orm.em.fork().execute(
+      `insert into labels (id, store_id, order_gid, order_legacy_id, order_name, order_name_key, direction, kind,
+         status, failure_reason, carrier_code, carrier_name, source, created_at, updated_at, current)
+       select 'lbl_qw' || ? || lpad(g::text, 4, '0'), ?, 'gid://shopify/Order/' || (7000 + g), (7000 + g)::text,
+         '#' || (7000 + g), (7000 + g)::text, 'outbound', 'shipment',
+         case when g = 600 then 'failed' else 'ready' end, case when g = 600 then 'not_finalized' end,
+         'carrier_a', 'Carrier A', 'api', ?::timestamptz + g * interval '1 second',
+         ?::timestamptz + g * interval '1 second' + interval '2 days', true
+         from generate_series(1, 600) g`,
+      [storeId.slice(-8), storeId, new Date(base).toISOString(), new Date(base).toISOString()],
+    );
+    type ListBody = { data: Array<{ id: string }>; next_cursor: string | null; has_more: boolean };
+    const pages = async (query: string) => {
+      const seen: Array<{ ids: string[]; hasMore: boolean }> = [];
+      let cursor: string | null = null;
+      do {
+        const res: { status: number; body: ListBody } = await app.request<ListBody>(
+          'GET',
+          `/v1/labels?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          { headers: { authorization: `Bearer ${secret}` } },
+        );
+        expect(res.status).toBe(200);
+        seen.push({ ids: res.body.data.map((label) => label.id), hasMore: res.body.has_more });
+        cursor = res.body.has_more ? res.body.next_cursor : null;
+      } while (cursor !== null && seen.length < 10);
+      return seen;
+    };
+    const failed = `lbl_qw${storeId.slice(-8)}0600`;
+    const bound = encodeURIComponent(new Date(base + DAY).toISOString());
+    expect(await pages(`status=failed&sort=created_at&limit=10&updated_after=${bound}`)).toEqual([
+      { ids: [], hasMore: true },
+      { ids: [], hasMore: true },
+      { ids: [failed], hasMore: false },
+    ]);
+    expect(await pages('status=failed&sort=created_at&limit=10')).toEqual([{ ids: [failed], hasMore: false }]);
+    expect(await pages(`status=failed&limit=10&updated_after=${bound}`)).toEqual([
+      { ids: [failed], hasMore: true },
+      { ids: [], hasMore: true },
+      { ids: [], hasMore: false },
+    ]);
   });
 });
