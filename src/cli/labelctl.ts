@@ -108,4 +108,18 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-void main(process.argv).then((code) => process.exit(code));
+/**
+ * Exits once stdout and stderr have taken everything written: on a pipe (`labelctl --json creations list | jq`) Node
+ * writes asynchronously, and `process.exit` at once cut a listing longer than the pipe's buffer.
+ */
+function exitWhenWritten(code: number): void {
+  let open = 2;
+  const written = () => {
+    open -= 1;
+    if (open === 0) process.exit(code);
+  };
+  process.stdout.write('', written);
+  process.stderr.write('', written);
+}
+
+void main(process.argv).then(exitWhenWritten);

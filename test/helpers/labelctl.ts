@@ -22,6 +22,26 @@ export function labelctlWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise
   });
 }
 
+/**
+ * `labelctl` whose output is not read until it exits or `holdMs` pass, like a pipe into a reader that is slow to start
+ * (`| less`): whatever labelctl wrote beyond the pipe's buffer is still in it when it exits, unless it waits for it.
+ */
+export function labelctlReadLate(env: NodeJS.ProcessEnv, holdMs: number, ...args: string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
+    const chunks: Buffer[] = [];
+    child.stdout.pause();
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const read = () => child.stdout.resume();
+    const timer = setTimeout(read, holdMs);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      read();
+    });
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(chunks).toString(), stderr: '' }));
+  });
+}
+
 /** `labelctl --json ...`, parsed; a failing command fails the test with its stderr. */
 export function labelctlJson(...args: string[]): Promise<any> {
   return labelctlJsonWith({}, ...args);

@@ -1,5 +1,8 @@
+import { createLabelBodySchema } from '../../src/api/labels/create-schema';
 import { readCreationPage, type CreationListFilters } from '../../src/creation/records';
+import { normalizeCreationRequest, requestedWire } from '../../src/domain/creation-request';
 import { aStoreWithKey } from '../helpers/stores';
+import { followPages } from '../helpers/list-pages';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { DAY, HOUR, MINUTE, secondAligned } from '../helpers/time';
 
@@ -22,24 +25,8 @@ interface Row {
 
 const COUNT = 1_500;
 
-/** The request every generated creation echoes (its order ID added per row). */
-const REQUESTED = {
-  order_name: null,
-  fulfillment_order_ids: null,
-  all_locations: false,
-  carrier_account_id: null,
-  service_code: null,
-  parcels: null,
-  cod: null,
-  declared_value: null,
-  carrier_options: {},
-  fulfillment: 'account_default',
-  on_existing: 'return',
-  replaces: [],
-  include: [],
-  client_reference: null,
-  dry_run: false,
-};
+/** The request every generated creation echoes, as the service writes it (its order ID set per row). */
+const REQUESTED = requestedWire(normalizeCreationRequest(createLabelBodySchema.parse({ order_id: '1' })));
 
 /**
  * A store of COUNT creations over about 10 days, three at each instant (ties broken by insertion order), updated three
@@ -148,21 +135,12 @@ describe('GET /label-creations with updated_after: the matching creations, newes
     // A bound in whole seconds: the API reads `updated_after` to the second.
     const updatedAfter = new Date(base + 5 * DAY + 3 * HOUR);
     const expected = matching(rows, { storeId, updatedAfter }, null).map((r) => r.id);
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 100; page += 1) {
-      const query = `updated_after=${encodeURIComponent(updatedAfter.toISOString())}&limit=41`;
-      type ListBody = { data: Array<{ id: string }>; next_cursor: string | null; has_more: boolean };
-      const res: { status: number; body: ListBody } = await app.request<ListBody>(
-        'GET',
-        `/v1/label-creations?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        { headers: { authorization: `Bearer ${secret}` } },
-      );
-      expect(res.status).toBe(200);
-      seen.push(...res.body.data.map((creation) => creation.id));
-      cursor = res.body.next_cursor;
-      if (!res.body.has_more) break;
-    }
+    const pages = await followPages(
+      app,
+      { authorization: `Bearer ${secret}` },
+      `/v1/label-creations?updated_after=${encodeURIComponent(updatedAfter.toISOString())}&limit=41`,
+    );
+    const seen = pages.flatMap((page) => page.ids);
     expect(expected.length).toBeGreaterThan(300);
     expect(seen).toEqual(expected);
   });

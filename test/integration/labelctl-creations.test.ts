@@ -2,7 +2,7 @@ import { randomToken } from '../../src/ids';
 import { KIND, LABEL_CREATION_ID, STORE_ID } from '../../workflows/search-attributes';
 import { retentionWorkflowId } from '../../workflows/label-creation/contract';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
-import { labelctlJsonWith, labelctlWith } from '../helpers/labelctl';
+import { labelctlJsonWith, labelctlReadLate, labelctlWith } from '../helpers/labelctl';
 import { eventually, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -214,6 +214,37 @@ describe('labelctl creations', () => {
       '1',
     );
     expect(noUi[0].web_ui_url).toBeNull();
+  });
+
+  it('prints a listing far longer than a pipe holds whole (`labelctl --json creations list | jq`)', async () => {
+    const { storeId } = await aStoreWithKey(app.orm);
+    await app.orm.em.fork().execute(
+      `insert into label_creations (id, store_id, status, idempotency_key, request_hash, order_gid, order_legacy_id,
+         order_name, created_at, updated_at)
+       select 'lcr_pipe' || ? || lpad(g::text, 4, '0'), ?, 'succeeded', 'key-pipe-' || g, 'h',
+         'gid://shopify/Order/' || (9000 + g), (9000 + g)::text, '#' || (9000 + g), date_trunc('second', now()) - g * interval '1 second',
+         date_trunc('second', now()) - g * interval '1 second'
+         from generate_series(1, 1000) g`,
+      [storeId.slice(-8), storeId],
+    );
+    // Read only once labelctl exits (or after 5 s, as it waits for its output to be taken).
+    const listed = await labelctlReadLate(
+      cliEnv,
+      5_000,
+      '--json',
+      'creations',
+      'list',
+      '--store',
+      storeId,
+      '--limit',
+      '1000',
+    );
+    expect(listed.code).toBe(0);
+    // About 400 bytes a creation: several times the 64 KiB a pipe holds.
+    expect(listed.stdout.length).toBeGreaterThan(5 * 65_536);
+    const creations = JSON.parse(listed.stdout) as Array<{ id: string }>;
+    expect(creations).toHaveLength(1000);
+    expect(creations.at(-1)!.id).toBe(`lcr_pipe${storeId.slice(-8)}1000`);
   });
 });
 

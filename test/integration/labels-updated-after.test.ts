@@ -5,6 +5,7 @@ import {
   type LabelListFilters,
 } from '../../src/db/labels-query';
 import { aStoreWithKey } from '../helpers/stores';
+import { followPages } from '../helpers/list-pages';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { DAY, HOUR, MINUTE, secondAligned } from '../helpers/time';
 
@@ -204,23 +205,12 @@ describe('GET /labels with updated_after: the same pages and cursors as the one-
       .filter((r) => r.updatedAt !== null && r.updatedAt >= updatedAfter.getTime())
       .sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq)
       .map((r) => r.id);
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 100; page += 1) {
-      const query = `updated_after=${encodeURIComponent(updatedAfter.toISOString())}&sort=created_at&limit=97`;
-      type ListBody = { data: Array<{ id: string }>; next_cursor: string | null; has_more: boolean };
-      const res: { status: number; body: ListBody } = await app.request<{
-        data: Array<{ id: string }>;
-        next_cursor: string | null;
-        has_more: boolean;
-      }>('GET', `/v1/labels?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
-        headers: { authorization: `Bearer ${secret}` },
-      });
-      expect(res.status).toBe(200);
-      seen.push(...res.body.data.map((label) => label.id));
-      cursor = res.body.next_cursor;
-      if (!res.body.has_more) break;
-    }
+    const pages = await followPages(
+      app,
+      { authorization: `Bearer ${secret}` },
+      `/v1/labels?updated_after=${encodeURIComponent(updatedAfter.toISOString())}&sort=created_at&limit=97`,
+    );
+    const seen = pages.flatMap((page) => page.ids);
     expect(expected.length).toBeGreaterThan(300);
     expect(seen).toEqual(expected);
   });
@@ -283,22 +273,11 @@ describe('GET /labels with updated_after and a post-filter: a page reads at most
          from generate_series(1, 600) g`,
       [storeId.slice(-8), storeId, new Date(base).toISOString(), new Date(base).toISOString()],
     );
-    type ListBody = { data: Array<{ id: string }>; next_cursor: string | null; has_more: boolean };
-    const pages = async (query: string) => {
-      const seen: Array<{ ids: string[]; hasMore: boolean }> = [];
-      let cursor: string | null = null;
-      do {
-        const res: { status: number; body: ListBody } = await app.request<ListBody>(
-          'GET',
-          `/v1/labels?${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-          { headers: { authorization: `Bearer ${secret}` } },
-        );
-        expect(res.status).toBe(200);
-        seen.push({ ids: res.body.data.map((label) => label.id), hasMore: res.body.has_more });
-        cursor = res.body.has_more ? res.body.next_cursor : null;
-      } while (cursor !== null && seen.length < 10);
-      return seen;
-    };
+    const pages = async (query: string) =>
+      (await followPages(app, { authorization: `Bearer ${secret}` }, `/v1/labels?${query}`, 10)).map((page) => ({
+        ids: page.ids,
+        hasMore: page.has_more,
+      }));
     const failed = `lbl_qw${storeId.slice(-8)}0600`;
     const bound = encodeURIComponent(new Date(base + DAY).toISOString());
     expect(await pages(`status=failed&sort=created_at&limit=10&updated_after=${bound}`)).toEqual([

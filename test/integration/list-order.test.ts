@@ -7,6 +7,7 @@ import { labelctlJson } from '../helpers/labelctl';
 import { aPlatformOrder } from '../helpers/pickup';
 import { scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
+import { followPages } from '../helpers/list-pages';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // Rows of one time (a second on the wire, often one clock reading) come out of every list in insertion order, never
@@ -22,17 +23,7 @@ const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 
 /** Every page of a list, `limit` at a time, following `next_cursor` until `has_more` is false. */
 async function allPages(shop: Shop, path: string, limit: number) {
-  const pages: Array<{ ids: string[]; has_more: boolean; next_cursor: string | null }> = [];
-  let cursor: string | null = null;
-  do {
-    const separator = path.includes('?') ? '&' : '?';
-    const query: string = `${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res: { status: number; body: any } = await app.request('GET', `${path}${query}`, { headers: shop.auth });
-    expect(res.status).toBe(200);
-    pages.push({ ids: ids(res.body.data), has_more: res.body.has_more, next_cursor: res.body.next_cursor });
-    cursor = res.body.has_more ? res.body.next_cursor : null;
-  } while (cursor !== null && pages.length < 20);
-  return pages;
+  return followPages(app, shop.auth, `${path}${path.includes('?') ? '&' : '?'}limit=${limit}`, 20);
 }
 
 /** A whole second some time ago (older than the sync feed's 15-second hold-back). */
