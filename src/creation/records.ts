@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { limitClause, runPrepared, type ReadStatement } from '../db/prepared';
 import { labelRowsJson, type ViewRow } from '../db/labels-query';
+import { firstThenOnDemand, inFlightPart } from '../db/updated-after';
 import type { ResolvedBlock } from '../domain/creation-decision';
 import type { RequestedWire } from '../domain/creation-request';
 import type { WaitFor } from '../domain/existing-labels';
@@ -173,9 +174,6 @@ export async function readCreationById(em: EntityManager, id: string): Promise<C
   return row ?? null;
 }
 
-/** A creation's update span `(created_at, updated_at]`: it holds X when created before X and updated at or after it. */
-const CREATION_SPAN = "tstzrange(created_at, greatest(created_at, updated_at), '(]')";
-
 export interface CreationListFilters {
   /** null: every store's (the operator's `labelctl creations list`); the API always names the caller's store. */
   storeId: string | null;
@@ -237,14 +235,16 @@ export async function readCreationPage(
     const bound = `${bind(f.updatedAfter)}::timestamptz`;
     const later = `select ${COLUMNS} from label_creations
       ${where([`created_at >= ${bound}`, `updated_at >= ${bound}`])} ${newestFirst}`;
-    const spanning = `select * from (select ${COLUMNS} from label_creations
-        ${where([CREATION_SPAN + ` @> ${bound}`, ...(cursor ? [`created_at <= ${cursor.createdAt}`] : [])])}
-        order by created_at <-> '9999-12-31 00:00:00+00'::timestamptz fetch first ${limit + 1} rows with ties) s
-      ${newestFirst}`;
-    // The creations in flight only when the later ones leave the page short (as labels do, decision 0109).
-    text = `with first as materialized (${later})
-      select * from (select * from first
-        union all select * from (${spanning}) s where (select count(*) from first) < ${limit + 1}) c ${newestFirst}`;
+    const spanning = inFlightPart({
+      select: `select ${COLUMNS} from label_creations`,
+      conditions: clauses,
+      alias: '',
+      bound,
+      cursorAt: cursor?.createdAt ?? null,
+      order: 'desc',
+      rows: limit + 1,
+    });
+    text = firstThenOnDemand(later, spanning, 'created_at desc, seq desc', limit + 1);
   }
   const rows = await runPrepared<CreationRow>(em, text, params);
   return { rows: rows.slice(0, limit), hasMore: rows.length > limit };

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LabelDirection, LabelStatus } from '../domain/labels';
 import type { Label } from './entities/label';
 import { limitClause, runPrepared, type ReadStatement } from './prepared';
+import { firstThenOnDemand, inFlightPart } from './updated-after';
 
 /**
  * The label read path: plain rows from one SQL statement per request into the one serializer, never ORM entities.
@@ -284,6 +285,8 @@ interface KeysetWhere {
   sql: string;
   params: unknown[];
   bind: (value: unknown) => string;
+  /** The placeholder of the cursor's `created_at`, after a cursor. */
+  cursorAt: string | null;
 }
 
 function keysetWhere(f: LabelListFilters, after: KeysetPosition): KeysetWhere {
@@ -302,13 +305,12 @@ function keysetWhere(f: LabelListFilters, after: KeysetPosition): KeysetWhere {
   }
   if (f.createdAfter) clauses.push(`l.created_at >= ${bind(f.createdAfter)}`);
   if (f.createdBefore) clauses.push(`l.created_at <= ${bind(f.createdBefore)}`);
+  const cursorAt = after ? bind(after.createdAt) : null;
   if (after) {
     // Row comparison keeps the keyset on the (store_id, created_at, seq) index.
-    clauses.push(
-      `(l.created_at, l.seq) ${f.order === 'asc' ? '>' : '<'} (${bind(after.createdAt)}, ${bind(after.seq)})`,
-    );
+    clauses.push(`(l.created_at, l.seq) ${f.order === 'asc' ? '>' : '<'} (${cursorAt}, ${bind(after.seq)})`);
   }
-  return { sql: clauses.join(' and '), params, bind };
+  return { sql: clauses.join(' and '), params, bind, cursorAt };
 }
 
 function matchesPostFilters(
@@ -335,47 +337,10 @@ const pageOrder = (f: LabelListFilters) => {
 };
 
 /**
- * A label's update span `(created_at, updated_at]`: it contains an instant X exactly when the label was created before X
- * and updated at or after it. `greatest` leaves a row updated before its creation (fixture data) an empty span.
- */
-const UPDATE_SPAN = "tstzrange(l.created_at, greatest(l.created_at, l.updated_at), '(]')";
-
-/**
- * Where the GiST index's nearest-first scan starts (btree_gist's `<->` on `created_at`), so that it returns labels in
- * the page's order: from before every label for the oldest first, from after every label for the newest first.
- */
-const NEAREST_FROM = {
-  asc: "'0001-01-01 00:00:00+00'::timestamptz",
-  desc: "'9999-12-31 00:00:00+00'::timestamptz",
-} as const;
-
-/**
- * The labels in flight at the bound (created before it, updated at or after it), at most `rows` of them in the page's
- * order, read in that order from the GiST index on `(store_id, span, created_at)` (decision 0110): the scan stops after
- * its rows, and after a cursor it starts there, so each read of a post-filter scan costs what it returns. The index
- * orders by `created_at` alone; ties at the last row are all taken and sorted by `seq` outside. The span test is the
- * only bound condition, and the cursor's `created_at` the only range, so no btree index can offer PostgreSQL a cheaper-
- * looking plan that reads every label since the cursor.
- */
-function spanningPart(
-  select: string,
-  where: KeysetWhere,
-  f: LabelListFilters,
-  after: KeysetPosition,
-  bound: string,
-  rows: number,
-): string {
-  const from = after ? ` and l.created_at ${f.order === 'asc' ? '>=' : '<='} ${where.bind(after.createdAt)}` : '';
-  return `(select * from (${select} where ${where.sql} and l.updated_at is not null and ${UPDATE_SPAN} @> ${bound}${from}
-      order by l.created_at <-> ${NEAREST_FROM[f.order]} fetch first ${rows} rows with ties) l
-    order by ${pageOrder(f)} ${limitClause(rows)})`;
-}
-
-/**
  * The statement of a page (or of a post-filter scan): `select` over `labels l` with the filters, in keyset order, at
  * most `rows` rows. With `updated_after` it is two reads, each at the cost of its rows, not of the store
  * (docs/decisions/0104-updated-after-in-two-parts.md): the labels created before the bound and updated at or after it
- * (`spanningPart`), then those created at or after it, which are every updated label from there on, read in keyset
+ * (`inFlightPart`), then those created at or after it, which are every updated label from there on, read in keyset
  * order on the partial index of updated labels (migration 20261204000000). Every label of the first part is older than
  * every one of the second: each part is limited, and so is the whole.
  */
@@ -386,20 +351,21 @@ function keysetStatement(select: string, f: LabelListFilters, after: KeysetPosit
     return { text: `${select} where ${where.sql} order by ${order} ${limitClause(rows)}`, values: where.params };
   }
   const bound = `${where.bind(f.updatedAfter)}::timestamptz`;
-  const spanning = spanningPart(select, where, f, after, bound, rows);
-  const later = `(${select} where ${where.sql} and l.updated_at is not null
-      and l.created_at >= ${bound} and l.updated_at >= ${bound} order by ${order} ${limitClause(rows)})`;
-  // The part the order reaches first is read first; the other only when the first is short of a page, its rows all
-  // after the first's (docs/decisions/0109-updated-after-second-part-on-demand.md). The newest page of a store with
-  // recent updates never reads the labels in flight at the bound.
+  const spanning = inFlightPart({
+    select,
+    conditions: [where.sql, 'l.updated_at is not null'],
+    alias: 'l.',
+    bound,
+    cursorAt: where.cursorAt,
+    order: f.order,
+    rows,
+  });
+  const later = `${select} where ${where.sql} and l.updated_at is not null
+      and l.created_at >= ${bound} and l.updated_at >= ${bound} order by ${order} ${limitClause(rows)}`;
+  // The part the order reaches first is read first; the other only when the first is short of a page (decision
+  // 0109). The newest page of a store with recent updates never reads the labels in flight at the bound.
   const [first, second] = f.order === 'asc' ? [spanning, later] : [later, spanning];
-  return {
-    text: `with first as materialized ${first}
-      select * from (select * from first
-        union all select * from ${second} s where (select count(*) from first) < ${rows}) l
-      order by ${order} ${limitClause(rows)}`,
-    values: where.params,
-  };
+  return { text: firstThenOnDemand(first, second, order, rows), values: where.params };
 }
 
 /**
