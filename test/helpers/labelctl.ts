@@ -30,6 +30,8 @@ export function labelctlReadLate(env: NodeJS.ProcessEnv, holdMs: number, ...args
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
     const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.stdout.pause();
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     const read = () => child.stdout.resume();
@@ -38,7 +40,7 @@ export function labelctlReadLate(env: NodeJS.ProcessEnv, holdMs: number, ...args
       clearTimeout(timer);
       read();
     });
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(chunks).toString(), stderr: '' }));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(chunks).toString(), stderr }));
   });
 }
 

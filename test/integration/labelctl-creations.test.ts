@@ -239,7 +239,7 @@ describe('labelctl creations', () => {
       '--limit',
       '1000',
     );
-    expect(listed.code).toBe(0);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
     // About 400 bytes a creation: several times the 64 KiB a pipe holds.
     expect(listed.stdout.length).toBeGreaterThan(5 * 65_536);
     const creations = JSON.parse(listed.stdout) as Array<{ id: string }>;
