@@ -153,6 +153,7 @@ class Shell {
   }
 
   close(): void {
+    this.bash.stdin!.destroy();
     this.bash.kill('SIGKILL');
   }
 }
@@ -204,7 +205,9 @@ afterAll(async () => {
   if (dev?.pid && dev.exitCode === null) {
     const exited = new Promise((resolve) => dev!.once('exit', resolve));
     process.kill(-dev.pid, 'SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 60_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 60_000)))]);
+    clearTimeout(timer);
     try {
       process.kill(-dev.pid, 'SIGKILL');
     } catch {
