@@ -14,7 +14,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../helpers/processes';
-import { outputMatches, runnableBlocks, withPorts, type RunnableBlock, type Step } from '../helpers/runnable-docs';
+import {
+  outputMatches,
+  runnableBlocks,
+  runnablePages,
+  withPorts,
+  type RunnableBlock,
+  type Step,
+} from '../helpers/runnable-docs';
 
 /**
  * Every command the README and docs/ mark runnable, run as a newcomer pastes it (decision 0040): a fresh checkout of
@@ -23,15 +30,6 @@ import { outputMatches, runnableBlocks, withPorts, type RunnableBlock, type Step
  * the ports: the stack listens on free ones, not on 3000, 4010, 8233 and 7233, which a running `npm run dev` may hold.
  */
 const root = join(__dirname, '..', '..');
-/** The pages, in the order a newcomer reads them: the README, the client's, then docs/ by name. */
-const PAGES = [
-  'README.md',
-  'client/README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
 const STEP_TIMEOUT_MS = 180_000;
 /** How long a `retry` block is run again for; a minute's resolve wait under `npm run dev` fits well inside it. */
 const RETRY_DEADLINE_MS = 150_000;
@@ -187,9 +185,7 @@ async function runBlock(shell: Shell, block: RunnableBlock): Promise<void> {
   }
 }
 
-const blocks = PAGES.filter((page) => existsSync(join(root, page))).flatMap((page) =>
-  runnableBlocks(page, readFileSync(join(root, page), 'utf8')),
-);
+const blocks = runnablePages(root).flatMap((page) => runnableBlocks(page, readFileSync(join(root, page), 'utf8')));
 let shell: Shell;
 
 beforeAll(async () => {

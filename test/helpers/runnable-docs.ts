@@ -1,3 +1,6 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * The runnable examples of the README and docs/ (decision 0040): a fenced block opened with ```sh runnable is run by
  * test/docs/docs-as-pasted.test.ts exactly as a reader pastes it, in the order the pages give them. Inside a block, a
@@ -6,6 +9,15 @@
  * block whose text says it answers so once something it waits for happened (a webhook delivered, a time passed): it
  * is run again until it does.
  */
+
+/** The pages with runnable examples, in the order a newcomer reads them: the README, the client's, then docs/ by name. */
+export function runnablePages(root: string): string[] {
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`);
+  return ['README.md', 'client/README.md', ...docs].filter((page) => existsSync(join(root, page)));
+}
 
 export interface Step {
   /** The commands, as pasted (comments and continuation lines included). */

@@ -148,6 +148,19 @@ describe('LOG_FORMAT', () => {
   }, 20_000);
 });
 
+/** What `script` (a module that sends 'ready' once it listens) prints when it gets SIGUSR2, until it exits. */
+async function printedOnSignal(script: string): Promise<string> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  await new Promise((resolve) => child.once('message', resolve));
+  child.kill('SIGUSR2');
+  await new Promise((resolve) => child.once('close', resolve));
+  return text;
+}
+
 describe('the banner of npm run dev and npm run cluster', () => {
   it('is printed again on SIGUSR2', async () => {
     const script = `
@@ -156,14 +169,7 @@ describe('the banner of npm run dev and npm run cluster', () => {
       const release = keepBannerAtHand('BANNER\\n');
       process.send('ready');
       setTimeout(() => { release(); process.exit(0); }, 1500);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    let text = '';
-    child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    await new Promise((resolve) => child.once('message', resolve));
-    child.kill('SIGUSR2');
-    await new Promise((resolve) => child.once('close', resolve));
+    const text = await printedOnSignal(script);
     expect(text).toBe('BANNER\nBANNER\n');
   }, 20_000);
 
@@ -176,14 +182,7 @@ describe('the banner of npm run dev and npm run cluster', () => {
       // Alive until the signal's reprint exits it.
       setInterval(() => {}, 1000);
       process.send('ready');`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    let text = '';
-    child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    await new Promise((resolve) => child.once('message', resolve));
-    child.kill('SIGUSR2');
-    await new Promise((resolve) => child.once('close', resolve));
+    const text = await printedOnSignal(script);
     expect(text).toBe(
       [
         '#1013  home delivery     order_id 1',

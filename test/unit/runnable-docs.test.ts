@@ -1,15 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { outputMatches, runnableBlocks, withPorts } from '../helpers/runnable-docs';
+import { outputMatches, runnableBlocks, runnablePages, withPorts } from '../helpers/runnable-docs';
 
 const root = join(__dirname, '..', '..');
-const pages = [
-  'README.md',
-  'client/README.md',
-  ...readdirSync(join(root, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => `docs/${name}`),
-];
+const pages = runnablePages(root);
 const read = (page: string) => readFileSync(join(root, page), 'utf8');
 
 describe('runnableBlocks', () => {
