@@ -47,7 +47,7 @@ export function unknownPathMessage(method: string, path: string): string {
       ? ' The path repeats /v1: with a base URL that ends in /v1, the paths follow it without /v1 ($BASE/labels).'
       : path === '/v1' || path.startsWith('/v1/')
         ? ''
-        : ' Every endpoint of the API is under /v1 (GET /v1/labels).';
+        : ' The API is under /v1 (GET /v1/labels).';
   return `No endpoint answers ${method} ${shown}.${hint} Every endpoint is listed at /v1/docs (/v1/openapi.json).`;
 }
 
