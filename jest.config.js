@@ -52,6 +52,16 @@ module.exports = {
       slowTestThreshold: 20,
     },
     {
+      // The README and docs/ as pasted: `npm run dev` in a fresh copy of the checkout, then every runnable example
+      // (test/docs/docs-as-pasted.test.ts, decision 0040). Its own stack, so it runs alone, as the cluster does.
+      displayName: 'docs',
+      testEnvironment: 'node',
+      transform,
+      moduleNameMapper,
+      testMatch: ['<rootDir>/test/docs/**/*.test.ts'],
+      slowTestThreshold: 60,
+    },
+    {
       // The production shape (npm run cluster) started once by its test file: a Temporal server on PostgreSQL, two
       // workers, two API processes.
       displayName: 'cluster',

@@ -13,7 +13,7 @@ import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 import { announceLocalService } from './lib/local-service.mjs';
-import { bannerText, firstRequests, freshOrdersText, keepBannerAtHand } from './lib/banner.mjs';
+import { bannerText, firstRequests, freshOrdersText, keepBannerAtHand, LABELCTL } from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
@@ -278,7 +278,10 @@ try {
           `workers ${workerMetricsPorts.map((port) => `http://127.0.0.1:${port}/metrics`).join('  ')}`,
       ],
       ['Sandbox', env.SANDBOX_URL],
-      ['labelctl', 'npx labelctl finds this cluster (database, sandbox, Temporal) in .data/local-service.env'],
+      [
+        'labelctl',
+        `${LABELCTL} <command>: finds this cluster (database, sandbox, Temporal) in .data/local-service.env`,
+      ],
       ['Demo store', `${demo.domain} (${demo.store_id})`],
       ['Fresh orders', freshOrdersText(demo.fresh_orders)],
       ['API key', demo.api_key],

@@ -11,12 +11,19 @@ import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 import { announceLocalService } from './lib/local-service.mjs';
-import { bannerText, firstRequests, freshOrdersText, keepBannerAtHand } from './lib/banner.mjs';
+import {
+  bannerText,
+  firstRequests,
+  freshOrdersText,
+  keepBannerAtHand,
+  LABELCTL,
+  labelledOrders,
+} from './lib/banner.mjs';
 
 await runOnServiceNode();
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
-const { findPostgres, appDatabase } = await import('./lib/postgres.mjs');
+const { findPostgres, appDatabase, checkoutDatabaseName } = await import('./lib/postgres.mjs');
 const { startTemporalServer } = await import('./lib/temporal-server.mjs');
 const { stopChild } = await import('./lib/stop-child.mjs');
 const { freePort, isPortOpen, waitForPort } = await import('./lib/ports.mjs');
@@ -55,7 +62,11 @@ const workerMetricsPort = process.env.WORKER_METRICS_PORT
     : 9464;
 
 postgres = await findPostgres();
-const databaseUrl = await appDatabase(postgres.url, 'shipping_label_api');
+// This checkout's own database (named after it), so another checkout's tests and creations never show here.
+const databaseUrl = await appDatabase(postgres.url, checkoutDatabaseName());
+// `not_created` is refused for 15 minutes after the carrier call in production; a minute here, so the resolve of an
+// unclear creation can be tried in the first hour (the banner says so; decision 0043).
+const resolveAllowedAfter = process.env.RESOLVE_ALLOWED_AFTER || '1m';
 const env = {
   ...process.env,
   NODE_ENV: 'development',
@@ -64,6 +75,7 @@ const env = {
   TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS || `127.0.0.1:${temporalPort}`,
   SANDBOX_URL: process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`,
   SANDBOX_PORT: String(sandboxPort),
+  RESOLVE_ALLOWED_AFTER: resolveAllowedAfter,
   // The console is for a person when it is a terminal: a short coloured line each (pino-pretty), a line per request
   // (LOG_REQUESTS=errors or none for fewer); JSON lines otherwise, as in production (LOG_FORMAT chooses either way).
   LOG_FORMAT: process.env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json'),
@@ -154,26 +166,52 @@ const shownDatabaseUrl = (() => {
   if (process.env.DATABASE_URL && url.password) url.password = '***';
   return url.toString();
 })();
-const banner = bannerText({
-  title: 'Shipping Label API is running.',
-  rows: [
-    ['API base URL', `${base}/v1`],
-    ['OpenAPI', `${base}/v1/openapi.json`],
-    ['API reference', `${base}/v1/docs`],
-    ['Temporal Web UI', `http://127.0.0.1:${uiPort}`],
-    ['Metrics', `API ${base}/metrics  worker http://127.0.0.1:${workerMetricsPort}/metrics`],
-    ['Database', shownDatabaseUrl],
-    ['Sandbox', env.SANDBOX_URL],
-    ['labelctl', 'npx labelctl finds the database, sandbox and Temporal above in .data/local-service.env'],
-    ['Demo store', `${demo.domain} (${demo.store_id})`],
-    ['Fresh orders', freshOrdersText(demo.fresh_orders)],
-    ['API key', demo.api_key],
+const rows = (labelled) => [
+  ['API base URL', `${base}/v1`],
+  ['OpenAPI', `${base}/v1/openapi.json`],
+  ['API reference', `${base}/v1/docs`],
+  ['Temporal Web UI', `http://127.0.0.1:${uiPort}`],
+  ['Metrics', `API ${base}/metrics  worker http://127.0.0.1:${workerMetricsPort}/metrics`],
+  [
+    'Database',
+    `${shownDatabaseUrl}\n${process.env.DATABASE_URL ? 'from DATABASE_URL' : "this checkout's own (DATABASE_URL chooses another)"}`,
   ],
-  tries: firstRequests({ base, apiKey: demo.api_key, orders: demo.fresh_orders }),
-  footer: [
-    `Ctrl-C stops everything. ${process.stdin.isTTY ? 'Enter or ' : ''}kill -USR2 ${process.pid} prints this again.`,
+  ['Sandbox', env.SANDBOX_URL],
+  ['labelctl', `${LABELCTL} <command>: finds the database, sandbox and Temporal above in .data/local-service.env`],
+  [
+    'Resolve wait',
+    `not_created is accepted ${resolveAllowedAfter} after the carrier call (RESOLVE_ALLOWED_AFTER; 15m in production)`,
   ],
-});
+  ['Demo store', `${demo.domain} (${demo.store_id})`],
+  ['Fresh orders', freshOrdersText(demo.fresh_orders, labelled)],
+  ['API key', `${demo.api_key}\nalso in .data/demo-api-key`],
+];
+// Printed again on Enter with the fresh orders as they are then: those labelled since say so.
+const render = (labelled = new Set()) =>
+  bannerText({
+    title: 'Shipping Label API is running.',
+    rows: rows(labelled),
+    tries: firstRequests({
+      base,
+      apiKey: demo.api_key,
+      orders: demo.fresh_orders.filter((o) => !labelled.has(o.order_id)),
+    }),
+    footer: [
+      `Ctrl-C stops everything. ${process.stdin.isTTY ? 'Enter or ' : ''}kill -USR2 ${process.pid} prints this again.`,
+    ],
+  });
 // Last, after everything logged its start; the console goes on below it, so it is printed again when asked.
-process.stdout.write(banner);
-releaseBanner = keepBannerAtHand(banner);
+process.stdout.write(render());
+releaseBanner = keepBannerAtHand(async () =>
+  render(await labelledOrders({ base, apiKey: demo.api_key, orders: demo.fresh_orders })),
+);
+// A parent that started this script (the docs test, test/docs/) learns where everything is.
+process.send?.({
+  type: 'ready',
+  base_url: `${base}/v1`,
+  sandbox_url: env.SANDBOX_URL,
+  temporal_address: env.TEMPORAL_ADDRESS,
+  database_url: databaseUrl,
+  api_key: demo.api_key,
+  fresh_orders: demo.fresh_orders,
+});

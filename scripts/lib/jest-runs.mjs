@@ -9,9 +9,10 @@ export const UNIT_PROJECT = 'unit';
 /**
  * Projects that run after the others, alone: the cluster test's production shape (a Temporal server on PostgreSQL,
  * two workers, two API processes) holds up to about 75 of PostgreSQL's 100 connections, which beside the integration
- * files running side by side (decision 1150) left none for some of them.
+ * files running side by side (decision 1150) left none for some of them; the docs test runs `npm run dev`'s whole
+ * stack of its own (decision 0040).
  */
-export const ALONE_PROJECTS = ['cluster'];
+export const ALONE_PROJECTS = ['docs', 'cluster'];
 
 /** The names after a project option, as jest reads them: `--selectProjects a b` or `--selectProjects=a`. */
 function splitProjectOptions(args) {

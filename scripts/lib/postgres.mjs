@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { step } from './log.mjs';
 import { dataDir, projectRoot } from './paths.mjs';
 import { isPortOpen, freePort } from './ports.mjs';
@@ -62,6 +63,21 @@ async function startEmbeddedPostgres() {
   if (!existsSync(join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`, stop: () => pg.stop() };
+}
+
+/**
+ * The development database of this checkout, named after it: `sla_dev_<directory name>_<hash of its path>`, so two
+ * checkouts on one machine (or one PostgreSQL server) never share one (issue 57, decision 0039). PostgreSQL names are
+ * at most 63 bytes; this one is at most 46.
+ */
+export function checkoutDatabaseName(root = projectRoot) {
+  const slug = basename(resolve(root))
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 30);
+  const hash = createHash('sha256').update(resolve(root)).digest('hex').slice(0, 6);
+  return `sla_dev_${slug || 'checkout'}_${hash}`;
 }
 
 /** The app database: the one DATABASE_URL names, else `fallbackName` on the found server; created if missing. */

@@ -60,13 +60,15 @@ export function registerDemoCommands(program: Command, kit: Pick<CliKit, 'config
         order_id: o.order.legacy_id,
         name: o.order.name,
         kind: o.kind,
-        fulfillment_order_ids: o.fulfillment_orders.map((f) => f.legacy_id).join(','),
+        fulfillment_order_ids: o.fulfillment_orders.map((f) => f.legacy_id),
       }));
+      // The table joins the fulfillment order IDs with commas; --json keeps them a list.
+      const tableRows = rows.map((r) => ({ ...r, fulfillment_order_ids: r.fulfillment_order_ids.join(',') }));
       kit.print(rows, () =>
         [
           `added ${rows.length} order${rows.length === 1 ? '' : 's'} to ${opts.store} (sandbox at ${sandboxUrl}):`,
-          kit.table(rows, ['order_id', 'name', 'kind', 'fulfillment_order_ids']),
-          `create a label: POST /v1/labels with {"order_id": "${rows[0]!.order_id}"} (README, "Quick start")`,
+          kit.table(tableRows, ['order_id', 'name', 'kind', 'fulfillment_order_ids']),
+          `create a label: POST /v1/labels with {"order_id": "${rows[0]!.order_id}"} (README, "Your first label")`,
         ].join('\n'),
       );
     });

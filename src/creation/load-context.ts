@@ -16,6 +16,7 @@ import type { CodSource, CurrentSet, LabelKind, LabelSource, LabelStatus } from 
 import type { CarrierAccount } from '../db/entities/carrier-account';
 import type { CarrierRule } from '../db/entities/carrier-rule';
 import type { StoreSettings } from '../db/entities/store-settings';
+import { sessionInfo } from '../db/platform-sessions-repository';
 import { LIVE_LOCKS_JSON, liveLocksValues, type LockHolder } from '../locks/fulfillment-order-locks';
 import { holdersOf, LOCK_STALE_AFTER_MS } from '../locks/holders';
 import { type PlatformFulfillmentOrder, type PlatformOrder, type StorePlatformPort } from '../platform/port';
@@ -325,7 +326,7 @@ export async function loadCreationSnapshot(
     listed = found?.fulfillmentOrders ?? null;
     lookup = platformOrder
       ? { kind: 'found', order: contextOrder(platformOrder) }
-      : { kind: 'not_found', by: 'id', value: wanted.id };
+      : { kind: 'not_found', by: 'id', value: wanted.id, platform: (await sessionInfo(em, store.id)).platform };
   } else {
     const matches = await readFromPlatform('order', () => deps.platform.findOrdersByName(store.domain, wanted.name));
     platformOrder = matches.length === 1 ? matches[0]! : null;

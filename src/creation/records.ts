@@ -229,7 +229,7 @@ export async function readCreationPage(
   const newestFirst = `order by created_at desc, seq desc ${limitClause(limit + 1)}`;
   let text = `select ${COLUMNS} from label_creations ${where([])} ${newestFirst}`;
   if (f.updatedAfter) {
-    // Two reads at the cost of the page, not of the store (decisions 0104, 0109, 0110): creations created at or after
+    // Two reads at the cost of the page, not of the store (decisions 0104, 0109, 0119): creations created at or after
     // the bound in list order, then those created before it and updated since (their span holds the bound), newest
     // first from the GiST index on the span and `created_at`, which starts at the cursor and stops after a page.
     const bound = `${bind(f.updatedAfter)}::timestamptz`;

@@ -17,7 +17,7 @@ import { firstThenOnDemand, inFlightPart } from './updated-after';
 export const POST_FILTER_SCAN_WINDOW = 1000;
 
 /**
- * The window with `updated_after` (decision 0111): the labels it reads are the updated ones, about one in each heap page
+ * The window with `updated_after` (decision 0036): the labels it reads are the updated ones, about one in each heap page
  * rather than a page's run of neighbours, so a key costs several times as much and the window counts a quarter of them.
  */
 export const UPDATED_AFTER_SCAN_WINDOW = 250;

@@ -1,7 +1,7 @@
 import { limitClause } from './prepared';
 
 /**
- * The SQL shape of an `updated_after` page, shared by labels and creations (decisions 0104, 0109, 0110): the rows in
+ * The SQL shape of an `updated_after` page, shared by labels and creations (decisions 0104, 0109, 0119): the rows in
  * flight at the bound (created before it, updated at or after it) and the rows created since, each part read in the
  * page's order at the cost of its rows, the second only when the first leaves the page short.
  */

@@ -42,7 +42,8 @@ export interface CreationContext {
 
 export type OrderLookup =
   | { kind: 'found'; order: ContextOrder }
-  | { kind: 'not_found'; by: 'id' | 'name'; value: string }
+  /** `platform`: where the store's orders live, for the refusal's hint (absent in contexts loaded before it was kept). */
+  | { kind: 'not_found'; by: 'id' | 'name'; value: string; platform?: 'sandbox' | 'shopify' }
   | { kind: 'ambiguous'; name: string; matches: number };
 
 export interface ContextAddress {

@@ -34,3 +34,13 @@ export function parseFulfillmentOrderId(value: string): PlatformId | null {
 export function orderNameKey(name: string): string {
   return name.trim().replace(/^#/, '').toLowerCase();
 }
+
+/**
+ * What a refused `order_id` adds when it looks like an order's name (`#1022`, as the admin shows it): names are looked
+ * up through `order_name`. Empty for anything else.
+ */
+export function orderNameHint(value: string): string {
+  return value.trim().startsWith('#')
+    ? `; ${JSON.stringify(value.slice(0, 100))} looks like an order name: send it as order_name`
+    : '';
+}

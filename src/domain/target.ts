@@ -40,7 +40,9 @@ export function resolveOrder(lookup: OrderLookup): Decided<ContextOrder> {
       'order_not_eligible',
       lookup.by === 'name'
         ? `No order is named ${JSON.stringify(lookup.value)}. The name search index may lag a few seconds behind new orders; retry, or send order_id.`
-        : 'The store has no such order (an app without read_all_orders on Shopify sees only orders of the last 60 days).',
+        : lookup.platform === 'sandbox'
+          ? 'The store has no such order on the sandbox store platform.'
+          : 'The store has no such order (an app without read_all_orders on Shopify sees only orders of the last 60 days).',
       lookup.by === 'name'
         ? { reason: 'order_not_found', order_name: lookup.value }
         : { reason: 'order_not_found', order_id: lookup.value },
@@ -65,6 +67,40 @@ export function fulfillmentOrderSummaries(
       .filter((l) => !l.coverageKnown || l.fulfillmentOrderIds.length === 0 || l.fulfillmentOrderIds.includes(fo.id))
       .map((l) => l.id),
   }));
+}
+
+/**
+ * `nothing_to_ship`. When current labels cover the order's parcel fulfillment orders (the order shipped with them: a
+ * label that fulfilled it, or one the admin made), the refusal names them in `existing_label_ids` and says nothing
+ * is left to do (`retry: no`, `next_action: none`): no fix to the request makes a label, and the label is already
+ * there (decision 0037).
+ */
+function nothingToShip(
+  order: ContextOrder,
+  fulfillmentOrders: readonly ContextFulfillmentOrder[],
+  labels: readonly ContextLabel[],
+): Decided<never> {
+  const summaries = fulfillmentOrderSummaries(fulfillmentOrders, labels);
+  const parcel = summaries.filter((_, i) => isParcel(fulfillmentOrders[i]!));
+  const shippedWith = [...new Set(parcel.flatMap((fo) => fo.existing_label_ids))];
+  if (parcel.length === 0 || parcel.some((fo) => fo.existing_label_ids.length === 0)) {
+    return notEligible('nothing_to_ship', 'The order has no open parcel fulfillment order.', {
+      order_id: order.id,
+      fulfillment_orders: summaries,
+    });
+  }
+  const named = shippedWith.map((id) => `${id} (GET /v1/labels/${id})`).join(', ');
+  return notEligible(
+    'nothing_to_ship',
+    `The order has nothing left to ship: none of its parcel fulfillment orders is open, and label${shippedWith.length === 1 ? '' : 's'} ${named} cover${shippedWith.length === 1 ? 's' : ''} them.`,
+    {
+      order_id: order.id,
+      existing_label_ids: shippedWith,
+      fulfillment_orders: summaries,
+      retry: 'no',
+      next_action: 'none',
+    },
+  );
 }
 
 /**
@@ -133,10 +169,7 @@ export function decideTarget(
         { order_id: order.id, fulfillment_orders: fulfillmentOrderSummaries(waiting, labels) },
       );
     }
-    return notEligible('nothing_to_ship', 'The order has no open parcel fulfillment order.', {
-      order_id: order.id,
-      fulfillment_orders: fulfillmentOrderSummaries(fulfillmentOrders, labels),
-    });
+    return nothingToShip(order, fulfillmentOrders, labels);
   }
   const locations = new Set(shippable.map((fo) => fo.assignedLocationId));
   if (locations.size > 1 && !request.allLocations) {

@@ -37,6 +37,21 @@ export function baseUrl(
 }
 
 /**
+ * The message of a 404 for a path no route answers: where the API lives, and what a base URL that lacks `/v1` or
+ * repeats it (`$BASE/v1/...` with a `$BASE` that ends in `/v1`) sends instead.
+ */
+export function unknownPathMessage(method: string, path: string): string {
+  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  const hint =
+    path === '/v1/v1' || path.startsWith('/v1/v1/')
+      ? ' The path repeats /v1: with a base URL that ends in /v1, the paths follow it without /v1 ($BASE/labels).'
+      : path === '/v1' || path.startsWith('/v1/')
+        ? ''
+        : ' The API is under /v1 (GET /v1/labels).';
+  return `No endpoint answers ${method} ${shown}.${hint} Every endpoint is listed at /v1/docs (/v1/openapi.json).`;
+}
+
+/**
  * Outermost middleware: the request id, the headers every response carries (errors included), the access log
  * line, and the spec's error body for every failure. Unexpected errors become 500 `internal_error` without
  * details; the stack goes to the log with the request id, never to the client.
@@ -48,7 +63,8 @@ export function requestContext(options: { logger: Logger; publicBaseUrl: string 
     ctx.state.apiVersion = CURRENT_VERSION;
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('not_found');
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new ApiError('not_found', { message: unknownPathMessage(ctx.method, ctx.path) });
     } catch (error) {
       renderError(ctx, error, options);
     } finally {

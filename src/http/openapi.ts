@@ -289,9 +289,9 @@ export const DEVELOPMENT_KEY_HELP =
   '**Getting a key.** Every call but this description needs `Authorization: Bearer <API key>`, and a key belongs to ' +
   'one store. For development, run the service from its repository with `npm run dev`: it prints a key of the demo ' +
   'store (`demo-store.myshopify.com`, on the sandbox carriers and store platform: nothing is shipped), which ' +
-  '**Authorize** on this page takes. More keys, with the scopes you choose: `npx labelctl key create ' +
+  '**Authorize** on this page takes. More keys, with the scopes you choose: `node bin/labelctl.js key create ' +
   'demo-store.myshopify.com --name my-key --scope labels:print labels:write`; fresh orders to create labels for: ' +
-  "`npx labelctl demo orders add`. On a production service, the operators create a store's keys (`labelctl key " +
+  "`node bin/labelctl.js demo orders add`. On a production service, the operators create a store's keys (`labelctl key " +
   "create`); a key's secret is shown once.";
 
 /** The OpenAPI 3.1 document, generated from the route table and its zod schemas. */

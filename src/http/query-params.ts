@@ -91,6 +91,17 @@ export const coordinateParam = (description: string, bound: number) =>
     { type: 'number', minimum: -bound, maximum: bound, description },
   );
 
+/** Query parameters that take a list as one comma-separated value (`label_ids=a,b`), as the spec's lists do. */
+const commaSeparatedParams = new WeakSet<object>();
+
+/** Marks a query parameter's schema as a comma-separated list (how a repeated parameter's refusal reads). */
+export function commaSeparated<T extends z.ZodType>(schema: T): T {
+  commaSeparatedParams.add(schema);
+  return schema;
+}
+
+export const isCommaSeparated = (schema: z.ZodType): boolean => commaSeparatedParams.has(schema);
+
 /**
  * A comma-separated list in one query parameter, at most `maxItems` values of at most `itemMaxLength` characters: the
  * whole value is bounded by what that many values take with a comma and a space between them.

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ApiError } from './api-error';
+import { isCommaSeparated } from './query-params';
 
 export type InputLocation = 'query' | 'body' | 'header';
 
@@ -16,15 +17,69 @@ function parameterName(location: InputLocation, path: PropertyKey[]): string {
   return location === 'body' ? name || 'body' : name;
 }
 
-/** Turns the first zod issue into the spec's 422 `validation_error` with `parameter`/`header`, `received`, `allowed`. */
-export function validationErrorFrom(error: z.ZodError, location: InputLocation): ApiError {
+/** The fields an object schema at `path` of `schema` declares; empty where the path leads to no object. */
+function knownKeys(schema: z.ZodType | undefined, path: PropertyKey[]): string[] {
+  let current: unknown = schema;
+  for (const segment of [...path, null]) {
+    // Optional, nullable and default wrappers hold the object inside; arrays their element.
+    for (let i = 0; i < 5 && current && !(current as { shape?: unknown }).shape; i += 1) {
+      const def = (current as { def?: { innerType?: unknown; element?: unknown } }).def;
+      current = def?.innerType ?? def?.element;
+    }
+    const shape = (current as { shape?: Record<string, unknown> } | undefined)?.shape;
+    if (!shape) return [];
+    if (segment === null) return Object.keys(shape);
+    current = typeof segment === 'number' ? current : shape[String(segment)];
+  }
+  return [];
+}
+
+/** A declared field an unknown one is likely meant as: the same letters in another case (`orderId`), or one typo. */
+export function likelyMeant(unknown: string, known: readonly string[]): string | null {
+  const letters = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const same = known.find((name) => letters(name) === letters(unknown));
+  if (same) return same;
+  const close = known.filter((name) => editDistanceAtMostOne(name, unknown));
+  return close.length === 1 ? close[0]! : null;
+}
+
+function editDistanceAtMostOne(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  let j = 0;
+  let edits = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      i += 1;
+      j += 1;
+      continue;
+    }
+    edits += 1;
+    if (edits > 1) return false;
+    if (a.length > b.length) i += 1;
+    else if (b.length > a.length) j += 1;
+    else {
+      i += 1;
+      j += 1;
+    }
+  }
+  return edits + (a.length - i) + (b.length - j) <= 1;
+}
+
+/**
+ * Turns the first zod issue into the spec's 422 `validation_error` with `parameter`/`header`, `received`, `allowed`.
+ * With the schema, an unknown field names the declared one it is likely meant as.
+ */
+export function validationErrorFrom(error: z.ZodError, location: InputLocation, schema?: z.ZodType): ApiError {
   const issue = error.issues[0]!;
   const details: Record<string, unknown> = {};
   let path = issue.path;
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
     path = [...issue.path, issue.keys[0]!];
-    message = `Unknown ${location === 'query' ? 'query parameter' : 'field'} \`${parameterName(location, path)}\`.`;
+    const meant = likelyMeant(issue.keys[0]!, knownKeys(schema, issue.path));
+    const what = location === 'query' ? 'query parameter' : 'field';
+    message = `Unknown ${what} \`${parameterName(location, path)}\`${meant ? `; did you mean \`${meant}\`?` : '.'}`;
   }
   const name = parameterName(location, path);
   if (location === 'header') details.header = name;
@@ -96,9 +151,28 @@ function refuseUnrepresentable(value: unknown, location: InputLocation): void {
   });
 }
 
+/**
+ * A query parameter given more than once (`label_ids=a&label_ids=b`) arrives as a list, which no parameter takes: the
+ * refusal says to give it once, and for a list parameter to join its values with commas.
+ */
+function refuseRepeatedParameter(schema: z.ZodType, query: unknown): void {
+  const repeated = Object.entries(query as Record<string, unknown>).find(([, value]) => Array.isArray(value));
+  if (!repeated) return;
+  const [name, values] = repeated as [string, unknown[]];
+  const field = (schema as { shape?: Record<string, z.ZodType> }).shape?.[name];
+  const list = field !== undefined && isCommaSeparated(field);
+  throw new ApiError('validation_error', {
+    message: list
+      ? `\`${name}\` is given ${values.length} times; give it once, its values comma-separated (${name}=a,b).`
+      : `\`${name}\` is given ${values.length} times; give it once.`,
+    details: { parameter: name, received: describeReceived(values) },
+  });
+}
+
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: InputLocation): z.output<S> {
   refuseUnrepresentable(value, location);
+  if (location === 'query') refuseRepeatedParameter(schema, value);
   const result = schema.safeParse(value, { reportInput: true });
-  if (!result.success) throw validationErrorFrom(result.error, location);
+  if (!result.success) throw validationErrorFrom(result.error, location, schema);
   return result.data;
 }

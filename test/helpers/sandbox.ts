@@ -24,7 +24,9 @@ export async function ledger(accountId: string): Promise<any[]> {
   return body.shipments;
 }
 
+/** Scripts faults on the test's own account, registered at the sandbox's carriers first as a fixture's are. */
 export async function scriptFaults(accountId: string, faults: Record<string, unknown>[]): Promise<void> {
+  await control('PUT', `/_control/carrier-accounts/${accountId}`, {});
   const { status, body } = await control('POST', `/_control/carrier-accounts/${accountId}/faults`, { faults });
   if (status !== 201) throw new Error(`scripting faults failed: ${JSON.stringify(body)}`);
 }

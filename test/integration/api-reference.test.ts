@@ -32,8 +32,8 @@ describe('GET /v1/docs (the API reference page)', () => {
     const { description } = (await app.request('GET', '/v1/openapi.json')).body.info;
     expect(description).toContain('**Getting a key.**');
     expect(description).toContain('`npm run dev`');
-    expect(description).toContain('`npx labelctl key create demo-store.myshopify.com --name my-key --scope');
-    expect(description).toContain('`npx labelctl demo orders add`');
+    expect(description).toContain('`node bin/labelctl.js key create demo-store.myshopify.com --name my-key --scope');
+    expect(description).toContain('`node bin/labelctl.js demo orders add`');
   });
 
   it('loads only assets the API serves itself (no CDN), each with its content type', async () => {

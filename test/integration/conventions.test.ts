@@ -110,6 +110,18 @@ describe('unknown paths and methods', () => {
     expectError(res, 404, 'not_found');
     expect(res.body.error.details).toBeUndefined();
     expect(res.headers.get('cache-control')).toBe('no-store, private');
+    // Where the API lives and where every endpoint is listed, for a base URL that lacks /v1 (issue 57).
+    expect(res.body.error.message).toContain(`GET ${path}`);
+    expect(res.body.error.message).toMatch(/\/v1\/docs/);
+  });
+
+  it.each([
+    ['/labels', /under \/v1 \(GET \/v1\/labels\)/],
+    ['/v1/v1/labels', /repeats \/v1.*\$BASE\/labels/],
+  ])('%s says how the path misses /v1', async (path, hint) => {
+    const res = await app.request('GET', path);
+    expectError(res, 404, 'not_found');
+    expect(res.body.error.message).toMatch(hint);
   });
 
   it('answers 405 with Allow and details.allowed_methods when the path exists', async () => {

@@ -44,7 +44,7 @@ interface Added {
   order_id: string;
   name: string;
   kind: string;
-  fulfillment_order_ids: string;
+  fulfillment_order_ids: string[];
 }
 
 describe('labelctl demo orders add', () => {
@@ -75,13 +75,52 @@ describe('labelctl demo orders add', () => {
       expect(created.body).toMatchObject({ status: 'succeeded', created: true, resolved: expected[order.kind] });
       const label = created.body.labels[0];
       expect(label.fulfillment_orders.map((f: { legacy_id: string }) => f.legacy_id)).toEqual(
-        order.fulfillment_order_ids.split(','),
+        order.fulfillment_order_ids,
       );
       const pdf = await app.request('GET', `/v1/labels/${label.id}/document`, { headers: store.auth });
       expect(pdf.status).toBe(200);
       expect(pdf.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     }
-    expect(added.find((o) => o.kind === 'two_fulfillment_orders')!.fulfillment_order_ids.split(',')).toHaveLength(2);
+    expect(added.find((o) => o.kind === 'two_fulfillment_orders')!.fulfillment_order_ids).toHaveLength(2);
+  });
+
+  it('answers another key for a labelled order with its label; a fulfilled one names the label it shipped with', async () => {
+    const store = await aDemoStore();
+    const [home, cod]: Added[] = await labelctlJson(
+      'demo',
+      'orders',
+      'add',
+      '2',
+      '--kind',
+      'home',
+      'cod',
+      '--store',
+      store.domain,
+    );
+    const create = (orderId: string, key: string, body: Record<string, unknown> = {}) =>
+      app.request('POST', '/v1/labels', {
+        headers: { ...store.auth, 'Idempotency-Key': key, Prefer: 'wait=30' },
+        body: { order_id: orderId, ...body },
+      });
+    // The demo account does not fulfil by default (decision 0037): the order still ships, covered by the label.
+    const first = await create(home!.order_id, `first-${home!.order_id}`);
+    expect(first.status).toBe(201);
+    expect(first.body.resolved.fulfillment).toEqual({ mode: 'none', source: 'account_default' });
+    const second = await create(home!.order_id, `second-${home!.order_id}`);
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ status: 'succeeded', created: false, next_action: 'fetch_document' });
+    expect(second.body.labels.map((l: { id: string }) => l.id)).toEqual([first.body.labels[0].id]);
+
+    const fulfilled = await create(cod!.order_id, `first-${cod!.order_id}`, { fulfillment: 'fulfill' });
+    expect(fulfilled.status).toBe(201);
+    const label = fulfilled.body.labels[0].id;
+    const again = await create(cod!.order_id, `second-${cod!.order_id}`);
+    expect(again.status).toBe(422);
+    expect(again.body.error).toMatchObject({
+      code: 'order_not_eligible',
+      details: { reason: 'nothing_to_ship', existing_label_ids: [label], retry: 'no', next_action: 'none' },
+    });
+    expect(again.body.error.message).toContain(label);
   });
 
   it('adds as many as asked, of the kinds asked, under IDs never given before', async () => {

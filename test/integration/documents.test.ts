@@ -507,5 +507,17 @@ describe('GET /v1/label-documents', () => {
       code: 'validation_error',
       details: { parameter: 'label_ids' },
     });
+    // Given twice, as some query builders write a list: one parameter, its values comma-separated.
+    const repeated = await app.request('GET', '/v1/label-documents?label_ids=lbl_a&label_ids=lbl_b', { headers: auth });
+    expect(repeated.status).toBe(422);
+    expect(repeated.body.error).toMatchObject({
+      code: 'validation_error',
+      message: '`label_ids` is given 2 times; give it once, its values comma-separated (label_ids=a,b).',
+      details: { parameter: 'label_ids', received: ['lbl_a', 'lbl_b'] },
+    });
+    const twice = await app.request('GET', '/v1/label-documents?label_ids=lbl_a&format=a4&format=label', {
+      headers: auth,
+    });
+    expect(twice.body.error).toMatchObject({ message: '`format` is given 2 times; give it once.' });
   });
 });

@@ -6,7 +6,7 @@ import { followPages } from '../helpers/list-pages';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { DAY, HOUR, MINUTE, secondAligned } from '../helpers/time';
 
-// `GET /label-creations?updated_after` is read in two parts (decisions 0104, 0110): the creations created at or after
+// `GET /label-creations?updated_after` is read in two parts (decisions 0104, 0119): the creations created at or after
 // the bound, then those created before it and updated since, newest first from the GiST index on their span and
 // `created_at`. Every page and cursor must be the matching creations in list order, computed here from the whole store.
 let app: TestApp;

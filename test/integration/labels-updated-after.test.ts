@@ -218,7 +218,7 @@ describe('GET /labels with updated_after: the same pages and cursors as the one-
 
 describe('GET /labels with updated_after: labels in flight at the bound that share an instant', () => {
   // The labels in flight at the bound are read in creation order from the GiST index, which orders by `created_at`
-  // alone (decision 0110): a page that ends inside an instant must still hold that instant's labels in insertion order.
+  // alone (decision 0119): a page that ends inside an instant must still hold that instant's labels in insertion order.
   it('ends a page inside an instant where the keyset order does, both sorts, with and without post-filters', async () => {
     const { storeId } = await aStoreWithKey(app.orm);
     const base = secondAligned(Date.now() - 10 * DAY);
@@ -258,7 +258,7 @@ describe('GET /labels with updated_after: labels in flight at the bound that sha
 
 describe('GET /labels with updated_after and a post-filter: a page reads at most a quarter window', () => {
   // Spec rule 1 lets a post-filtered page come back short with `has_more`; with `updated_after` each label read is a
-  // heap page of its own, so the scan stops after 250 labels, not 1,000 (decision 0111).
+  // heap page of its own, so the scan stops after 250 labels, not 1,000 (decision 0036).
   it('finds a rare status three pages on with updated_after, on the first page without it', async () => {
     const { storeId, secret } = await aStoreWithKey(app.orm, { limits: { read_key_per_second: 1_000 } });
     const base = secondAligned(Date.now() - 10 * DAY);

@@ -153,6 +153,32 @@ describe('scripted carrier faults', () => {
     }
   });
 
+  it('refuses a fault for an account its carriers do not have, naming those they have', async () => {
+    const used = anAccount('carrier_a');
+    await adapterFor(used).createShipment(used, aShipmentRequest());
+    const mistyped = `${used.accountId}_typo`;
+    const refused = await control('POST', `/_control/carrier-accounts/${mistyped}/faults`, {
+      faults: [{ type: 'timeout_not_created' }],
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.body).toMatchObject({ error: 'unknown_carrier_account' });
+    expect(refused.body.message).toContain(mistyped);
+    // The sandbox is shared by the run's tests: the known accounts named are the first ones, sorted.
+    expect(refused.body.known_carrier_account_ids.length).toBeGreaterThan(0);
+    expect((await control('GET', `/_control/carrier-accounts/${mistyped}/faults`)).body.faults).toEqual([]);
+    expect(
+      (await control('POST', `/_control/carrier-accounts/${mistyped}/faults`, { faults: [{ type: 'slow' }] })).status,
+    ).toBe(404);
+    // Registered, or used in a carrier call, an account takes faults; a reset forgets its data, not the account.
+    expect((await control('PUT', `/_control/carrier-accounts/${mistyped}`, {})).status).toBe(201);
+    expect((await control('PUT', `/_control/carrier-accounts/${mistyped}`, {})).status).toBe(200);
+    for (const id of [mistyped, used.accountId]) {
+      expect((await control('POST', `/_control/carrier-accounts/${id}/reset`)).status).toBe(200);
+      const scripted = await control('POST', `/_control/carrier-accounts/${id}/faults`, { faults: [{ type: 'slow' }] });
+      expect([id, scripted.status]).toEqual([id, 201]);
+    }
+  });
+
   it('lists, clears and refuses malformed faults; reset clears the ledger of that account only', async () => {
     const account = anAccount('carrier_a');
     const other = anAccount('carrier_a');

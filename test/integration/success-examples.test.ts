@@ -146,7 +146,8 @@ it('records the success answers of every operation from the sandbox, as the exam
     'Dry run: `validated`, what a creation would do (COD from the payment gateway)',
     await post('/labels', { order_id: cod, dry_run: true }),
   );
-  // Not fulfilled (the demo account fulfils by default), so a second request finds the order still to ship.
+  // Not fulfilled (`fulfillment: none`, as the demo account does by default), so a second request finds the order still
+  // to ship.
   const created = await post(
     '/labels',
     { order_id: home, fulfillment: 'none', client_reference: 'wms-42-7' },

@@ -2,8 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 /**
- * `cd client && npm pack`, as docs/client.md says, writes the package's tarball into client/: git ignores it, so it
- * never shows as an untracked file or gets committed by accident.
+ * `npm run client:pack` (`npm pack` in client/), as docs/client.md says, writes the package's tarball into client/:
+ * git ignores it, so it never shows as an untracked file or gets committed by accident.
  */
 const root = join(__dirname, '..', '..');
 

@@ -6,7 +6,7 @@ import { labelCreationSchema } from '../../src/api/label-creations/schemas';
 import { decideCreation } from '../../src/domain/creation-decision';
 import { nextActionOf } from '../../src/domain/next-action';
 import { ApiError } from '../../src/http/api-error';
-import { validationErrorFrom } from '../../src/http/validation';
+import { likelyMeant, validationErrorFrom } from '../../src/http/validation';
 import { aContext, aContextLabel, aRequest, NOW } from '../helpers/creation-context';
 
 function details(fn: () => unknown): Record<string, unknown> {
@@ -134,6 +134,41 @@ describe('the POST /labels body schema', () => {
     const got = refusal(body);
     if (expected === null) expect(got).toBeNull();
     else expect(got).toMatchObject(expected);
+  });
+
+  // What a first request gets wrong most (issue 57): the message says what was meant.
+  const message = (body: unknown) => {
+    const result = createLabelBodySchema.safeParse(body, { reportInput: true });
+    return result.success ? null : validationErrorFrom(result.error, 'body', createLabelBodySchema).message;
+  };
+  it.each<[string, unknown, string]>([
+    ['camelCase of a field', { orderId: '1' }, 'Unknown field `orderId`; did you mean `order_id`?'],
+    ['one letter off', { order_id: '1', dry_rn: true }, 'Unknown field `dry_rn`; did you mean `dry_run`?'],
+    [
+      'a nested field',
+      { order_id: '1', cod: { amount: '1', currency: 'CZK', curency: 'CZK' } },
+      'did you mean `currency`?',
+    ],
+    ['nothing like a field', { order_id: '1', colour: 'red' }, 'Unknown field `colour`.'],
+    ['an order name as the ID', { order_id: '#1022' }, '"#1022" looks like an order name: send it as order_name'],
+  ])('%s', (_name, body, expected) => {
+    expect(message(body)).toContain(expected);
+  });
+});
+
+describe('likelyMeant', () => {
+  it.each<[string, string[], string | null]>([
+    ['orderId', ['order_id', 'order_name'], 'order_id'],
+    ['ORDER-NAME', ['order_id', 'order_name'], 'order_name'],
+    ['dryrun', ['dry_run'], 'dry_run'],
+    ['fulfilment', ['fulfillment'], 'fulfillment'],
+    ['limt', ['limit'], 'limit'],
+    ['cod2', ['cod', 'cod1'], null],
+    ['abc', ['abd', 'abe'], null],
+    ['something', ['order_id'], null],
+    ['', [], null],
+  ])('%j among %j', (unknown, known, expected) => {
+    expect(likelyMeant(unknown, known)).toBe(expected);
   });
 });
 

@@ -148,6 +148,19 @@ describe('LOG_FORMAT', () => {
   }, 20_000);
 });
 
+/** What `script` (a module that sends 'ready' once it listens) prints when it gets SIGUSR2, until it exits. */
+async function printedOnSignal(script: string): Promise<string> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  await new Promise((resolve) => child.once('message', resolve));
+  child.kill('SIGUSR2');
+  await new Promise((resolve) => child.once('close', resolve));
+  return text;
+}
+
 describe('the banner of npm run dev and npm run cluster', () => {
   it('is printed again on SIGUSR2', async () => {
     const script = `
@@ -156,14 +169,27 @@ describe('the banner of npm run dev and npm run cluster', () => {
       const release = keepBannerAtHand('BANNER\\n');
       process.send('ready');
       setTimeout(() => { release(); process.exit(0); }, 1500);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    });
-    let text = '';
-    child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    await new Promise((resolve) => child.once('message', resolve));
-    child.kill('SIGUSR2');
-    await new Promise((resolve) => child.once('close', resolve));
+    const text = await printedOnSignal(script);
     expect(text).toBe('BANNER\nBANNER\n');
+  }, 20_000);
+
+  it('is rendered anew when printed again: fresh orders labelled since say so', async () => {
+    const script = `
+      const { freshOrdersText, keepBannerAtHand } = await import(${JSON.stringify(join(root, 'scripts', 'lib', 'banner.mjs'))});
+      const orders = [{ name: '#1013', kind: 'home', order_id: '1' }, { name: '#1014', kind: 'cod', order_id: '2' }];
+      const print = { write: (text) => { process.stdout.write(text); process.exit(0); } };
+      keepBannerAtHand(async () => freshOrdersText(orders, new Set(['2'])) + '\\n', { output: print });
+      // Alive until the signal's reprint exits it.
+      setInterval(() => {}, 1000);
+      process.send('ready');`;
+    const text = await printedOnSignal(script);
+    expect(text).toBe(
+      [
+        '#1013  home delivery     order_id 1',
+        '#1014  cash on delivery  order_id 2  (has a label now)',
+        'more: node bin/labelctl.js demo orders add',
+        '',
+      ].join('\n'),
+    );
   }, 20_000);
 });

@@ -24,6 +24,15 @@ describe('resolveOrder', () => {
     else expect(result).toEqual({ ok: false, refusal: expect.objectContaining({ code, details }) });
   });
 
+  it.each<['sandbox' | 'shopify' | undefined, RegExp]>([
+    ['sandbox', /^The store has no such order on the sandbox store platform\.$/],
+    ['shopify', /read_all_orders on Shopify/],
+    [undefined, /read_all_orders on Shopify/],
+  ])('names Shopify’s 60-day window only where the store may be on Shopify (%s)', (platform, message) => {
+    const result = resolveOrder({ kind: 'not_found', by: 'id', value: 'gid://shopify/Order/9', platform });
+    expect(!result.ok && result.refusal.message).toMatch(message);
+  });
+
   it('says that the name index may lag when a name is not found', () => {
     const result = resolveOrder({ kind: 'not_found', by: 'name', value: '1001' });
     expect(!result.ok && result.refusal.message).toMatch(/index may lag/);
@@ -148,6 +157,54 @@ describe('decideTarget', () => {
         ok: false,
         refusal: expect.objectContaining({ code: expected.code, details: expect.objectContaining(expected.details) }),
       });
+  });
+
+  describe('nothing to ship', () => {
+    const refusalFor = (fos: ContextFulfillmentOrder[], labels = [aContextLabel('lbl_1')]) => {
+      const result = decideTarget(anOrder(), fos, labels, { fulfillmentOrderIds: null, allLocations: false });
+      if (result.ok) throw new Error('not refused');
+      return result.refusal;
+    };
+    // Decision 0037: the order shipped with its labels; no fix to the request makes another one.
+    it.each<[string, ContextFulfillmentOrder[], ReturnType<typeof aContextLabel>[], string[]]>([
+      ['closed by its label', [fo(1, { status: 'closed' })], [aContextLabel('lbl_1')], ['lbl_1']],
+      [
+        'two closed, two labels',
+        [fo(1, { status: 'closed' }), fo(2, { status: 'closed' })],
+        [aContextLabel('lbl_1'), aContextLabel('lbl_2', { fulfillmentOrderIds: [foGid(2)] })],
+        ['lbl_1', 'lbl_2'],
+      ],
+      [
+        'a pickup-in-store one beside the closed parcel one does not count',
+        [fo(1, { status: 'closed' }), fo(2, { deliveryMethodType: 'pickup' })],
+        [aContextLabel('lbl_1')],
+        ['lbl_1'],
+      ],
+    ])('%s: names the labels, retry no, next_action none', (_name, fos, labels, named) => {
+      const refusal = refusalFor(fos, labels);
+      expect(refusal.details).toMatchObject({
+        reason: 'nothing_to_ship',
+        existing_label_ids: named,
+        retry: 'no',
+        next_action: 'none',
+      });
+      for (const id of named) expect(refusal.message).toContain(`${id} (GET /v1/labels/${id})`);
+    });
+
+    it.each<[string, ContextFulfillmentOrder[], ReturnType<typeof aContextLabel>[]]>([
+      ['closed without a label', [fo(1, { status: 'closed' })], []],
+      [
+        'one of two closed ones without a label',
+        [fo(1, { status: 'closed' }), fo(2, { status: 'closed' })],
+        [aContextLabel('lbl_1')],
+      ],
+      ['only pickup in store', [fo(1, { deliveryMethodType: 'pickup' })], [aContextLabel('lbl_1')]],
+    ])('%s: the default pair, no label named', (_name, fos, labels) => {
+      const refusal = refusalFor(fos, labels);
+      expect(refusal.details).toMatchObject({ reason: 'nothing_to_ship' });
+      expect(refusal.details).not.toHaveProperty('existing_label_ids');
+      expect(refusal.details).not.toHaveProperty('retry');
+    });
   });
 
   it('lists the candidates with their location and existing labels for fulfillment_order_required', () => {

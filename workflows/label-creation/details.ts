@@ -61,12 +61,12 @@ export function requestedOrder(order: { by: 'id'; id: string } | { by: 'name'; n
  * UI's panel, whose last wrapped line it cuts off.
  */
 function readCall(creationId: string): string {
-  return `${code(`GET $BASE/v1/label-creations/${creationId}`)} (a key of the store)`;
+  return `${code(`GET $BASE/label-creations/${creationId}`)} (a key of the store)`;
 }
 
 function resolveCall(creationId: string, outcome: string): string {
   return code(
-    `curl -s -X POST "$BASE/v1/label-creations/${creationId}/resolve" -H "Authorization: Bearer $KEY" ` +
+    `curl -s -X POST "$BASE/label-creations/${creationId}/resolve" -H "Authorization: Bearer $KEY" ` +
       `-H 'content-type: application/json' -d '{"outcome":"${outcome}"}'`,
   );
 }

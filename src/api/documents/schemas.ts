@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ORDER_ID_MAX_LENGTH, ORDER_ID_PATTERN } from '../../domain/platform-ids';
-import { listMaxLength } from '../../http/query-params';
+import { commaSeparated, listMaxLength } from '../../http/query-params';
 import { idMaxLength } from '../../ids';
 import type { ResponseSpec } from '../../http/route';
 import { DOCUMENT_FORMATS, DOCUMENT_SOURCES, REQUESTABLE_DOCUMENT_FORMATS } from '../../domain/labels';
@@ -18,18 +18,20 @@ export const documentQuerySchema = z.object({ format: formatQuery }).strict();
 
 export const mergedDocumentQuerySchema = z
   .object({
-    label_ids: z
-      .string()
-      .max(listMaxLength(MERGED_LABELS_MAX, idMaxLength('label')))
-      .transform((value) => value.split(',').map((id) => id.trim()))
-      .pipe(
-        z
-          .array(z.string().min(1))
-          .min(1)
-          .max(MERGED_LABELS_MAX)
-          .refine((ids) => new Set(ids).size === ids.length, { message: 'each label ID may appear once' }),
-      )
-      .describe(`Up to ${MERGED_LABELS_MAX} comma-separated \`lbl_\` IDs, printed in the order given`),
+    label_ids: commaSeparated(
+      z
+        .string()
+        .max(listMaxLength(MERGED_LABELS_MAX, idMaxLength('label')))
+        .transform((value) => value.split(',').map((id) => id.trim()))
+        .pipe(
+          z
+            .array(z.string().min(1))
+            .min(1)
+            .max(MERGED_LABELS_MAX)
+            .refine((ids) => new Set(ids).size === ids.length, { message: 'each label ID may appear once' }),
+        )
+        .describe(`Up to ${MERGED_LABELS_MAX} comma-separated \`lbl_\` IDs, printed in the order given`),
+    ),
     format: formatQuery,
   })
   .strict();

@@ -5,6 +5,7 @@ import { FULFILLMENT_REQUESTS, ON_EXISTING_MODES } from '../../domain/labels';
 import {
   FULFILLMENT_ORDER_ID_MAX_LENGTH,
   ORDER_ID_MAX_LENGTH,
+  orderNameHint,
   parseFulfillmentOrderId,
   parseOrderId,
 } from '../../domain/platform-ids';
@@ -68,7 +69,14 @@ const money = (what: string) =>
 const orderId = z
   .string()
   .max(ORDER_ID_MAX_LENGTH)
-  .refine((v) => parseOrderId(v) !== null, 'must be a numeric order ID or an order GID')
+  .superRefine((value, ctx) => {
+    if (parseOrderId(value) === null)
+      ctx.addIssue({
+        code: 'custom',
+        input: value,
+        message: `must be a numeric order ID or an order GID${orderNameHint(value)}`,
+      });
+  })
   .describe('Numeric order ID or GID');
 const fulfillmentOrderId = z
   .string()

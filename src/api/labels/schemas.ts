@@ -11,8 +11,15 @@ import {
   LABEL_SOURCES,
   LABEL_STATUSES,
 } from '../../domain/labels';
-import { ORDER_ID_MAX_LENGTH, orderNameKey, parseOrderId } from '../../domain/platform-ids';
-import { booleanParam, idPathParam, instantParam, limitParam, listMaxLength } from '../../http/query-params';
+import { ORDER_ID_MAX_LENGTH, orderNameHint, orderNameKey, parseOrderId } from '../../domain/platform-ids';
+import {
+  booleanParam,
+  commaSeparated,
+  idPathParam,
+  instantParam,
+  limitParam,
+  listMaxLength,
+} from '../../http/query-params';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
 const moneyAmount = z
@@ -95,39 +102,41 @@ const text = (description: string) => z.string().min(1).max(255).describe(descri
 
 export const listLabelsQuerySchema = z
   .object({
-    order_id: z
-      .string()
-      .max(listMaxLength(ORDER_ID_FILTER_MAX, ORDER_ID_MAX_LENGTH))
-      .describe(`Numeric order ID or GID; up to ${ORDER_ID_FILTER_MAX} comma-separated values`)
-      .transform((value, ctx) => {
-        const parts = value.split(',').map((p) => p.trim());
-        if (parts.length > ORDER_ID_FILTER_MAX) {
-          ctx.addIssue({
-            code: 'too_big',
-            origin: 'array',
-            maximum: ORDER_ID_FILTER_MAX,
-            inclusive: true,
-            input: value,
-            message: `at most ${ORDER_ID_FILTER_MAX} order IDs`,
-          });
-          return z.NEVER;
-        }
-        const gids: string[] = [];
-        for (const part of parts) {
-          const id = parseOrderId(part);
-          if (!id) {
+    order_id: commaSeparated(
+      z
+        .string()
+        .max(listMaxLength(ORDER_ID_FILTER_MAX, ORDER_ID_MAX_LENGTH))
+        .describe(`Numeric order ID or GID; up to ${ORDER_ID_FILTER_MAX} comma-separated values`)
+        .transform((value, ctx) => {
+          const parts = value.split(',').map((p) => p.trim());
+          if (parts.length > ORDER_ID_FILTER_MAX) {
             ctx.addIssue({
-              code: 'custom',
-              message: `\`order_id\`: ${JSON.stringify(part.slice(0, 100))} is neither a numeric order ID nor an order GID`,
+              code: 'too_big',
+              origin: 'array',
+              maximum: ORDER_ID_FILTER_MAX,
+              inclusive: true,
               input: value,
+              message: `at most ${ORDER_ID_FILTER_MAX} order IDs`,
             });
             return z.NEVER;
           }
-          gids.push(id.gid);
-        }
-        return [...new Set(gids)].sort();
-      })
-      .optional(),
+          const gids: string[] = [];
+          for (const part of parts) {
+            const id = parseOrderId(part);
+            if (!id) {
+              ctx.addIssue({
+                code: 'custom',
+                message: `\`order_id\`: ${JSON.stringify(part.slice(0, 100))} is neither a numeric order ID nor an order GID${orderNameHint(part)}`,
+                input: value,
+              });
+              return z.NEVER;
+            }
+            gids.push(id.gid);
+          }
+          return [...new Set(gids)].sort();
+        })
+        .optional(),
+    ),
     order_name: text('Exact order name; leading `#` optional').transform(orderNameKey).optional(),
     batch_id: text('Batch the label was created in').optional(),
     tracking_number: text('Exact tracking number').optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, ORDER_REMINDER_CODES } from '../../domain/order-status';
 import { MAX_PICKUP_POINTS, PICKUP_POINT_TYPES, WEEKDAYS } from '../../domain/pickup-points';
-import { coordinateParam, limitParam, listMaxLength } from '../../http/query-params';
+import { commaSeparated, coordinateParam, limitParam, listMaxLength } from '../../http/query-params';
 import { labelSchema } from '../labels/schemas';
 
 const timestamp = z.string().describe('ISO 8601 UTC, second precision');
@@ -88,13 +88,15 @@ export const PICKUP_POINT_LIST_DEFAULT = 10;
 
 export const listPickupPointsQuerySchema = z
   .object({
-    carrier: z
-      .string()
-      .max(listMaxLength(NETWORKS_PER_SEARCH_MAX, NETWORK_CODE_MAX_LENGTH))
-      .transform((value) => [...new Set(value.split(',').map((c) => c.trim()))])
-      .pipe(z.array(z.string().min(1).max(NETWORK_CODE_MAX_LENGTH)).min(1).max(NETWORKS_PER_SEARCH_MAX))
-      .optional()
-      .describe('Comma-separated network codes to search (`carrier_a,custom:shops`); default every network allowed'),
+    carrier: commaSeparated(
+      z
+        .string()
+        .max(listMaxLength(NETWORKS_PER_SEARCH_MAX, NETWORK_CODE_MAX_LENGTH))
+        .transform((value) => [...new Set(value.split(',').map((c) => c.trim()))])
+        .pipe(z.array(z.string().min(1).max(NETWORK_CODE_MAX_LENGTH)).min(1).max(NETWORKS_PER_SEARCH_MAX))
+        .optional()
+        .describe('Comma-separated network codes to search (`carrier_a,custom:shops`); default every network allowed'),
+    ),
     limit: limitParam(MAX_PICKUP_POINTS, PICKUP_POINT_LIST_DEFAULT),
     latitude: pointQueryNumber('Latitude', 90),
     longitude: pointQueryNumber('Longitude', 180),

@@ -46,19 +46,40 @@ export interface AccountState {
 /** In-memory state of every simulated carrier account, keyed by account ID so parallel tests never collide. */
 export class CarrierSandboxState {
   private readonly accounts = new Map<string, AccountState>();
+  /**
+   * The accounts the sandbox's carriers have: registered through the control API (the fixture loader registers every
+   * sandbox account it loads), or used in a carrier call or a setting. A reset forgets an account's data, not the
+   * account.
+   */
+  private readonly known = new Set<string>();
   private sequence = 0;
   readonly legacyFiles = new Map<
     string,
     { accountId: string; carrierCode: string; pdf: Uint8Array; trackingNumbers: string[] }
   >();
 
+  /** The account's state, made on first use; the account is known from then on. */
   account(accountId: string): AccountState {
+    this.known.add(accountId);
     let state = this.accounts.get(accountId);
     if (!state) {
       state = { faults: [], shipments: [], batchCompletion: 'auto', batchDelayMs: 100, timers: new Set() };
       this.accounts.set(accountId, state);
     }
     return state;
+  }
+
+  /** The account's scripted faults still queued, without making the account known. */
+  queuedFaults(accountId: string): ScriptedFault[] {
+    return this.accounts.get(accountId)?.faults ?? [];
+  }
+
+  knows(accountId: string): boolean {
+    return this.known.has(accountId);
+  }
+
+  knownAccounts(): string[] {
+    return [...this.known].sort();
   }
 
   /** Numbers unique within the process; the start time keeps them distinct across sandbox restarts. */

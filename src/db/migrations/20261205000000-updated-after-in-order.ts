@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The labels and creations in flight at an `updated_after` bound read in the page's order (decision 0110). The GiST
+ * The labels and creations in flight at an `updated_after` bound read in the page's order (decision 0119). The GiST
  * index on `(store_id, span)` found them unordered, so a page read and sorted all of them, on every read of a
  * post-filter scan; with `created_at` as a third column a nearest-first scan (btree_gist's `<->`) returns them in
  * creation order, stops after the page's rows and starts at a cursor. It replaces the two-column index, which no
