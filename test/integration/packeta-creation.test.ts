@@ -202,12 +202,12 @@ describe('POST /v1/labels for a Packeta account', () => {
     expect(await packetaLedger(password)).toHaveLength(1);
   });
 
-  const refusals: Array<[string, Record<string, unknown>, string]> = [
+  const refusals: Array<[string, string, Record<string, unknown>]> = [
     ...FAULTS.filter((f) => f.outcome.kind === 'rejected' && /createPacket\b|every call/.test(f.raisedBy)).map(
-      (f): [string, Record<string, unknown>, string] => [
+      (f): [string, string, Record<string, unknown>] => [
         f.fault,
-        { type: 'fault', fault: f.fault, text: `secret words of ${f.fault}` },
         (f.outcome as { reason: string }).reason,
+        { type: 'fault', fault: f.fault, text: `secret words of ${f.fault}` },
       ],
     ),
     ...[
@@ -218,20 +218,20 @@ describe('POST /v1/labels for a Packeta account', () => {
       ['addressId', 'service_not_available'],
       ['user_id', 'account_not_permitted'],
       ['number', 'other'],
-    ].map(([field, reason]): [string, Record<string, unknown>, string] => [
+    ].map(([field, reason]): [string, string, Record<string, unknown>] => [
       `PacketAttributesFault on ${field}`,
+      reason!,
       {
         type: 'fault',
         fault: 'PacketAttributesFault',
         fields: [{ name: field, fault: `secret words about ${field}` }],
       },
-      reason!,
     ]),
   ];
 
   it.each(refusals)(
-    '%s fails the creation carrier_rejected (%j) as %s, Packeta’s words kept out',
-    async (_, fault, reason) => {
+    '%s fails the creation carrier_rejected (%s), Packeta’s words kept out',
+    async (_, reason, fault) => {
       const { shop, password } = await aPacketaShop();
       await scriptPacketaFaults(password, [fault]);
       const order = await anOrderOnPlatform(shop.domain);
