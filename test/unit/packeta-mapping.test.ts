@@ -8,24 +8,12 @@ import {
   splitStreet,
 } from '../../src/carriers/packeta/mapping';
 import type { ShipmentRequest } from '../../src/carriers/port';
+import { aShipmentRequest } from '../helpers/sandbox';
 
 const settings = { eshop: 'shop', homeDeliveryCarriers: { CZ: '106' }, sealedApiPassword: 'sealed' };
 
-const request = (overrides: Partial<ShipmentRequest> = {}): ShipmentRequest => ({
-  reference: 'lcr_1',
-  orderName: '#1001',
-  serviceCode: 'a_home',
-  recipient: { name: 'Jana Nováková' },
-  address: { street: 'Dlouhá 12', city: 'Praha', postcode: '110 00', country: 'CZ' },
-  phone: '+420 600 111 222',
-  email: 'jana@example.com',
-  pickupPoint: null,
-  weightGrams: 1200,
-  cod: null,
-  declaredValue: null,
-  options: {},
-  ...overrides,
-});
+const request = (overrides: Partial<ShipmentRequest> = {}): ShipmentRequest =>
+  aShipmentRequest({ phone: '+420 600 111 222', ...overrides });
 
 const fields = (r: ShipmentRequest) =>
   Object.fromEntries(packetAttributes(r, settings, addressIdFor(r, settings)!, 'CZK').map((e) => [e.name, e.text]));
