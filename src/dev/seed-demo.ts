@@ -4,6 +4,7 @@ import { createApiKey, isActive } from '../access/api-keys';
 import { hashSecret } from '../access/secrets';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { apiPasswordOwner } from '../carriers/packeta/adapter';
+import { DEMO_PACKETA_PASSWORD } from '../carriers/packeta/fake/state';
 import { loadConfig, type Config } from '../config';
 import { sealValue } from '../crypto/sealed-values';
 import { CarrierAccount } from '../db/entities/carrier-account';
@@ -29,8 +30,6 @@ async function addDemoOrders(sandboxUrl: string, domain: string) {
   return orders.map((o) => ({ order_id: o.order.legacy_id, name: o.order.name, kind: o.kind }));
 }
 
-/** The demo's Packeta client account at the fake Packeta (docs/carriers/packeta.md): a password in Packeta's format. */
-const DEMO_PACKETA_PASSWORD = 'fakepacketademo00000000000000000';
 const DEMO_CARRIER_A = 'ca_demo_a';
 
 /**

@@ -74,6 +74,9 @@ export interface FakeAccount {
 /** Packeta's API password: 32 lower-case letters and digits (as its plugins check it). */
 export const API_PASSWORD = /^[a-z0-9]{32}$/;
 
+/** The client account `npm run dev -- --packeta` registers for the demo store's carrier A account. */
+export const DEMO_PACKETA_PASSWORD = 'fakepacketademo00000000000000000';
+
 export class FakePacketaState {
   private readonly accounts = new Map<string, FakeAccount>();
   private lastId = 0;
