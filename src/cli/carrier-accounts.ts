@@ -1,6 +1,8 @@
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { accountSettings } from '../carriers/account-settings';
 import { apiPasswordOwner, PacketaAdapter } from '../carriers/packeta/adapter';
+import { LABEL_FORMATS } from '../carriers/packeta/label-formats';
 import { packetaNetworkWithoutFeed } from '../carriers/packeta/pickup-points';
 import {
   CarrierRejectedError,
@@ -79,6 +81,13 @@ export function registerCarrierAccountCommands(program: Command, kit: CliKit): v
     }
   };
 
+  const packetaAccount = async (id: string) => {
+    const account = await kit.withOrm((em) => em.findOne(CarrierAccount, { id }));
+    if (!account) throw new CliError(`no carrier account ${id}`);
+    if (account.endpoint !== 'packeta') throw new CliError(`${id} is a sandbox account, not one on Packeta`);
+    return account;
+  };
+
   group
     .command('list <store>')
     .description('list the store’s carrier accounts (API passwords are never shown)')
@@ -147,12 +156,32 @@ export function registerCarrierAccountCommands(program: Command, kit: CliKit): v
     });
 
   group
+    .command('label-sheet <carrier_account_id> <packet_ids...>')
+    .description(
+      'labels of a Packeta account’s packets as Packeta lays them out (e.g. four A6 on an A4 sheet), to a file',
+    )
+    .requiredOption('--out <file>', 'where the PDF goes')
+    .option('--format <format>', `one of: ${LABEL_FORMATS.map((f) => f.format).join(', ')}`, 'A6 on A4')
+    .option('--offset <n>', 'positions left empty on the first page (a sheet partly used already)', '0')
+    .action(async (id: string, packetIds: string[], opts: { out: string; format: string; offset: string }) => {
+      const account = await packetaAccount(id);
+      const ids = packetIds.map((p) => p.replace(/^Z/, ''));
+      let sheet;
+      try {
+        sheet = await packeta().fetchLabelSheet(accountSettings(account), ids, opts.format, Number(opts.offset));
+      } catch (error) {
+        if (error instanceof RangeError) throw new CliError(error.message);
+        throw new CliError(`Packeta did not render the labels (${(error as Error).message})`);
+      }
+      writeFileSync(opts.out, sheet.pdf);
+      kit.print({ id, file: opts.out, pages: sheet.pages }, () => `wrote ${sheet.pages} page(s) to ${opts.out}`);
+    });
+
+  group
     .command('check <carrier_account_id>')
     .description('prove a Packeta account’s API password and sender with one call that changes nothing')
     .action(async (id: string) => {
-      const account = await kit.withOrm((em) => em.findOne(CarrierAccount, { id }));
-      if (!account) throw new CliError(`no carrier account ${id}`);
-      if (account.endpoint !== 'packeta') throw new CliError(`${id} is a sandbox account: there is nothing to check`);
+      const account = await packetaAccount(id);
       const routing = await check(accountSettings(account));
       kit.print({ id, check: 'ok', return_routing: routing.returnRouting }, () => `${id}: check ok`);
     });

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { composeAdapters } from '../../src/adapters';
 import { accountSettings } from '../../src/carriers/account-settings';
@@ -177,6 +180,35 @@ describe('POST /v1/labels for a Packeta account', () => {
     });
     expect(merged.status).toBe(200);
     expect((await pageSizeOf(merged.bytes)).pages).toBe(2);
+
+    // The same two labels as Packeta lays them on an A4 sheet whose first three places are used: one on each page.
+    const sheet = join(tmpdir(), `sheet-${label.id}.pdf`);
+    const trackingNumbers = [label.tracking_number, second.body.labels[0].tracking_number];
+    const laidOut = await labelctlJsonWith(
+      {},
+      'carrier-accounts',
+      'label-sheet',
+      account.id,
+      ...trackingNumbers,
+      '--offset',
+      '3',
+      '--out',
+      sheet,
+    );
+    expect(laidOut).toMatchObject({ pages: 2 });
+    expect((await pageSizeOf(readFileSync(sheet))).width).toBeCloseTo(PAGE_SIZES.A4.width, 0);
+    const outside = await labelctlWith(
+      {},
+      'carrier-accounts',
+      'label-sheet',
+      account.id,
+      ...trackingNumbers,
+      '--offset',
+      '4',
+      '--out',
+      sheet,
+    );
+    expect([outside.code, outside.stderr]).toEqual([2, 'labelctl: offset 4 is outside A6 on A4 (0 to 3)\n']);
 
     const printed = await app.request('POST', `/v1/labels/${label.id}/printed`, {
       headers: { ...shop.auth, 'Idempotency-Key': `print-${label.id}` },
