@@ -61,6 +61,10 @@ const workerMetricsPort = process.env.WORKER_METRICS_PORT
     ? await freePort()
     : 9464;
 
+// `npm run dev -- --packeta`: the demo's carrier A account calls the sandbox's fake Packeta through the Packeta adapter
+// (docs/carriers/packeta.md) instead of the sandbox's carrier A.
+const packeta = process.argv.includes('--packeta');
+
 postgres = await findPostgres();
 // This checkout's own database (named after it), so another checkout's tests and creations never show here.
 const databaseUrl = await appDatabase(postgres.url, checkoutDatabaseName());
@@ -76,6 +80,9 @@ const env = {
   SANDBOX_URL: process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`,
   SANDBOX_PORT: String(sandboxPort),
   RESOLVE_ALLOWED_AFTER: resolveAllowedAfter,
+  ...(packeta
+    ? { PACKETA_API_URL: `${process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`}/packeta/api/rest` }
+    : {}),
   // The console is for a person when it is a terminal: a short coloured line each (pino-pretty), a line per request
   // (LOG_REQUESTS=errors or none for fewer); JSON lines otherwise, as in production (LOG_FORMAT chooses either way).
   LOG_FORMAT: process.env.LOG_FORMAT || (process.stdout.isTTY ? 'pretty' : 'json'),
@@ -150,7 +157,14 @@ if (await optional('src/sandbox-server.ts')) await startTs('sandbox', 'src/sandb
 await startTs('worker', 'src/worker.ts', { extraEnv: { WORKER_METRICS_PORT: String(workerMetricsPort) } });
 await startTs('api', 'src/server.ts', { waitPort: port });
 
-const seeded = spawnSync(process.execPath, ['--import', 'tsx', 'src/dev/seed-demo.ts', join(dataDir, 'demo-api-key')], {
+const seedArgs = [
+  '--import',
+  'tsx',
+  'src/dev/seed-demo.ts',
+  join(dataDir, 'demo-api-key'),
+  ...(packeta ? ['--packeta'] : []),
+];
+const seeded = spawnSync(process.execPath, seedArgs, {
   cwd: projectRoot,
   env,
   encoding: 'utf8',
@@ -177,6 +191,7 @@ const rows = (labelled) => [
     `${shownDatabaseUrl}\n${process.env.DATABASE_URL ? 'from DATABASE_URL' : "this checkout's own (DATABASE_URL chooses another)"}`,
   ],
   ['Sandbox', env.SANDBOX_URL],
+  ...(packeta ? [['Carrier A', `ca_demo_a on the fake Packeta (${env.PACKETA_API_URL})`]] : []),
   ['labelctl', `${LABELCTL} <command>: finds the database, sandbox and Temporal above in .data/local-service.env`],
   [
     'Resolve wait',

@@ -1,4 +1,7 @@
 import { sandboxCarrierAdapter } from './carriers/sandbox-adapter';
+import { ENDPOINT_ADAPTERS, EndpointRoutedCarrier } from './carriers/endpoints';
+import { packetaNetworkWithoutFeed } from './carriers/packeta/pickup-points';
+import { ENDPOINT_CARRIERS } from './domain/carrier-catalog';
 import type { CarrierPort } from './carriers/port';
 import type { Config } from './config';
 import { createLogger, type Logger } from './logger';
@@ -55,13 +58,14 @@ function shopifyObserver(pinned: string, logger: Logger, meter: CallMeter | unde
 
 /**
  * The one place that picks adapters for the carrier and store-platform ports. Carriers are the sandbox adapters (test
- * mode, the demo and the tests); the store platform is chosen per store: Shopify for a store connected to it
+ * mode, the demo and the tests), and for carrier A accounts on the `packeta` endpoint Packeta's API; the store platform is chosen per store: Shopify for a store connected to it
  * (`labelctl store connect`), else the sandbox platform.
  */
 export function composeAdapters(
   config: Pick<
     Config,
     | 'sandboxUrl'
+    | 'packetaApiUrl'
     | 'env'
     | 'localOutboundOrigins'
     | 'pickupPoints'
@@ -79,6 +83,14 @@ export function composeAdapters(
     let adapter = carriers.get(carrierCode);
     if (!adapter) {
       adapter = sandboxCarrierAdapter(carrierCode, { baseUrl: config.sandboxUrl, timeoutMs: config.carrierTimeoutMs });
+      if (carrierCode === ENDPOINT_CARRIERS.packeta)
+        adapter = new EndpointRoutedCarrier(adapter, {
+          packeta: ENDPOINT_ADAPTERS.packeta({
+            endpoint: { url: config.packetaApiUrl, timeoutMs: config.carrierTimeoutMs },
+            settingsKey: config.settingsEncryptionKey,
+            pickupPoints: packetaNetworkWithoutFeed,
+          }),
+        });
       if (meter) adapter = measuredCarrier(carrierCode, adapter, meter);
       carriers.set(carrierCode, adapter);
     }

@@ -4,6 +4,7 @@ import { registerCarrierB, registerCarrierBControl } from './carriers/sandbox/ca
 import { registerCarrierC } from './carriers/sandbox/carrier-c';
 import { registerCarrierD } from './carriers/sandbox/carrier-d';
 import { registerCarrierControl } from './carriers/sandbox/control';
+import { registerFakePacketa } from './carriers/packeta/fake/routes';
 import type { SimulatorContext } from './carriers/sandbox/engine';
 import { registerLegacyBatchFiles, registerOtherCarriers } from './carriers/sandbox/other-carriers';
 import { CarrierSandboxState } from './carriers/sandbox/state';
@@ -29,6 +30,8 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
   registerOtherCarriers(router, ctx);
   registerLegacyBatchFiles(router, ctx);
   registerCarrierControl(router, ctx);
+  // Carrier A's second implementation: Packeta's own API, for accounts whose endpoint is `packeta`.
+  registerFakePacketa(router);
   // The fake Shopify serves the same stores as the sandbox platform: tests seed orders one way for both.
   const platformState = new PlatformSandboxState();
   registerPlatformSandbox(router, platformState);

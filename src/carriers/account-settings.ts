@@ -5,8 +5,8 @@ import type { CarrierAccountSettings } from './port';
 const isPageSize = (value: string | null): value is PageSizeName => value !== null && value in PAGE_SIZES;
 
 /**
- * What the carrier port needs of a stored carrier account. The sandbox wants any bearer key; a production adapter
- * resolves the account's real credentials from the secret store by the account ID it is given here.
+ * What the carrier port needs of a stored carrier account. The sandbox wants any bearer key; Packeta's adapter opens
+ * the account's sealed API password for each call (src/carriers/packeta/adapter.ts).
  */
 export function accountSettings(account: CarrierAccount): CarrierAccountSettings {
   return {
@@ -18,5 +18,10 @@ export function accountSettings(account: CarrierAccount): CarrierAccountSettings
     iban: account.sender.iban ?? null,
     printerType: account.printerType === 'a6' || account.printerType === 'thermal' ? account.printerType : null,
     portalLabelSize: isPageSize(account.printerType) ? account.printerType : null,
+    endpoint: account.endpoint,
+    packeta:
+      account.endpoint === 'packeta' && account.endpointSettings && account.apiPasswordSealed
+        ? { ...account.endpointSettings, sealedApiPassword: account.apiPasswordSealed }
+        : null,
   };
 }

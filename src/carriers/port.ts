@@ -1,6 +1,7 @@
 import type { PickupPoint as NetworkPickupPoint } from '../domain/pickup-points';
-import type { PageSizeName } from '../domain/carrier-catalog';
+import type { CarrierEndpoint, PageSizeName } from '../domain/carrier-catalog';
 import type { Money } from '../domain/money';
+import type { PacketaAccountSettings } from './packeta/types';
 
 /**
  * The carrier port: what the label-creation activities need from a carrier, in plain objects. Adapters (one per
@@ -26,6 +27,10 @@ export interface CarrierAccountSettings {
   printerType?: PrinterType | null;
   /** Carrier E: label size set in the carrier's portal. */
   portalLabelSize?: PageSizeName | null;
+  /** Carrier A: whom the account's calls go to, the sandbox (default) or Packeta (docs/carriers/packeta.md). */
+  endpoint?: CarrierEndpoint;
+  /** Carrier A on Packeta: its sealed API password, sender indication and home-delivery carriers. */
+  packeta?: PacketaAccountSettings | null;
 }
 
 export interface ShipmentAddress {
@@ -95,11 +100,18 @@ export interface ClaimRequest {
   /** Tracking number or packet ID of the outbound shipment being returned. */
   originalShipmentId: string;
   email: string | null;
+  phone: string | null;
+  /** The returned goods' value (Packeta insures the return packet for it). */
+  value: Money;
+  /** ISO 3166-1 alpha-2: where the customer hands the return in, and the language of the notice. */
+  consignCountry: string;
 }
 
 export interface ClaimResult {
   claimId: string;
   trackingNumber: string;
+  /** Carrier A: `consign_password`, what the customer says at the pickup point instead of printing a label. */
+  extras: Record<string, string>;
 }
 
 export interface CarrierPort {
@@ -185,6 +197,17 @@ export class CarrierUnavailableError extends Error {
     readonly status: number | null,
   ) {
     super(`carrier unavailable: ${reason}${status === null ? '' : ` (HTTP ${status})`}`);
+  }
+}
+
+/**
+ * The carrier offers no way to find a shipment by the service's reference (Packeta: no documented call finds a packet
+ * by anything but its ID). After an unclear create the outcome stays unknown until a person resolves the creation.
+ */
+export class ReferenceLookupUnsupportedError extends Error {
+  override readonly name = 'ReferenceLookupUnsupportedError';
+  constructor(readonly carrier: string) {
+    super(`${carrier} cannot find a shipment by the service's reference`);
   }
 }
 

@@ -14,6 +14,7 @@ import { CliError, findStore, table, type CliKitWithOrm, type Row } from './kit'
 import { registerStoreCommands } from './stores';
 import { StorePlatformError } from './store-platform';
 import { registerApiKeyCommands } from './api-keys';
+import { registerCarrierAccountCommands } from './carrier-accounts';
 import { registerLimitCommands } from './limits';
 import { registerCarrierProtectionCommands } from './carrier-protection';
 import { registerOutboxCommand } from './outbox';
@@ -36,7 +37,7 @@ export function buildProgram(
 ): Command {
   const program = new Command('labelctl')
     .description(
-      'Operator CLI of the Shipping Label API: stores, gates, API keys, rate limits, carrier protection, outbox, request log, pickup point providers, webhooks and label creations',
+      'Operator CLI of the Shipping Label API: stores, gates, API keys, carrier accounts, rate limits, carrier protection, outbox, request log, pickup point providers, webhooks and label creations',
     )
     .option('--json', 'machine-readable output (one JSON document per line)')
     .exitOverride()
@@ -54,6 +55,7 @@ export function buildProgram(
 
   registerStoreCommands(program, kit);
   registerApiKeyCommands(program, kit);
+  registerCarrierAccountCommands(program, kit);
   registerLimitCommands(program, kit);
   registerCarrierProtectionCommands(program, kit);
   registerOutboxCommand(program, kit);

@@ -11,6 +11,11 @@ export const integrationsShape = {
   /** The sandbox (store platform and carrier simulators, src/sandbox-server.ts); test mode talks to it. */
   SANDBOX_URL: z.string().url().default('http://127.0.0.1:4010'),
   /**
+   * Packeta's REST/XML API, for carrier A accounts whose endpoint is `packeta` (docs/carriers/packeta.md). The tests
+   * and `npm run dev -- --packeta` point it at the sandbox's fake Packeta (`{SANDBOX_URL}/packeta/api/rest`).
+   */
+  PACKETA_API_URL: z.string().url().default('https://www.zasilkovna.cz/api/rest'),
+  /**
    * Development and tests only: loopback origins (`http://127.0.0.1:8080`) that operator-configured URLs (custom pickup
    * point providers, webhook endpoints) may use over plain HTTP, to try a provider or receiver of one's own. Production
    * refuses to start with it (docs/decisions/0609-local-outbound-origins.md).
@@ -66,6 +71,7 @@ const DEV_SETTINGS_KEY = createHash('sha256').update('development-only-settings-
 
 export type IntegrationsConfig = Readonly<{
   sandboxUrl: string;
+  packetaApiUrl: string;
   /** Loopback origins the SSRF guard lets through outside production (always empty in production). */
   localOutboundOrigins: readonly string[];
   settingsEncryptionKey: Buffer;
@@ -79,12 +85,15 @@ export function integrationsSettings(e: IntegrationsEnv): IntegrationsConfig {
     throw invalidConfiguration(['SETTINGS_ENCRYPTION_KEY: required in production']);
   if (e.NODE_ENV === 'production' && !e.SHOPIFY_ADMIN_URL.startsWith('https://'))
     throw invalidConfiguration(['SHOPIFY_ADMIN_URL: must be https:// in production']);
+  if (e.NODE_ENV === 'production' && !e.PACKETA_API_URL.startsWith('https://'))
+    throw invalidConfiguration(['PACKETA_API_URL: must be https:// in production (the API password travels in it)']);
   if (e.NODE_ENV === 'production' && e.LOCAL_OUTBOUND_ORIGINS.length > 0)
     throw invalidConfiguration([
       'LOCAL_OUTBOUND_ORIGINS: not allowed in production (providers and webhook endpoints must be public HTTPS there)',
     ]);
   return {
     sandboxUrl: e.SANDBOX_URL.replace(/\/+$/, ''),
+    packetaApiUrl: e.PACKETA_API_URL,
     localOutboundOrigins: Object.freeze(e.LOCAL_OUTBOUND_ORIGINS),
     settingsEncryptionKey: e.SETTINGS_ENCRYPTION_KEY ?? DEV_SETTINGS_KEY,
     shopify: Object.freeze({

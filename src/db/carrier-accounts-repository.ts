@@ -7,6 +7,7 @@ import {
   type CarrierAccountService,
   type CarrierCodRoundingSetting,
   type FulfillmentMode,
+  type PacketaEndpointSettings,
   type SenderDetails,
 } from './entities/carrier-account';
 
@@ -28,6 +29,8 @@ export interface NewCarrierAccount {
   defaultFulfillment?: FulfillmentMode;
   sender?: SenderDetails;
   printerType?: string | null;
+  /** A carrier A account on Packeta: its settings and its API password, already sealed to the account's ID. */
+  packeta?: { settings: PacketaEndpointSettings; apiPasswordSealed: string } | null;
   now: Date;
 }
 
@@ -50,6 +53,9 @@ export async function insertCarrierAccount(em: EntityManager, input: NewCarrierA
     defaultFulfillment: input.defaultFulfillment ?? 'none',
     sender: input.sender ?? { name: 'Sender' },
     printerType: input.printerType ?? null,
+    endpoint: input.packeta ? 'packeta' : 'sandbox',
+    endpointSettings: input.packeta?.settings ?? null,
+    apiPasswordSealed: input.packeta?.apiPasswordSealed ?? null,
     createdAt: input.now,
     updatedAt: input.now,
   });

@@ -2,7 +2,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createApiKey, isActive } from '../access/api-keys';
 import { hashSecret } from '../access/secrets';
-import { loadConfig } from '../config';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { apiPasswordOwner } from '../carriers/packeta/adapter';
+import { DEMO_PACKETA_PASSWORD } from '../carriers/packeta/fake/state';
+import { loadConfig, type Config } from '../config';
+import { sealValue } from '../crypto/sealed-values';
+import { CarrierAccount } from '../db/entities/carrier-account';
 import { ApiKey } from '../db/entities/api-key';
 import { openOrm } from '../db/orm';
 import { loadFixture } from '../fixtures/load-fixture';
@@ -25,6 +30,32 @@ async function addDemoOrders(sandboxUrl: string, domain: string) {
   return orders.map((o) => ({ order_id: o.order.legacy_id, name: o.order.name, kind: o.kind }));
 }
 
+const DEMO_CARRIER_A = 'ca_demo_a';
+
+/**
+ * `npm run dev -- --packeta` puts the demo's carrier A account on the fake Packeta (its client account registered
+ * there, the password sealed as an operator's would be); without the flag it is the sandbox's again.
+ */
+async function pointDemoCarrierA(em: EntityManager, config: Config, packeta: boolean): Promise<void> {
+  const account = await em.findOneOrFail(CarrierAccount, { id: DEMO_CARRIER_A });
+  if (packeta) {
+    const response = await fetch(`${config.sandboxUrl}/_control/packeta/accounts/${DEMO_PACKETA_PASSWORD}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ senders: ['demo-shop'] }),
+    });
+    if (response.status !== 200) throw new Error(`the fake Packeta refused the demo account: ${response.status}`);
+  }
+  account.endpoint = packeta ? 'packeta' : 'sandbox';
+  account.endpointSettings = packeta
+    ? { eshop: 'demo-shop', homeDeliveryCarriers: { CZ: '106', SK: '131', HU: '4159' } }
+    : null;
+  account.apiPasswordSealed = packeta
+    ? sealValue(config.settingsEncryptionKey, apiPasswordOwner(account.id), DEMO_PACKETA_PASSWORD)
+    : null;
+  await em.flush();
+}
+
 /**
  * Loads the demo fixture (a store showing every label state, its orders in the sandbox), adds a fresh order of each
  * kind and prints a working API key and those orders as JSON. The secret is kept in the ignored data folder so
@@ -43,6 +74,7 @@ async function main(): Promise<void> {
       JSON.parse(readFileSync(DEMO_FIXTURE, 'utf8')),
     );
     const store = { id: loaded.store_id, domain: loaded.domain };
+    await pointDemoCarrierA(em, config, process.argv.includes('--packeta'));
 
     let secret = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
     const existing = secret ? await em.findOne(ApiKey, { secretHash: hashSecret(secret), storeId: store.id }) : null;

@@ -17,6 +17,18 @@ export type DocumentMode =
 
 /** Page sizes in PDF points (1 mm = 72 / 25.4 pt). */
 export const MM = 72 / 25.4;
+
+/**
+ * Whom a carrier account's calls go to: the sandbox's simulator, or (carrier A only) Packeta's own API
+ * (docs/carriers/packeta.md).
+ */
+export const CARRIER_ENDPOINTS = ['sandbox', 'packeta'] as const;
+export type CarrierEndpoint = (typeof CARRIER_ENDPOINTS)[number];
+
+/** The carriers an endpoint other than the sandbox serves. */
+export const ENDPOINT_CARRIERS: Readonly<Record<Exclude<CarrierEndpoint, 'sandbox'>, string>> = {
+  packeta: 'carrier_a',
+};
 export const PAGE_SIZES = {
   A6: { width: 105 * MM, height: 148 * MM },
   A4: { width: 210 * MM, height: 297 * MM },

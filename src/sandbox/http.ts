@@ -82,6 +82,8 @@ async function readBody(req: IncomingMessage): Promise<{ body: unknown; rawBody:
   for await (const chunk of req) chunks.push(chunk as Buffer);
   if (chunks.length === 0) return { body: undefined, rawBody: '' };
   const text = Buffer.concat(chunks).toString('utf8');
+  // The fake Packeta speaks XML: its handler reads the raw body.
+  if (/xml/.test(req.headers['content-type'] ?? '')) return { body: undefined, rawBody: text };
   try {
     return { body: JSON.parse(text) as unknown, rawBody: text };
   } catch {

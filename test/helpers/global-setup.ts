@@ -126,6 +126,8 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     ...process.env,
     SANDBOX_URL: sandboxUrl,
     SHOPIFY_ADMIN_URL: shopifyAdminUrl,
+    // Carrier A accounts on the `packeta` endpoint call the sandbox's fake Packeta.
+    PACKETA_API_URL: `${sandboxUrl}/packeta/api/rest`,
     LOCAL_OUTBOUND_ORIGINS: localReceiverOrigin,
     NODE_ENV: 'test' as const,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
@@ -167,6 +169,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
     LOG_LEVEL: env.LOG_LEVEL,
     SANDBOX_URL: sandboxUrl,
     SHOPIFY_ADMIN_URL: shopifyAdminUrl,
+    PACKETA_API_URL: env.PACKETA_API_URL,
     CARRIER_TIMEOUT: env.CARRIER_TIMEOUT,
     WEBHOOK_TIMEOUT: env.WEBHOOK_TIMEOUT,
     WEBHOOK_RETRY_INITIAL: env.WEBHOOK_RETRY_INITIAL,

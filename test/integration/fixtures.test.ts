@@ -192,8 +192,9 @@ describe('fixtures', () => {
     const run = (...args: string[]) => runWith({}, ...args);
     const production = {
       NODE_ENV: 'production',
-      // Production talks to Shopify itself: not the run's fake (its http:// URL is refused there).
+      // Production talks to Shopify and Packeta themselves: not the run's fakes (their http:// URLs are refused there).
       SHOPIFY_ADMIN_URL: undefined,
+      PACKETA_API_URL: undefined,
       CURSOR_SECRET: 'a-real-secret-of-this-deployment',
       SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     };

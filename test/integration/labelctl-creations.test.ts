@@ -202,8 +202,9 @@ describe('labelctl creations', () => {
       {
         PUBLIC_BASE_URL: app.baseUrl,
         NODE_ENV: 'production',
-        // Production talks to Shopify itself: not the run's fake (its http:// URL is refused there).
+        // Production talks to Shopify and Packeta themselves: not the run's fakes (their http:// URLs are refused there).
         SHOPIFY_ADMIN_URL: undefined,
+        PACKETA_API_URL: undefined,
         LOCAL_OUTBOUND_ORIGINS: '',
         CURSOR_SECRET: randomToken(32),
         SETTINGS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),

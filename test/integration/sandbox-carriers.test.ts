@@ -86,6 +86,9 @@ describe('sandbox carrier A', () => {
       orderName: '#1001',
       originalShipmentId: packet.shipmentId,
       email: 'jana@example.com',
+      phone: '+420600111222',
+      value: { amount: '100.00', currency: 'CZK' },
+      consignCountry: 'CZ',
     });
     expect(claim.claimId).not.toBe(packet.shipmentId);
     const entries = await ledger(account.accountId);

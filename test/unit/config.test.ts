@@ -109,6 +109,13 @@ describe("the integrations' part", () => {
     expect(() => loadConfig({ ...production, SHOPIFY_ADMIN_URL: fake })).toThrow(/SHOPIFY_ADMIN_URL: must be https/);
   });
 
+  it('calls Packeta at its REST URL unless told; the fake over http only outside production', () => {
+    expect(loadConfig({}).packetaApiUrl).toBe('https://www.zasilkovna.cz/api/rest');
+    const fake = 'http://127.0.0.1:4010/packeta/api/rest';
+    expect(loadConfig({ PACKETA_API_URL: fake }).packetaApiUrl).toBe(fake);
+    expect(() => loadConfig({ ...production, PACKETA_API_URL: fake })).toThrow(/PACKETA_API_URL: must be https/);
+  });
+
   it('refuses production without a settings key, and sends data exports from SUPPORT_EMAIL unless told otherwise', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', CURSOR_SECRET: production.CURSOR_SECRET })).toThrow(
       /SETTINGS_ENCRYPTION_KEY: required in production/,

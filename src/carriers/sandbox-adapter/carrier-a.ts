@@ -53,6 +53,6 @@ export class CarrierAAdapter extends SandboxCarrierAdapter<Packet> implements Cl
     });
     if (response.status === 404) throw new Error(`carrier A has no packet ${request.originalShipmentId}`);
     const claim = response.json<{ claim_id: string; tracking_number: string }>();
-    return { claimId: claim.claim_id, trackingNumber: claim.tracking_number };
+    return { claimId: claim.claim_id, trackingNumber: claim.tracking_number, extras: {} };
   }
 }

@@ -1,5 +1,6 @@
 import { BigIntType, EntitySchema, type Opt } from '@mikro-orm/core';
 import type { FulfillmentMode } from '../../domain/labels';
+import type { CarrierEndpoint } from '../../domain/carrier-catalog';
 
 export type { FulfillmentMode } from '../../domain/labels';
 
@@ -37,6 +38,14 @@ export interface SenderDetails {
   iban?: string;
 }
 
+/** Packeta's settings of a carrier A account on the `packeta` endpoint (docs/carriers/packeta.md). */
+export interface PacketaEndpointSettings {
+  /** Sender indication (`eshop`). */
+  eshop: string;
+  /** Packeta's home-delivery carrier ID per destination country. */
+  homeDeliveryCarriers: Record<string, string>;
+}
+
 /** A store's account at one carrier (`ca_...`). */
 export class CarrierAccount {
   id!: string;
@@ -59,6 +68,11 @@ export class CarrierAccount {
   sender!: SenderDetails;
   /** Label size setting where the catalogue says `account_printer` / `portal`; null elsewhere. */
   printerType!: string | null;
+  /** Whom the account's carrier calls go to: `sandbox` (default), or `packeta` for carrier A on Packeta's API. */
+  endpoint!: Opt<CarrierEndpoint>;
+  endpointSettings!: PacketaEndpointSettings | null;
+  /** The endpoint's API password, sealed (src/crypto) to `carrier_account:<id>`; never logged, never returned. */
+  apiPasswordSealed!: string | null;
   createdAt!: Date;
   /** Insertion order, from a sequence: breaks ties of `createdAt` in lists (docs/decisions/0103). */
   seq!: Opt<string>;
@@ -84,6 +98,9 @@ export const CarrierAccountSchema = new EntitySchema<CarrierAccount>({
     defaultFulfillment: { type: 'string', fieldName: 'default_fulfillment' },
     sender: { type: 'json' },
     printerType: { type: 'string', nullable: true, fieldName: 'printer_type' },
+    endpoint: { type: 'string', fieldName: 'endpoint', default: 'sandbox' },
+    endpointSettings: { type: 'json', nullable: true, fieldName: 'endpoint_settings' },
+    apiPasswordSealed: { type: 'string', nullable: true, fieldName: 'api_password_sealed' },
     createdAt: { type: 'Date', fieldName: 'created_at', columnType: 'timestamptz' },
     seq: { type: new BigIntType('string'), autoincrement: true },
     updatedAt: { type: 'Date', fieldName: 'updated_at', columnType: 'timestamptz' },
