@@ -194,6 +194,39 @@ describe('account_rejecting: 5 refusals on the account in 10 minutes', () => {
     const fixed = await create(shop, `fixed-${order.orderId}`, { order_id: order.orderId });
     expect(fixed.status).toBe(201);
   });
+
+  it('an accepted shipment among the 5 refusals does not lift it (spec: "5 refusals in 10 minutes")', async () => {
+    const { shop, account } = await aShop();
+    const refused = async (reason: string) => {
+      const order = await anOrderOnPlatform(shop.domain);
+      expectError(await create(shop, `refused-${order.orderId}`, { order_id: order.orderId }), 422, 'carrier_rejected', {
+        reason,
+        label_creation_id: expect.stringMatching(/^lcr_/),
+        retry: 'after_fix',
+        next_action: 'fix_and_retry',
+      });
+    };
+    await scriptFaults(account.id, [{ type: 'reject', reason: 'credentials_invalid', times: 2 }]);
+    await refused('credentials_invalid');
+    await refused('credentials_invalid');
+    // The carrier accepts one shipment in between.
+    const accepted = await anOrderOnPlatform(shop.domain);
+    expect((await create(shop, `accepted-${accepted.orderId}`, { order_id: accepted.orderId })).status).toBe(201);
+    await scriptFaults(account.id, [{ type: 'reject', reason: 'account_not_permitted', times: 3 }]);
+    for (let i = 0; i < 3; i += 1) await refused('account_not_permitted');
+
+    const order = await anOrderOnPlatform(shop.domain);
+    const blocked = await create(shop, `blocked-${order.orderId}`, { order_id: order.orderId });
+    expectError(blocked, 503, 'carrier_unavailable', {
+      reason: 'account_rejecting',
+      retry_after_seconds: expect.any(Number),
+      label_creation_id: expect.stringMatching(/^lcr_/),
+      retry: 'after_fix',
+      next_action: 'fix_and_retry',
+    });
+    // The carrier's shipments: the accepted one only; the blocked creation never called it.
+    expect(await ledger(account.id)).toEqual([expect.objectContaining({ reference: expect.stringMatching(/^lcr_/) })]);
+  });
 });
 
 describe('repeated_rejection', () => {
