@@ -330,14 +330,18 @@ describe('GET /v1/labels filters', () => {
     expect(c).toBeDefined();
   });
 
-  it('filters by order_name exactly, with or without #, case-insensitively', async () => {
+  it('filters by the exact order_name, a leading # optional; case counts (spec "GET /labels")', async () => {
     const store = await aStoreWithKey(app.orm);
     const label = await aLabel(app.orm, store.storeId, { orderName: '#SK1001' });
+    const other = await aLabel(app.orm, store.storeId, { orderName: '#sk1001' });
     await aLabel(app.orm, store.storeId, { orderName: '#SK10011' });
-    for (const name of ['#SK1001', 'SK1001', 'sk1001']) {
+    for (const name of ['#SK1001', 'SK1001']) {
       expect(ids(await listLabels(store.auth, { order_name: name }))).toEqual([label.id]);
     }
-    expect(ids(await listLabels(store.auth, { order_name: 'SK100' }))).toEqual([]);
+    expect(ids(await listLabels(store.auth, { order_name: 'sk1001' }))).toEqual([other.id]);
+    for (const name of ['Sk1001', 'SK100', '##SK1001']) {
+      expect(ids(await listLabels(store.auth, { order_name: name }))).toEqual([]);
+    }
   });
 
   it('filters by batch_id, tracking_number, direction, status and current', async () => {

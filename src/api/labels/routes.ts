@@ -51,7 +51,7 @@ function filtersOf(storeId: string, q: ListLabelsQuery): LabelListFilters {
   return {
     storeId,
     orderGids: q.order_id,
-    orderNameKey: q.order_name,
+    orderName: q.order_name,
     batchId: q.batch_id,
     trackingNumber: q.tracking_number,
     direction: q.direction,
