@@ -12,7 +12,7 @@ import {
   updateProvider,
 } from '../pickup-points/providers-repository';
 import { isIsoCountryCode } from '../domain/countries';
-import { customNetworkCode, PICKUP_POINT_TYPES, roundLocation, WEEKDAYS } from '../domain/pickup-points';
+import { customNetworkCode, PICKUP_POINT_TYPES, WEEKDAYS } from '../domain/pickup-points';
 import { maskHeaderValue, SealedHeadersError } from '../pickup-points/header-vault';
 import type { ProviderHeader } from '../pickup-points/provider-client';
 import {
@@ -215,8 +215,8 @@ function registerVerifyCommand(group: Command, kit: CliKit): void {
           throw new ProviderConfigError(`the store has ${all.length} providers; name one with --provider`);
         return { store: found, record: toProviderRecord(key(), chosen) };
       });
-      // Sent exactly as the service sends it: the location rounded to three decimals.
-      const sent = roundLocation({ latitude: opts.lat, longitude: opts.lng });
+      // Sent exactly as the service sends it: the location as given (the contract's "customer's location").
+      const sent = { latitude: opts.lat, longitude: opts.lng };
       const request = { ...sent, countryCode: opts.country, shop: store.domain };
       const network = {
         code: customNetworkCode(record.code),

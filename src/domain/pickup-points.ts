@@ -1,5 +1,5 @@
 /**
- * Pickup points: the vocabulary, the geometry (distance, rounding, merging nearest-first lists), opening hours in the
+ * Pickup points: the vocabulary, the geometry (distance, merging nearest-first lists), opening hours in the
  * provider contract's notation, which networks an order's delivery method allows, and whether a chosen point can be
  * set on an order. Pure: the carrier port, the custom-provider client and the API call these.
  */
@@ -69,18 +69,6 @@ export function distanceMeters(a: GeoPoint, b: GeoPoint): number {
   const h =
     Math.sin(dLat / 2) ** 2 + Math.cos(radians(a.latitude)) * Math.cos(radians(b.latitude)) * Math.sin(dLng / 2) ** 2;
   return Math.round(2 * EARTH_RADIUS_METERS * Math.asin(Math.min(1, Math.sqrt(h))));
-}
-
-/**
- * Three decimals: about 110 m north-south. Custom providers receive the rounded location (they learn no more of the
- * customer's whereabouts than they need) and their answers are cached under it.
- */
-export function roundCoordinate(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
-export function roundLocation(location: GeoPoint): GeoPoint {
-  return { latitude: roundCoordinate(location.latitude), longitude: roundCoordinate(location.longitude) };
 }
 
 export interface Placed<T> {

@@ -1,4 +1,4 @@
-import { roundLocation, type GeoPoint } from '../domain/pickup-points';
+import type { GeoPoint } from '../domain/pickup-points';
 import type { Logger } from '../logger';
 import { ProviderCallError, type ProviderClient, type ProviderHeader } from './provider-client';
 import { InvalidProviderAnswerError, validateProviderAnswer, type ValidatedAnswer } from './provider-contract';
@@ -47,7 +47,7 @@ const staleMayStandIn = (failure: ProviderCallError) =>
   !(failure.kind === 'http_error' && (failure.details.status ?? 0) < 500) && failure.kind !== 'blocked_target';
 
 /**
- * Searches one custom provider with a short per-process cache keyed by the rounded location (decision 0202):
+ * Searches one custom provider with a short per-process cache keyed by the location (decisions 0202, 0135):
  * identical searches in flight share one call, answers are reused within `cacheTtlMs`, and kept up to `staleTtlMs`
  * to stand in when the provider fails. Every failure and every dropped item is logged for the operator with the
  * provider's own message.
@@ -97,7 +97,9 @@ export function createProviderSearch(options: ProviderSearchOptions): ProviderSe
   };
 
   return async (provider, input) => {
-    const origin = roundLocation(input.location);
+    // The customer's location as it is, never rounded: the contract asks for it, and the provider's 50 nearest (and
+    // every distance) are those of the true point (docs/decisions/0135-customer-location-to-providers.md).
+    const origin = input.location;
     const key = [provider.id, provider.updatedAt.getTime(), origin.latitude, origin.longitude, input.countryCode].join(
       '|',
     );

@@ -135,7 +135,7 @@ describe('labelctl pickup-points', () => {
 
     await scriptProviderFaults(name, [{ type: 'malformed_items' }]);
     const malformed = await json('pickup-points', 'verify', domain, ...verifyArgs);
-    expect(malformed.request).toEqual({ latitude: 50.076, longitude: 14.438, countryCode: 'CZ', shop: domain });
+    expect(malformed.request).toEqual({ latitude: 50.0755, longitude: 14.4378, countryCode: 'CZ', shop: domain });
     expect(malformed.shown.map((p: { id: string }) => p.id)).toEqual(['gen-1', 'gen-9']);
     expect(malformed.shown[0]).toMatchObject({
       carrier: { code: 'custom:shops' },

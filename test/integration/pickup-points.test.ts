@@ -59,9 +59,9 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
     });
     const carrierPoint = res.body.data.find((p: any) => p.carrier.code === 'carrier_a');
     expect(carrierPoint.carrier.account_id).toBe(store.accounts.carrier_a);
-    // The contract's body reached the provider with the store's domain as `shop`.
+    // The contract's body reached the provider with the customer's location as it is and the store's domain as `shop`.
     const [request] = await providerRequests(provider.sandboxName);
-    expect(request!.body).toEqual({ latitude: 50.076, longitude: 14.438, countryCode: 'CZ', shop: store.domain });
+    expect(request!.body).toEqual({ ...PRAHA, countryCode: 'CZ', shop: store.domain });
   });
 
   it('filters by carrier, limits, and searches where the request says', async () => {
@@ -302,7 +302,7 @@ describe('the provider cache, with the configured TTL', () => {
   });
   afterAll(async () => cached.close());
 
-  it('asks the provider once for searches within about 100 m, again for one farther away', async () => {
+  it('asks the provider once per location, with the location as it is (never rounded)', async () => {
     const store = await aPickupStore(cached.orm, ['carrier_a']);
     const provider = await aCustomProvider(cached.orm, cached.config, store.storeId);
     const order = await aPlatformOrder(store.domain);
@@ -313,10 +313,14 @@ describe('the provider cache, with the configured TTL', () => {
         { headers: store.auth },
       );
     const first = await at(50.07551, 14.43779);
-    const near = await at(50.07569, 14.43801);
-    expect(near.body.data.map((p: any) => p.id)).toEqual(first.body.data.map((p: any) => p.id));
+    const again = await at(50.07551, 14.43779);
+    expect(again.body.data.map((p: any) => p.id)).toEqual(first.body.data.map((p: any) => p.id));
     expect(await providerRequests(provider.sandboxName)).toHaveLength(1);
-    await at(50.0805, 14.43779);
-    expect((await providerRequests(provider.sandboxName)).map((r) => r.body.latitude)).toEqual([50.076, 50.081]);
+    // About 20 m away is another location: asked again, with its own coordinates.
+    await at(50.07569, 14.43801);
+    expect((await providerRequests(provider.sandboxName)).map((r) => [r.body.latitude, r.body.longitude])).toEqual([
+      [50.07551, 14.43779],
+      [50.07569, 14.43801],
+    ]);
   });
 });

@@ -7,7 +7,6 @@ import {
   mergeByDistance,
   parseOpeningRanges,
   pointChoiceRefusal,
-  roundLocation,
   type AccountFacts,
   type AllowedNetwork,
   type PointChoice,
@@ -28,30 +27,6 @@ describe('distanceMeters', () => {
     expect(d).toBeGreaterThanOrEqual(min);
     expect(d).toBeLessThanOrEqual(max);
     expect(distanceMeters(b, a)).toBe(d);
-  });
-});
-
-describe('roundLocation', () => {
-  it.each([
-    [
-      { latitude: 50.07554, longitude: 14.43781 },
-      { latitude: 50.076, longitude: 14.438 },
-    ],
-    [
-      { latitude: -33.8688, longitude: 151.2093 },
-      { latitude: -33.869, longitude: 151.209 },
-    ],
-    [
-      { latitude: 50.0754, longitude: 14.4375 },
-      { latitude: 50.075, longitude: 14.438 },
-    ],
-  ])('%j -> %j', (input, expected) => {
-    expect(roundLocation(input)).toEqual(expected);
-  });
-  it('puts two places about 20 m apart under one key', () => {
-    expect(roundLocation({ latitude: 50.07551, longitude: 14.43779 })).toEqual(
-      roundLocation({ latitude: 50.07569, longitude: 14.43801 }),
-    );
   });
 });
 
