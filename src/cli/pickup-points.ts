@@ -257,6 +257,7 @@ function registerVerifyCommand(group: Command, kit: CliKit): void {
         received: validated.received,
         shown,
         dropped: validated.dropped,
+        dropped_fields: validated.droppedFields,
         ignored_over_limit: validated.ignoredOverLimit,
         out_of_order: validated.outOfOrder.map((o) => ({
           index: o.index,
@@ -278,6 +279,7 @@ function registerVerifyCommand(group: Command, kit: CliKit): void {
           ...validated.dropped.map(
             (d) => `  dropped item ${d.index}${d.id ? ` (${d.id})` : ''}: ${d.problems.join('; ')}`,
           ),
+          ...validated.droppedFields.map((d) => `  left out of item ${d.index} (${d.id}): ${d.problem}`),
           ...validated.outOfOrder.map(
             (o) =>
               `  not nearest first: shown item ${o.index + 1} is ${(o.distanceMeters / 1000).toFixed(1)} km away, ` +

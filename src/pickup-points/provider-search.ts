@@ -38,6 +38,8 @@ export interface ProviderSearchOptions {
   now: () => Date;
   logger: Logger;
   maxEntries?: number;
+  /** Counts each answer's dropped items (`item`) and left-out optional fields (by field), as they arrive. */
+  onDropped?: (part: string, count: number) => void;
 }
 
 export type ProviderSearch = (provider: ProviderRecord, input: ProviderSearchInput) => Promise<ProviderSearchResult>;
@@ -63,6 +65,14 @@ export function createProviderSearch(options: ProviderSearchOptions): ProviderSe
     while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
   };
 
+  const countDropped = (validated: ValidatedAnswer) => {
+    if (!options.onDropped) return;
+    if (validated.dropped.length > 0) options.onDropped('item', validated.dropped.length);
+    const byField = new Map<string, number>();
+    for (const d of validated.droppedFields) byField.set(d.field, (byField.get(d.field) ?? 0) + 1);
+    for (const [field, count] of byField) options.onDropped(field, count);
+  };
+
   const callProvider = async (provider: ProviderRecord, input: ProviderSearchInput, origin: GeoPoint) => {
     const answer = await options.client(
       { url: provider.url, headers: provider.headers },
@@ -79,18 +89,22 @@ export function createProviderSearch(options: ProviderSearchOptions): ProviderSe
         attempts: answer.attempts,
       });
     }
-    if (validated.dropped.length > 0 || validated.ignoredOverLimit > 0 || validated.outOfOrder.length > 0) {
+    countDropped(validated);
+    const { dropped, droppedFields } = validated;
+    if (dropped.length + droppedFields.length + validated.ignoredOverLimit + validated.outOfOrder.length > 0) {
       options.logger.warn(
         {
           pickup_provider_id: provider.id,
           store_id: provider.storeId,
           received: validated.received,
-          dropped: validated.dropped.length,
-          first_problems: validated.dropped.slice(0, 3).map((d) => ({ index: d.index, problems: d.problems })),
+          dropped: dropped.length,
+          first_problems: dropped.slice(0, 3).map((d) => ({ index: d.index, problems: d.problems })),
+          dropped_fields: droppedFields.length,
+          first_field_problems: droppedFields.slice(0, 3).map((d) => ({ index: d.index, problem: d.problem })),
           ignored_over_limit: validated.ignoredOverLimit,
           out_of_order: validated.outOfOrder.length,
         },
-        'custom pickup point provider answered with items the service does not show',
+        'custom pickup point provider answered with items or fields the service does not show',
       );
     }
     return validated;

@@ -199,12 +199,17 @@ describe('account_rejecting: 5 refusals on the account in 10 minutes', () => {
     const { shop, account } = await aShop();
     const refused = async (reason: string) => {
       const order = await anOrderOnPlatform(shop.domain);
-      expectError(await create(shop, `refused-${order.orderId}`, { order_id: order.orderId }), 422, 'carrier_rejected', {
-        reason,
-        label_creation_id: expect.stringMatching(/^lcr_/),
-        retry: 'after_fix',
-        next_action: 'fix_and_retry',
-      });
+      expectError(
+        await create(shop, `refused-${order.orderId}`, { order_id: order.orderId }),
+        422,
+        'carrier_rejected',
+        {
+          reason,
+          label_creation_id: expect.stringMatching(/^lcr_/),
+          retry: 'after_fix',
+          next_action: 'fix_and_retry',
+        },
+      );
     };
     await scriptFaults(account.id, [{ type: 'reject', reason: 'credentials_invalid', times: 2 }]);
     await refused('credentials_invalid');

@@ -336,7 +336,12 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
 
   it('too_many_fulfillment_orders counts every fulfillment order of the order, not only the shippable ones', async () => {
     const { shop } = await aShopWithCarrierA();
-    const aLine = { id: 1, quantity: 1, total_after_discounts: { amount: '499.00', currency: 'CZK' }, weight_grams: 1200 };
+    const aLine = {
+      id: 1,
+      quantity: 1,
+      total_after_discounts: { amount: '499.00', currency: 'CZK' },
+      weight_grams: 1200,
+    };
     // One open parcel fulfillment order and 20 closed ones: 21 on the order (spec "Limits": at most 20 per order).
     const crowded = await anOrderOnPlatform(shop.domain, {
       fulfillment_orders: [
@@ -345,7 +350,12 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
       ],
     });
     const refusal = { reason: 'too_many_fulfillment_orders', order_id: crowded.orderGid };
-    expectError(await dryRun(shop, { order_id: crowded.orderId }), 422, 'order_not_eligible', expect.objectContaining(refusal));
+    expectError(
+      await dryRun(shop, { order_id: crowded.orderId }),
+      422,
+      'order_not_eligible',
+      expect.objectContaining(refusal),
+    );
     expectError(
       await dryRun(shop, { order_id: crowded.orderId, fulfillment_order_ids: [crowded.fulfillmentOrderIds[0]] }),
       422,

@@ -511,7 +511,10 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       expect(changed.status).toBe(200);
       expect(changed.body.pickup_point).toMatchObject({ id: point.id, carrier: { code: 'carrier_a' } });
       expectError(
-        await app.request('POST', '/v1/labels', { headers: noWrites.auth, body: { order_id: other.id, dry_run: true } }),
+        await app.request('POST', '/v1/labels', {
+          headers: noWrites.auth,
+          body: { order_id: other.id, dry_run: true },
+        }),
         403,
         'write_access_required',
       );

@@ -157,7 +157,10 @@ describe('decideTarget', () => {
     ],
     [
       'more than 20 on the order, one named',
-      { fos: Array.from({ length: 21 }, (_, i) => fo(i + 1, { status: i === 0 ? 'open' : 'closed' })), named: foGid(1) },
+      {
+        fos: Array.from({ length: 21 }, (_, i) => fo(i + 1, { status: i === 0 ? 'open' : 'closed' })),
+        named: foGid(1),
+      },
       notEligible('too_many_fulfillment_orders'),
     ],
     [
