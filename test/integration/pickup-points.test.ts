@@ -196,6 +196,15 @@ describe('custom provider failure modes, as the merchant sees them', () => {
     const count = (part: string) => sampleValue(text, 'shipping_label_pickup_provider_dropped_total', { part }) ?? 0;
     return { item: count('item'), pin: count('pin'), openingHours: count('openingHours') };
   }
+  /** What was counted since `before`. */
+  async function droppedSince(before: Awaited<ReturnType<typeof droppedCounts>>) {
+    const now = await droppedCounts();
+    return {
+      item: now.item - before.item,
+      pin: now.pin - before.pin,
+      openingHours: now.openingHours - before.openingHours,
+    };
+  }
 
   it.each([
     ['a slow provider (past the time box)', { type: 'slow', delay_ms: 1500 }, 'timeout'],
@@ -262,10 +271,7 @@ describe('custom provider failure modes, as the merchant sees them', () => {
     expect(byId('gen-5').opening_hours.monday).toEqual([]);
     expect(byId('gen-6').opening_hours.monday).toEqual([]);
     // Counted for the operator: five items dropped whole, one pin and two opening-hours entries left out.
-    const after = await droppedCounts();
-    expect(after.item - before.item).toBe(5);
-    expect(after.pin - before.pin).toBe(1);
-    expect(after.openingHours - before.openingHours).toBe(2);
+    expect(await droppedSince(before)).toEqual({ item: 5, pin: 1, openingHours: 2 });
   });
 
   it('keeps a point with a bad pin, a capitalised weekday or a night range, leaving out only what is unusable', async () => {
@@ -320,10 +326,7 @@ describe('custom provider failure modes, as the merchant sees them', () => {
       sunday: [{ opens: '20:00', closes: '24:00' }],
       monday: [{ opens: '00:00', closes: '02:00' }],
     });
-    const after = await droppedCounts();
-    expect(after.item - before.item).toBe(0);
-    expect(after.pin - before.pin).toBe(1);
-    expect(after.openingHours - before.openingHours).toBe(1);
+    expect(await droppedSince(before)).toEqual({ item: 0, pin: 1, openingHours: 1 });
   });
 
   it('processes only the first 50 of 80 items', async () => {
