@@ -698,7 +698,8 @@ describe('the creation explains itself in the Temporal Web UI (user metadata)', 
     const nextLook = Date.parse(/Next automatic look at the carrier: (\S+)/.exec(details)![1]!);
     expect(nextLook).toBeGreaterThan(Date.now() - 1_000);
     expect(nextLook).toBeLessThanOrEqual(Date.now() + 2_500);
-    expect(details).toContain(`/v1/label-creations/${c.creationId}/resolve`);
+    // `$BASE` ends in the version prefix (one convention across the docs).
+    expect(details).toContain(`"$BASE/label-creations/${c.creationId}/resolve"`);
     expect(details).toContain(`-d '{"outcome":"not_created"}'`);
     expect(details).toContain(`-d '{"outcome":"shipment_exists"}'`);
     // Each activity says what it does, for this order and carrier.
