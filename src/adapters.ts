@@ -105,6 +105,8 @@ export function composeAdapters(
     platform: meter ? measuredPlatform(platform, meter) : platform,
     carrierFor,
     renderer: carrierRenderer({ orm, carrierFor }),
-    pickupPoints: createPickupPointSources(config, carrierFor, logger),
+    pickupPoints: createPickupPointSources(config, carrierFor, logger, {
+      ...(meter ? { onDropped: (part: string, count: number) => meter.pickupProviderDropped(part, count) } : {}),
+    }),
   };
 }

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { sentPlan } from '../../src/creation/transitions';
+import { recordedSentAt, sentPlan } from '../../src/creation/transitions';
 import { sendInputFor } from '../../workflows/label-creation/contract';
 import { DomainError } from '../../src/domain/errors';
 import { heartbeating, type CreationKit } from './kit';
@@ -71,6 +71,13 @@ export function prepareAndSendActivities(
   return {
     /** For a workflow whose first step never answered: whether (and on what plan) the carrier may have been called. */
     sentCreationPlan: (input: { creationId: string }): Promise<SendPlan | null> => planOf(input.creationId),
+
+    /**
+     * For a workflow whose carrier call never answered: when the call was marked sent (the `attention.sent_at` of
+     * `worker_lost`), or null when it never was, so the carrier was not called (decision 0137).
+     */
+    creationSentAt: (input: { creationId: string }): Promise<string | null> =>
+      recordedSentAt(kit.em(), input.creationId),
 
     prepareAndSendToCarrier: (input: PrepareAndSendInput): Promise<PreparedAndSent> =>
       heartbeating(() => firstStep(input)),

@@ -859,7 +859,7 @@ export interface operations {
               paused: boolean;
               /** @enum {string} */
               plan: 'subscription' | 'free_access';
-              /** @description Whether write endpoints answer; false means 403 `write_access_required` */
+              /** @description Whether the write endpoints (`POST /labels`, dry runs included, `POST /labels/{id}/printed`, resolve) answer; false means 403 `write_access_required` */
               write_access: boolean;
             };
             limits: {
@@ -1168,7 +1168,7 @@ export interface operations {
       query?: {
         /** @description Numeric order ID or GID; up to 50 comma-separated values */
         order_id?: string;
-        /** @description Exact order name; leading `#` optional */
+        /** @description Exact order name (case counts); leading `#` optional */
         order_name?: string;
         /** @description Batch the label was created in */
         batch_id?: string;
@@ -5750,7 +5750,7 @@ export interface operations {
       query?: {
         /** @description Numeric order ID or GID */
         order_id?: string;
-        /** @description Exact order name; leading `#` optional */
+        /** @description Order name; leading `#` optional, case-insensitive as `POST /labels` looks an order up by it */
         order_name?: string;
         status?: 'processing' | 'succeeded' | 'failed' | 'needs_attention' | 'abandoned';
         /** @description The `Idempotency-Key` of the request */
@@ -10229,7 +10229,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope`, `write_access_required` */
+      /** @description Error: `access_required`, `api_paused`, `plan_required`, `insufficient_scope` */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

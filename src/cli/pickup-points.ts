@@ -12,7 +12,7 @@ import {
   updateProvider,
 } from '../pickup-points/providers-repository';
 import { isIsoCountryCode } from '../domain/countries';
-import { customNetworkCode, PICKUP_POINT_TYPES, roundLocation, WEEKDAYS } from '../domain/pickup-points';
+import { customNetworkCode, PICKUP_POINT_TYPES, WEEKDAYS } from '../domain/pickup-points';
 import { maskHeaderValue, SealedHeadersError } from '../pickup-points/header-vault';
 import type { ProviderHeader } from '../pickup-points/provider-client';
 import {
@@ -215,8 +215,8 @@ function registerVerifyCommand(group: Command, kit: CliKit): void {
           throw new ProviderConfigError(`the store has ${all.length} providers; name one with --provider`);
         return { store: found, record: toProviderRecord(key(), chosen) };
       });
-      // Sent exactly as the service sends it: the location rounded to three decimals.
-      const sent = roundLocation({ latitude: opts.lat, longitude: opts.lng });
+      // Sent exactly as the service sends it: the location as given (the contract's "customer's location").
+      const sent = { latitude: opts.lat, longitude: opts.lng };
       const request = { ...sent, countryCode: opts.country, shop: store.domain };
       const network = {
         code: customNetworkCode(record.code),
@@ -257,6 +257,7 @@ function registerVerifyCommand(group: Command, kit: CliKit): void {
         received: validated.received,
         shown,
         dropped: validated.dropped,
+        dropped_fields: validated.droppedFields,
         ignored_over_limit: validated.ignoredOverLimit,
         out_of_order: validated.outOfOrder.map((o) => ({
           index: o.index,
@@ -278,6 +279,7 @@ function registerVerifyCommand(group: Command, kit: CliKit): void {
           ...validated.dropped.map(
             (d) => `  dropped item ${d.index}${d.id ? ` (${d.id})` : ''}: ${d.problems.join('; ')}`,
           ),
+          ...validated.droppedFields.map((d) => `  left out of item ${d.index} (${d.id}): ${d.problem}`),
           ...validated.outOfOrder.map(
             (o) =>
               `  not nearest first: shown item ${o.index + 1} is ${(o.distanceMeters / 1000).toFixed(1)} km away, ` +

@@ -82,22 +82,21 @@ const asRefusal = (r: RefusalRow): RecordedRefusal => ({
 const orNull = (value: Date | string | null | undefined) => (value ? new Date(value) : null);
 
 /**
- * The streak of an account (bindings: the account twice): its unclear results since its last clear one, and its last
- * acceptance; one row even without outcomes.
+ * The streak of an account (bindings: the account twice): its unclear results since its last clear one; one row even
+ * without outcomes.
  */
 const STREAK_COLUMNS = `(count(*) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq))::int as count,
-  max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at,
-  max(o.recorded_at) filter (where o.outcome = 'accepted') as last_accepted_at`;
+  max(o.recorded_at) filter (where o.outcome = 'unclear' and o.seq > c.clear_seq) as last_at`;
 const STREAK_FROM = `from carrier_outcomes o,
   (select coalesce(max(seq), 0) as clear_seq from carrier_outcomes where carrier_account_id = ? and outcome <> 'unclear') c
   where o.carrier_account_id = ?`;
 /** A recorded refusal as JSON fields, the shape of `RefusalRow`. */
 const REFUSAL_FIELDS = `'recorded_at', recorded_at, 'reason', reason, 'label_creation_id', label_creation_id`;
 
-/** The account's unclear results since its last clear one, and its last acceptance. */
+/** The account's unclear results since its last clear one, and its last acceptance (`labelctl` shows it). */
 async function streakOf(em: EntityManager, accountId: string) {
   const [row] = await em.execute<Array<{ count: number; last_at: Date | null; last_accepted_at: Date | null }>>(
-    `select ${STREAK_COLUMNS} ${STREAK_FROM}`,
+    `select ${STREAK_COLUMNS}, max(o.recorded_at) filter (where o.outcome = 'accepted') as last_accepted_at ${STREAK_FROM}`,
     [accountId, accountId],
   );
   return {
@@ -130,7 +129,6 @@ async function snapshotOf(
     Array<{
       count: number;
       last_at: Date | null;
-      last_accepted_at: Date | null;
       account_refusals: string[];
       fingerprint_refusals: RefusalRow[];
       fulfillment_order_refusals: Array<RefusalRow & { fulfillment_order_gid: string }>;
@@ -166,7 +164,6 @@ async function snapshotOf(
   }
   return {
     unclearStreak: { count: row!.count, lastAt: orNull(row!.last_at) },
-    lastAcceptedAt: orNull(row!.last_accepted_at),
     accountChangedAt: account.updatedAt,
     accountRefusals: row!.account_refusals.map((at) => new Date(at)),
     fingerprintRefusals: row!.fingerprint_refusals.map(asRefusal),

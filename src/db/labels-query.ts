@@ -46,7 +46,8 @@ export interface LabelView {
 export interface LabelListFilters {
   storeId: string;
   orderGids?: string[];
-  orderNameKey?: string;
+  /** The exact order name without a leading `#` (spec: case counts). */
+  orderName?: string;
   batchId?: string;
   trackingNumber?: string;
   direction?: LabelDirection;
@@ -295,8 +296,12 @@ function keysetWhere(f: LabelListFilters, after: KeysetPosition): KeysetWhere {
   const bind = (value: unknown) => `$${params.push(value)}`;
   const clauses = [`l.store_id = ${bind(f.storeId)}`];
   if (f.orderGids) clauses.push(`l.order_gid = any(${bind(f.orderGids)})`);
+  // The lowercased key finds the rows on the (store_id, order_name_key) index; the name itself must match exactly.
+  if (f.orderName !== undefined) {
+    clauses.push(`l.order_name_key = ${bind(f.orderName.toLowerCase())}`);
+    clauses.push(`regexp_replace(l.order_name, '^#', '') = ${bind(f.orderName)}`);
+  }
   const equal: Array<[string, unknown]> = [
-    ['l.order_name_key', f.orderNameKey],
     ['l.batch_id', f.batchId],
     ['l.tracking_number', f.trackingNumber],
   ];

@@ -55,8 +55,6 @@ export interface RecordedRefusal {
 export interface ProtectionSnapshot {
   /** Unclear results on the account since its last clear one (accepted, refused, or an operator's reset). */
   unclearStreak: { count: number; lastAt: Date | null };
-  /** The account's most recent accepted shipment. */
-  lastAcceptedAt: Date | null;
   /** When the account's settings last changed (a change makes every shipment a new one). */
   accountChangedAt: Date;
   /** Refusals on the account. */
@@ -165,10 +163,11 @@ export function decideCarrierProtection(
   const circuitUntil = circuitOpenUntil(snapshot.unclearStreak, settings, now);
   if (circuitUntil) return unavailable('circuit_open', circuitUntil, now);
 
-  // Refusals before the account's last acceptance or last change say nothing about the account as it is now.
-  const since = Math.max(snapshot.lastAcceptedAt?.getTime() ?? -Infinity, snapshot.accountChangedAt.getTime());
+  // Spec: "5 refusals in 10 minutes", an acceptance between them included; refusals before the account's last change
+  // say nothing about the account as it is now (the fix the spec's `after_fix` asks for). Decision 0131.
+  const changedAt = snapshot.accountChangedAt.getTime();
   const accountUntil = slidingWindowBlock(
-    snapshot.accountRefusals.filter((t) => t.getTime() > since),
+    snapshot.accountRefusals.filter((t) => t.getTime() > changedAt),
     settings.accountRejectingLimit,
     settings.accountRejectingWindowMs,
     now,

@@ -1,5 +1,5 @@
 /**
- * Pickup points: the vocabulary, the geometry (distance, rounding, merging nearest-first lists), opening hours in the
+ * Pickup points: the vocabulary, the geometry (distance, merging nearest-first lists), opening hours in the
  * provider contract's notation, which networks an order's delivery method allows, and whether a chosen point can be
  * set on an order. Pure: the carrier port, the custom-provider client and the API call these.
  */
@@ -71,18 +71,6 @@ export function distanceMeters(a: GeoPoint, b: GeoPoint): number {
   return Math.round(2 * EARTH_RADIUS_METERS * Math.asin(Math.min(1, Math.sqrt(h))));
 }
 
-/**
- * Three decimals: about 110 m north-south. Custom providers receive the rounded location (they learn no more of the
- * customer's whereabouts than they need) and their answers are cached under it.
- */
-export function roundCoordinate(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
-export function roundLocation(location: GeoPoint): GeoPoint {
-  return { latitude: roundCoordinate(location.latitude), longitude: roundCoordinate(location.longitude) };
-}
-
 export interface Placed<T> {
   item: T;
   distanceMeters: number;
@@ -146,28 +134,92 @@ function minutes(hours: string, mins: string): number | null {
   return h * 60 + m;
 }
 
+const DAY_MINUTES = 24 * 60;
+const clock = (total: number) =>
+  `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
+
+/** One day's ranges, and the part of its last range that runs past midnight into the next day (null when none). */
+export type DayRanges = { ok: true; ranges: OpeningRange[]; pastMidnight: OpeningRange | null };
+
 /**
- * Parses one day's ranges. `24:00` may close a day; a range must end after it starts and ranges must not overlap.
- * An empty string is a closed day. Returns the problem as text for the operator when the value is not usable.
+ * Parses one day's ranges. `24:00` may close a day; a range that closes at or before it opens runs past midnight
+ * (`22:00 - 06:00`: the contract's `HH:MM - HH:MM` does not keep a range within one day), so it is the day's last,
+ * kept as `22:00 - 24:00` with `00:00 - 06:00` for the next day. Ranges must not overlap and may not open and close
+ * at the same time. An empty string is a closed day. Returns the problem as text for the operator when the value is
+ * not usable (docs/decisions/0136-provider-point-fields.md).
  */
-export function parseOpeningRanges(
-  text: string,
-): { ok: true; ranges: OpeningRange[] } | { ok: false; problem: string } {
-  if (text.trim() === '') return { ok: true, ranges: [] };
+export function parseOpeningRanges(text: string): DayRanges | { ok: false; problem: string } {
+  if (text.trim() === '') return { ok: true, ranges: [], pastMidnight: null };
   const ranges: OpeningRange[] = [];
+  let pastMidnight: OpeningRange | null = null;
   let previousEnd = -1;
-  for (const part of text.split(',')) {
-    const match = RANGE.exec(part.trim());
+  for (const part of text.split(',').map((p) => p.trim())) {
+    const match = RANGE.exec(part);
     const start = match ? minutes(match[1]!, match[2]!) : null;
     const end = match ? minutes(match[3]!, match[4]!) : null;
-    if (!match || start === null || end === null || start >= 24 * 60)
-      return { ok: false, problem: `"${part.trim().slice(0, 40)}" is not a range HH:MM - HH:MM` };
-    if (end <= start) return { ok: false, problem: `"${part.trim()}" ends before it starts` };
-    if (start < previousEnd) return { ok: false, problem: `"${part.trim()}" overlaps the range before it` };
-    previousEnd = end;
-    ranges.push({ opens: `${match[1]}:${match[2]}`, closes: `${match[3]}:${match[4]}` });
+    if (!match || start === null || end === null || start >= DAY_MINUTES)
+      return { ok: false, problem: `"${part.slice(0, 40)}" is not a range HH:MM - HH:MM` };
+    if (end === start) return { ok: false, problem: `"${part}" opens and closes at the same time` };
+    if (start < previousEnd) {
+      const before = previousEnd === DAY_MINUTES ? 'a range running past midnight' : 'the range before it';
+      return { ok: false, problem: `"${part}" overlaps ${before}` };
+    }
+    const overnight = end < start;
+    previousEnd = overnight ? DAY_MINUTES : end;
+    ranges.push({ opens: clock(start), closes: overnight ? '24:00' : clock(end) });
+    if (overnight && end > 0) pastMidnight = { opens: '00:00', closes: clock(end) };
   }
-  return { ok: true, ranges };
+  return { ok: true, ranges, pastMidnight };
+}
+
+/** Ranges of one day in order, overlapping ones joined (a night's tail meeting the day's own first range). */
+function joinRanges(ranges: OpeningRange[]): OpeningRange[] {
+  const joined: OpeningRange[] = [];
+  for (const range of [...ranges].sort((a, b) => a.opens.localeCompare(b.opens))) {
+    const last = joined.at(-1);
+    if (last && range.opens < last.closes) {
+      if (range.closes > last.closes) last.closes = range.closes;
+    } else joined.push({ ...range });
+  }
+  return joined;
+}
+
+/** An `openingHours` entry left out, with why (for the operator). */
+export interface OpeningHoursProblem {
+  key: string;
+  problem: string;
+}
+
+/**
+ * The contract's `openingHours` object: keys are lowercase English weekdays, values the day's ranges. An entry with
+ * another key (`Monday`, `mon`) or an unusable value is left out and reported; the day it would have named is then
+ * absent, which the contract treats as closed. The rest of the week stands. A night's tail opens the next day (after
+ * Sunday, Monday).
+ */
+export function parseOpeningWeek(days: Record<string, unknown>): {
+  hours: OpeningHours;
+  problems: OpeningHoursProblem[];
+} {
+  const problems: OpeningHoursProblem[] = [];
+  const parsed = new Map<Weekday, DayRanges>();
+  for (const [key, value] of Object.entries(days)) {
+    if (!(WEEKDAYS as readonly string[]).includes(key)) {
+      problems.push({ key, problem: `unknown key "${key.slice(0, 40)}" (weekdays are monday to sunday, lowercase)` });
+    } else if (typeof value !== 'string' || value.length > 200) {
+      problems.push({ key, problem: 'must be a text of ranges HH:MM - HH:MM separated by commas' });
+    } else {
+      const day = parseOpeningRanges(value);
+      if (day.ok) parsed.set(key as Weekday, day);
+      else problems.push({ key, problem: day.problem });
+    }
+  }
+  const hours = closedWeek();
+  WEEKDAYS.forEach((day, i) => {
+    const own = parsed.get(day)?.ranges ?? [];
+    const tail = parsed.get(WEEKDAYS[(i + WEEKDAYS.length - 1) % WEEKDAYS.length]!)?.pastMidnight;
+    hours[day] = tail ? joinRanges([tail, ...own]) : own;
+  });
+  return { hours, problems };
 }
 
 /** Every day closed; networks fill in the days they know. */

@@ -30,9 +30,17 @@ export function parseFulfillmentOrderId(value: string): PlatformId | null {
   return parse(value, FULFILLMENT_ORDER_GID, 'FulfillmentOrder');
 }
 
-/** Key of the `order_name` filter: exact name, leading `#` optional, case-insensitive. */
+/**
+ * The case-insensitive key of an order name (`POST /labels` finds an order by it, `GET /label-creations` filters by it,
+ * and labels keep it indexed): exact name, leading `#` optional, case-insensitive.
+ */
 export function orderNameKey(name: string): string {
-  return name.trim().replace(/^#/, '').toLowerCase();
+  return orderNameExact(name).toLowerCase();
+}
+
+/** An order name as `GET /labels` matches it: exact, a leading `#` optional (spec "GET /labels", `order_name`). */
+export function orderNameExact(name: string): string {
+  return name.trim().replace(/^#/, '');
 }
 
 /**

@@ -2,8 +2,11 @@ import type { ContextFulfillmentOrder, ContextLabel, ContextOrder, OrderLookup }
 import type { CreationRequest } from './creation-request';
 import { decided, refusal, refused, type Decided } from './refusal';
 
-/** Spec "Limits": at most 20 fulfillment orders per order (checked on the label's target). */
-export const MAX_TARGET_FULFILLMENT_ORDERS = 20;
+/**
+ * Spec "Limits": at most 20 fulfillment orders per order, counted over every fulfillment order of the order, whatever
+ * its status, delivery method or location (docs/decisions/0130-fulfillment-orders-per-order.md).
+ */
+export const MAX_ORDER_FULFILLMENT_ORDERS = 20;
 
 const SHIPPABLE_STATUSES = new Set(['open', 'in_progress']);
 
@@ -115,6 +118,13 @@ export function decideTarget(
   request: Pick<CreationRequest, 'fulfillmentOrderIds' | 'allLocations'>,
 ): Decided<ContextFulfillmentOrder[]> {
   if (order.cancelled) return notEligible('order_cancelled', 'The order is cancelled.', { order_id: order.id });
+  if (fulfillmentOrders.length > MAX_ORDER_FULFILLMENT_ORDERS) {
+    return notEligible(
+      'too_many_fulfillment_orders',
+      `The order has ${fulfillmentOrders.length} fulfillment orders; labels are made for orders with at most ${MAX_ORDER_FULFILLMENT_ORDERS}.`,
+      { order_id: order.id, fulfillment_orders: fulfillmentOrderSummaries(fulfillmentOrders, labels) },
+    );
+  }
 
   const named = request.fulfillmentOrderIds?.[0];
   if (named !== undefined) {
@@ -179,13 +189,6 @@ export function decideTarget(
         `The order ships from ${locations.size} locations; name one fulfillment order in fulfillment_order_ids, or send all_locations: true.`,
         { fulfillment_orders: fulfillmentOrderSummaries(shippable, labels) },
       ),
-    );
-  }
-  if (shippable.length > MAX_TARGET_FULFILLMENT_ORDERS) {
-    return notEligible(
-      'too_many_fulfillment_orders',
-      `The label would cover ${shippable.length} fulfillment orders; at most ${MAX_TARGET_FULFILLMENT_ORDERS} are allowed. Name one in fulfillment_order_ids.`,
-      { order_id: order.id, fulfillment_orders: fulfillmentOrderSummaries(shippable, labels) },
     );
   }
   return decided(shippable);

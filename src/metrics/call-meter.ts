@@ -12,6 +12,11 @@ export interface CallMeter {
   shopifyVersionServed(served: string): void;
   /** A field the platform refused for a scope the installation lacks or protected customer data (`access`). */
   platformAccessDenied(access: string): void;
+  /**
+   * What a custom pickup point provider's answer held that is not shown: `item` (a point without a valid required
+   * field, or a repeated ID) or the optional field left out of a kept point (`place`, `pin`, `openingHours`).
+   */
+  pickupProviderDropped(part: string, count: number): void;
 }
 
 export const SHOPIFY_VERSION_METRIC = 'shipping_label_shopify_version_mismatch_total';
@@ -19,6 +24,9 @@ export const ACCESS_DENIED_METRIC = 'shipping_label_platform_access_denied_total
 const VERSION_HELP =
   'Answers Shopify served in another Admin API version than SHOPIFY_API_VERSION, by the version served';
 const ACCESS_HELP = 'Platform calls refused for a missing access scope or protected customer data, by what they need';
+export const PROVIDER_DROPPED_METRIC = 'shipping_label_pickup_provider_dropped_total';
+const PROVIDER_DROPPED_HELP =
+  "What custom pickup point providers' answers held that is not shown: whole items, or an optional field of a kept point";
 
 /** The scopes a refusal names (`read_locations`, ...), or what it needs when it names none: a closed, small set. */
 export function accessLabel(access: string): string {
@@ -68,11 +76,18 @@ export function promCallMeter(registry: Registry): CallMeter {
     labelNames: ['access'] as const,
     registers: [registry],
   });
+  const providerDropped = new Counter({
+    name: PROVIDER_DROPPED_METRIC,
+    help: PROVIDER_DROPPED_HELP,
+    labelNames: ['part'] as const,
+    registers: [registry],
+  });
   return {
     carrierCall: (labels, seconds) => carrier.observe(labels, seconds),
     platformCall: (labels, seconds) => platform.observe(labels, seconds),
     shopifyVersionServed: (served) => version.inc({ served }),
     platformAccessDenied: (access) => denied.inc({ access: accessLabel(access) }),
+    pickupProviderDropped: (part, count) => providerDropped.inc({ part }, count),
   };
 }
 
@@ -81,10 +96,12 @@ export function temporalCallMeter(meter: MetricMeter): CallMeter {
   const platform = meter.createHistogram(PLATFORM_CALL_METRIC, 'float', '', PLATFORM_HELP);
   const version = meter.createCounter(SHOPIFY_VERSION_METRIC, '', VERSION_HELP);
   const denied = meter.createCounter(ACCESS_DENIED_METRIC, '', ACCESS_HELP);
+  const providerDropped = meter.createCounter(PROVIDER_DROPPED_METRIC, '', PROVIDER_DROPPED_HELP);
   return {
     carrierCall: (labels, seconds) => carrier.record(seconds, labels),
     platformCall: (labels, seconds) => platform.record(seconds, labels),
     shopifyVersionServed: (served) => version.add(1, { served }),
     platformAccessDenied: (access) => denied.add(1, { access: accessLabel(access) }),
+    pickupProviderDropped: (part, count) => providerDropped.add(count, { part }),
   };
 }

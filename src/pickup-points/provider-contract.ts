@@ -2,13 +2,11 @@ import { z } from 'zod';
 import { isIsoCountryCode } from '../domain/countries';
 import {
   MAX_PICKUP_POINTS,
-  WEEKDAYS,
   closedWeek,
   distanceMeters,
   findOutOfOrder,
-  parseOpeningRanges,
+  parseOpeningWeek,
   type GeoPoint,
-  type OpeningHours,
   type OutOfOrder,
   type PickupPoint,
   type Placed,
@@ -16,7 +14,9 @@ import {
 
 /**
  * The custom pickup point provider contract (shared/spec/pickup-point-provider.md): what the service sends and how
- * it reads the answer. Items are validated one by one: an invalid item is dropped and counted, never fatal.
+ * it reads the answer. Items are validated one by one: an item without a valid required field is dropped, an unusable
+ * optional field (`place`, `pin`, an `openingHours` entry) is left out of a point that is kept; both are reported,
+ * never fatal.
  */
 
 /** Contract "Request headers": a fixed text naming the service's pickup point component. */
@@ -32,37 +32,28 @@ export interface ProviderSearchRequest {
 
 const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `longer than ${max} characters`);
 
-const openingHoursSchema = z
-  .object(Object.fromEntries(WEEKDAYS.map((day) => [day, z.string().max(200).optional()])))
-  .strict()
-  .transform((days, ctx): OpeningHours => {
-    const week = closedWeek();
-    for (const day of WEEKDAYS) {
-      const value = days[day];
-      if (value === undefined) continue;
-      const parsed = parseOpeningRanges(value);
-      if (parsed.ok) week[day] = parsed.ranges;
-      else ctx.addIssue({ code: 'custom', path: [day], message: parsed.problem, input: value });
-    }
-    return week;
-  });
-
-/** Contract "Pickup point": required fields, ISO countries, `pin` a URL, opening hours per weekday. */
+/** Contract "Pickup point", the required fields: the point is kept only with every one of them valid. */
 export const providerPointSchema = z.object({
   id: text(100),
   longitude: z.number().min(-180).max(180),
   latitude: z.number().min(-90).max(90),
   name: text(200),
-  place: z.string().trim().max(200).nullish(),
   street: text(200),
   city: text(100),
   zip: text(20),
   country: z.string().refine(isIsoCountryCode, 'must be an ISO 3166-1 alpha-2 code in capitals, e.g. CZ'),
+});
+
+/** The contract's optional fields: one that is not usable is left out and the point kept (decision 0136). */
+export const OPTIONAL_POINT_FIELDS = ['place', 'pin', 'openingHours'] as const;
+export type OptionalPointField = (typeof OPTIONAL_POINT_FIELDS)[number];
+
+const placeSchema = z.object({ place: z.string().trim().max(200, 'longer than 200 characters').nullish() });
+const pinSchema = z.object({
   pin: z
     .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .max(2000)
+    .max(2000, 'longer than 2000 characters')
     .nullish(),
-  openingHours: openingHoursSchema.nullish(),
 });
 
 export interface DroppedItem {
@@ -70,6 +61,14 @@ export interface DroppedItem {
   index: number;
   id: string | null;
   problems: string[];
+}
+
+/** An optional field (or one `openingHours` entry) of a kept point, left out. */
+export interface DroppedField {
+  index: number;
+  id: string;
+  field: OptionalPointField;
+  problem: string;
 }
 
 export interface ValidatedAnswer {
@@ -80,6 +79,8 @@ export interface ValidatedAnswer {
   /** Items past the first 50, which are never processed (contract rule 3). */
   ignoredOverLimit: number;
   dropped: DroppedItem[];
+  /** Optional fields left out of points that are shown. */
+  droppedFields: DroppedField[];
   /** Where the answer is not nearest first (contract rule 2); positions in `points`. */
   outOfOrder: OutOfOrder[];
 }
@@ -104,20 +105,51 @@ function problemsOf(error: z.ZodError): string[] {
   });
 }
 
-function toPoint(item: z.output<typeof providerPointSchema>): PickupPoint {
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The optional fields of an item: each usable one, and a problem for each left out. */
+function optionalFields(raw: Record<string, unknown>) {
+  const problems: Array<{ field: OptionalPointField; problem: string }> = [];
+  const place = placeSchema.safeParse({ place: raw.place }, { reportInput: true });
+  if (!place.success) problems.push({ field: 'place', problem: problemsOf(place.error).join('; ') });
+  const pin = pinSchema.safeParse({ pin: raw.pin }, { reportInput: true });
+  if (!pin.success) problems.push({ field: 'pin', problem: problemsOf(pin.error).join('; ') });
+  let openingHours = closedWeek();
+  if (isPlainObject(raw.openingHours)) {
+    const week = parseOpeningWeek(raw.openingHours);
+    openingHours = week.hours;
+    for (const p of week.problems) {
+      problems.push({ field: 'openingHours', problem: `openingHours.${p.key.slice(0, 40)}: ${p.problem}` });
+    }
+  } else if (raw.openingHours !== undefined && raw.openingHours !== null) {
+    problems.push({
+      field: 'openingHours',
+      problem: `openingHours: must be an object (got ${describe(raw.openingHours)})`,
+    });
+  }
+  return {
+    place: (place.success && place.data.place) || null,
+    pinUrl: (pin.success && pin.data.pin) || null,
+    openingHours,
+    problems,
+  };
+}
+
+function toPoint(item: z.output<typeof providerPointSchema>, optional: ReturnType<typeof optionalFields>): PickupPoint {
   return {
     id: item.id,
     type: 'pickup_point',
     name: item.name,
-    place: item.place || null,
+    place: optional.place,
     street: item.street,
     city: item.city,
     zip: item.zip,
     country: item.country,
     latitude: item.latitude,
     longitude: item.longitude,
-    pinUrl: item.pin ?? null,
-    openingHours: item.openingHours ?? closedWeek(),
+    pinUrl: optional.pinUrl,
+    openingHours: optional.openingHours,
     requiresCustomerId: false,
   };
 }
@@ -129,9 +161,10 @@ export function validateProviderAnswer(body: unknown, origin: GeoPoint): Validat
   if (!Array.isArray(data)) throw new InvalidProviderAnswerError('the answer is not a JSON object with a `data` array');
   const points: Placed<PickupPoint>[] = [];
   const dropped: DroppedItem[] = [];
+  const droppedFields: DroppedField[] = [];
   const seen = new Map<string, number>();
   data.slice(0, MAX_PICKUP_POINTS).forEach((raw: unknown, index) => {
-    const rawId = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
+    const rawId = isPlainObject(raw) ? raw.id : undefined;
     const id = typeof rawId === 'string' ? rawId : null;
     const parsed = providerPointSchema.safeParse(raw, { reportInput: true });
     if (!parsed.success) {
@@ -144,7 +177,10 @@ export function validateProviderAnswer(body: unknown, origin: GeoPoint): Validat
       return;
     }
     seen.set(parsed.data.id, index);
-    const point = toPoint(parsed.data);
+    // The schema accepted it, so it is an object.
+    const optional = optionalFields(raw as Record<string, unknown>);
+    for (const p of optional.problems) droppedFields.push({ index, id: parsed.data.id, ...p });
+    const point = toPoint(parsed.data, optional);
     points.push({ item: point, distanceMeters: distanceMeters(origin, point) });
   });
   return {
@@ -152,6 +188,7 @@ export function validateProviderAnswer(body: unknown, origin: GeoPoint): Validat
     received: data.length,
     ignoredOverLimit: Math.max(0, data.length - MAX_PICKUP_POINTS),
     dropped,
+    droppedFields,
     outOfOrder: findOutOfOrder(points.map((p) => p.distanceMeters)),
   };
 }

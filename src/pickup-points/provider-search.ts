@@ -1,4 +1,4 @@
-import { roundLocation, type GeoPoint } from '../domain/pickup-points';
+import type { GeoPoint } from '../domain/pickup-points';
 import type { Logger } from '../logger';
 import { ProviderCallError, type ProviderClient, type ProviderHeader } from './provider-client';
 import { InvalidProviderAnswerError, validateProviderAnswer, type ValidatedAnswer } from './provider-contract';
@@ -38,6 +38,8 @@ export interface ProviderSearchOptions {
   now: () => Date;
   logger: Logger;
   maxEntries?: number;
+  /** Counts each answer's dropped items (`item`) and left-out optional fields (by field), as they arrive. */
+  onDropped?: (part: string, count: number) => void;
 }
 
 export type ProviderSearch = (provider: ProviderRecord, input: ProviderSearchInput) => Promise<ProviderSearchResult>;
@@ -47,7 +49,7 @@ const staleMayStandIn = (failure: ProviderCallError) =>
   !(failure.kind === 'http_error' && (failure.details.status ?? 0) < 500) && failure.kind !== 'blocked_target';
 
 /**
- * Searches one custom provider with a short per-process cache keyed by the rounded location (decision 0202):
+ * Searches one custom provider with a short per-process cache keyed by the location (decisions 0202, 0135):
  * identical searches in flight share one call, answers are reused within `cacheTtlMs`, and kept up to `staleTtlMs`
  * to stand in when the provider fails. Every failure and every dropped item is logged for the operator with the
  * provider's own message.
@@ -61,6 +63,14 @@ export function createProviderSearch(options: ProviderSearchOptions): ProviderSe
     cache.delete(key);
     cache.set(key, { answer, storedAt: options.now().getTime() });
     while (cache.size > maxEntries) cache.delete(cache.keys().next().value!);
+  };
+
+  const countDropped = (validated: ValidatedAnswer) => {
+    if (!options.onDropped) return;
+    if (validated.dropped.length > 0) options.onDropped('item', validated.dropped.length);
+    const byField = new Map<string, number>();
+    for (const d of validated.droppedFields) byField.set(d.field, (byField.get(d.field) ?? 0) + 1);
+    for (const [field, count] of byField) options.onDropped(field, count);
   };
 
   const callProvider = async (provider: ProviderRecord, input: ProviderSearchInput, origin: GeoPoint) => {
@@ -79,25 +89,31 @@ export function createProviderSearch(options: ProviderSearchOptions): ProviderSe
         attempts: answer.attempts,
       });
     }
-    if (validated.dropped.length > 0 || validated.ignoredOverLimit > 0 || validated.outOfOrder.length > 0) {
+    countDropped(validated);
+    const { dropped, droppedFields } = validated;
+    if (dropped.length + droppedFields.length + validated.ignoredOverLimit + validated.outOfOrder.length > 0) {
       options.logger.warn(
         {
           pickup_provider_id: provider.id,
           store_id: provider.storeId,
           received: validated.received,
-          dropped: validated.dropped.length,
-          first_problems: validated.dropped.slice(0, 3).map((d) => ({ index: d.index, problems: d.problems })),
+          dropped: dropped.length,
+          first_problems: dropped.slice(0, 3).map((d) => ({ index: d.index, problems: d.problems })),
+          dropped_fields: droppedFields.length,
+          first_field_problems: droppedFields.slice(0, 3).map((d) => ({ index: d.index, problem: d.problem })),
           ignored_over_limit: validated.ignoredOverLimit,
           out_of_order: validated.outOfOrder.length,
         },
-        'custom pickup point provider answered with items the service does not show',
+        'custom pickup point provider answered with items or fields the service does not show',
       );
     }
     return validated;
   };
 
   return async (provider, input) => {
-    const origin = roundLocation(input.location);
+    // The customer's location as it is, never rounded: the contract asks for it, and the provider's 50 nearest (and
+    // every distance) are those of the true point (docs/decisions/0135-customer-location-to-providers.md).
+    const origin = input.location;
     const key = [provider.id, provider.updatedAt.getTime(), origin.latitude, origin.longitude, input.countryCode].join(
       '|',
     );

@@ -23,7 +23,12 @@ export function createPickupPointSources(
   config: PickupPointConfig,
   carrierFor: (carrierCode: string) => CarrierPort,
   logger: Logger,
-  options: { resolve?: Resolver; now?: () => Date } = {},
+  options: {
+    resolve?: Resolver;
+    now?: () => Date;
+    /** Counts what providers' answers held that is not shown (the API's metric). */
+    onDropped?: (part: string, count: number) => void;
+  } = {},
 ): PickupPointSources {
   return {
     carrierFor,
@@ -34,6 +39,7 @@ export function createPickupPointSources(
       staleTtlMs: config.pickupPoints.staleTtlMs,
       now: options.now ?? (() => new Date()),
       logger,
+      ...(options.onDropped ? { onDropped: options.onDropped } : {}),
     }),
   };
 }

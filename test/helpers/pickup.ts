@@ -115,6 +115,12 @@ export async function configureProvider(name: string, requiredHeaders: Record<st
   if (status !== 200) throw new Error('configuring the sandbox provider failed');
 }
 
+/** The points a sandbox provider answers from (its 50 nearest to the searched location, nearest first). */
+export async function setProviderPoints(name: string, points: Array<Record<string, unknown>>): Promise<void> {
+  const { status, body } = await control('PUT', `/_control/pickup-providers/${name}`, { points });
+  if (status !== 200) throw new Error(`setting the sandbox provider's points failed: ${JSON.stringify(body)}`);
+}
+
 export async function scriptProviderFaults(name: string, faults: Array<Record<string, unknown>>): Promise<void> {
   const { status, body } = await control('POST', `/_control/pickup-providers/${name}/faults`, { faults });
   if (status !== 201) throw new Error(`scripting provider faults failed: ${JSON.stringify(body)}`);

@@ -18,10 +18,13 @@ export const utcDayStart = (ms: number): number => Math.floor(ms / DAY) * DAY;
 export const isoSeconds = (at: number | Date): string =>
   `${new Date(secondAligned(typeof at === 'number' ? at : at.getTime())).toISOString().slice(0, 19)}Z`;
 
-/** An instant written in a zone `offsetMinutes` east of UTC, `2026-11-27T12:20:30+02:00`, as a client may send it. */
-export function isoSecondsInZone(at: number, offsetMinutes: number): string {
+/**
+ * An instant written in a zone `offsetMinutes` east of UTC, `2026-11-27T12:20:30+02:00`, as a client may send it;
+ * `fraction` (`.5`, `.999999999`) follows the seconds of its whole second.
+ */
+export function isoSecondsInZone(at: number, offsetMinutes: number, fraction = ''): string {
   const local = new Date(secondAligned(at) + offsetMinutes * MINUTE).toISOString().slice(0, 19);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(offsetMinutes);
-  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${local}${fraction}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }

@@ -72,21 +72,39 @@ async function unclearCreations(shop: Shop, accountId: string, n: number) {
   }
 }
 
+/** A creation for a new order that the carrier refuses with `reason` (its scripted fault). */
+async function refusedCreation(shop: Shop, reason: string) {
+  const order = await anOrderOnPlatform(shop.domain);
+  expectError(await create(shop, `refused-${order.orderId}`, { order_id: order.orderId }), 422, 'carrier_rejected', {
+    reason,
+    label_creation_id: expect.stringMatching(/^lcr_/),
+    retry: 'after_fix',
+    next_action: 'fix_and_retry',
+  });
+}
+
+/** A creation for a new order that carrier protection stops with 503 `carrier_unavailable` for `reason`. */
+async function blockedCreation(shop: Shop, reason: 'circuit_open' | 'account_rejecting') {
+  const order = await anOrderOnPlatform(shop.domain);
+  const blocked = await create(shop, `blocked-${order.orderId}`, { order_id: order.orderId });
+  expectError(blocked, 503, 'carrier_unavailable', {
+    reason,
+    retry_after_seconds: expect.any(Number),
+    label_creation_id: expect.stringMatching(/^lcr_/),
+    ...(reason === 'circuit_open'
+      ? { retry: 'later', next_action: 'retry_later' }
+      : { retry: 'after_fix', next_action: 'fix_and_retry' }),
+  });
+  return { order, blocked };
+}
+
 describe('circuit_open: several unclear results in a row on a carrier account', () => {
   it('after 5 unclear results new creations answer 503 without calling the carrier, until the open time passes', async () => {
     const { shop, account } = await aShop();
     await unclearCreations(shop, account.id, SPEC_PROTECTION.circuitThreshold);
 
     // The carrier would accept now (no fault left): a call would show in its ledger.
-    const order = await anOrderOnPlatform(shop.domain);
-    const blocked = await create(shop, `blocked-${order.orderId}`, { order_id: order.orderId });
-    expectError(blocked, 503, 'carrier_unavailable', {
-      reason: 'circuit_open',
-      retry_after_seconds: expect.any(Number),
-      label_creation_id: expect.stringMatching(/^lcr_/),
-      retry: 'later',
-      next_action: 'retry_later',
-    });
+    const { order, blocked } = await blockedCreation(shop, 'circuit_open');
     const retryAfter = Number(blocked.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(300);
@@ -161,25 +179,8 @@ describe('account_rejecting: 5 refusals on the account in 10 minutes', () => {
       { type: 'reject', reason: 'credentials_invalid', times: 3 },
       { type: 'reject', reason: 'account_not_permitted', times: 2 },
     ]);
-    for (let i = 0; i < 5; i += 1) {
-      const order = await anOrderOnPlatform(shop.domain);
-      const res = await create(shop, `refused-${order.orderId}`, { order_id: order.orderId });
-      expectError(res, 422, 'carrier_rejected', {
-        reason: i < 3 ? 'credentials_invalid' : 'account_not_permitted',
-        label_creation_id: expect.stringMatching(/^lcr_/),
-        retry: 'after_fix',
-        next_action: 'fix_and_retry',
-      });
-    }
-    const order = await anOrderOnPlatform(shop.domain);
-    const blocked = await create(shop, `blocked-${order.orderId}`, { order_id: order.orderId });
-    expectError(blocked, 503, 'carrier_unavailable', {
-      reason: 'account_rejecting',
-      retry_after_seconds: expect.any(Number),
-      label_creation_id: expect.stringMatching(/^lcr_/),
-      retry: 'after_fix',
-      next_action: 'fix_and_retry',
-    });
+    for (let i = 0; i < 5; i += 1) await refusedCreation(shop, i < 3 ? 'credentials_invalid' : 'account_not_permitted');
+    const { order, blocked } = await blockedCreation(shop, 'account_rejecting');
     expect(Number(blocked.headers.get('retry-after'))).toBeLessThanOrEqual(600);
     expect(await ledger(account.id)).toEqual([]);
     expectError(await dryRun(shop, { order_id: order.orderId }), 503, 'carrier_unavailable', {
@@ -193,6 +194,22 @@ describe('account_rejecting: 5 refusals on the account in 10 minutes', () => {
     await app.orm.em.fork().execute('update carrier_accounts set updated_at = now() where id = ?', [account.id]);
     const fixed = await create(shop, `fixed-${order.orderId}`, { order_id: order.orderId });
     expect(fixed.status).toBe(201);
+  });
+
+  it('an accepted shipment among the 5 refusals does not lift it (spec: "5 refusals in 10 minutes")', async () => {
+    const { shop, account } = await aShop();
+    await scriptFaults(account.id, [{ type: 'reject', reason: 'credentials_invalid', times: 2 }]);
+    await refusedCreation(shop, 'credentials_invalid');
+    await refusedCreation(shop, 'credentials_invalid');
+    // The carrier accepts one shipment in between.
+    const accepted = await anOrderOnPlatform(shop.domain);
+    expect((await create(shop, `accepted-${accepted.orderId}`, { order_id: accepted.orderId })).status).toBe(201);
+    await scriptFaults(account.id, [{ type: 'reject', reason: 'account_not_permitted', times: 3 }]);
+    for (let i = 0; i < 3; i += 1) await refusedCreation(shop, 'account_not_permitted');
+
+    await blockedCreation(shop, 'account_rejecting');
+    // The carrier's shipments: the accepted one only; the blocked creation never called it.
+    expect(await ledger(account.id)).toEqual([expect.objectContaining({ reference: expect.stringMatching(/^lcr_/) })]);
   });
 });
 

@@ -55,7 +55,10 @@ type Call = { name: keyof Activities; input: Record<string, unknown> };
 interface Script {
   /** What each prepare returns or throws, in turn; the last one repeats. */
   prepare: Array<PreparedAndLocked | Error>;
-  send?: SentToCarrier | Error;
+  /** The carrier call's answer; a list answers in turn (the last one repeats). */
+  send?: SentToCarrier | Error | Array<SentToCarrier | Error>;
+  /** When the record says the call was marked sent (`creationSentAt`); null: never. */
+  sentAt?: string | null;
   batch?: Array<Awaited<ReturnType<Activities['checkShipment']>>>;
   fetchDocument?: Error;
   recover?: Recovered[];
@@ -75,6 +78,7 @@ const scriptOf = (input: Record<string, unknown>): Script => {
   return script;
 };
 const next = <T>(list: T[]): T => (list.length > 1 ? list.shift()! : list[0]!);
+const sendAnswer = (s: Script): SentToCarrier | Error | undefined => (Array.isArray(s.send) ? next(s.send) : s.send);
 
 /** Every activity the workflow calls, recording its input and answering from the creation's script. */
 function mockActivities(): Partial<Record<keyof Activities, (input: Record<string, unknown>) => Promise<unknown>>> {
@@ -101,7 +105,10 @@ function mockActivities(): Partial<Record<keyof Activities, (input: Record<strin
     // every lock taken, the creation marked sent with its plan and the script's carrier answer.
     prepareAndSendToCarrier: record('prepareAndSendToCarrier', (s, input) => {
       if (s.firstStep) return s.firstStep;
-      if (s.plan) return s.send instanceof Error ? s.send : { kind: 'sent', ...s.plan, sent: s.send };
+      if (s.plan) {
+        const answer = sendAnswer(s);
+        return answer instanceof Error ? answer : { kind: 'sent', ...s.plan, sent: answer };
+      }
       const outcome = next(s.prepare);
       if (outcome instanceof Error) return { kind: 'not_prepared', platformReadFailed: false };
       if (outcome.kind !== 'prepared' || outcome.decision.kind !== 'create' || !outcome.locked?.acquired) {
@@ -112,7 +119,7 @@ function mockActivities(): Partial<Record<keyof Activities, (input: Record<strin
         decision: outcome.decision,
         sendInput: sendInputFor(ids, outcome.decision, outcome.context.carrierAccounts),
       };
-      const sent = s.send ?? new Error('no carrier answer scripted');
+      const sent = sendAnswer(s) ?? new Error('no carrier answer scripted');
       return sent instanceof Error ? sent : { kind: 'sent', ...s.plan, sent };
     }),
     sentCreationPlan: record('sentCreationPlan', (s) => s.plan ?? null),
@@ -120,7 +127,8 @@ function mockActivities(): Partial<Record<keyof Activities, (input: Record<strin
     succeedCreation: record('succeedCreation'),
     failCreation: record('failCreation'),
     labelState: record('labelState', (s) => next(s.labelState ?? [null])),
-    sendToCarrier: record('sendToCarrier', (s) => s.send ?? new Error('no carrier answer scripted')),
+    sendToCarrier: record('sendToCarrier', (s) => sendAnswer(s) ?? new Error('no carrier answer scripted')),
+    creationSentAt: record('creationSentAt', (s) => s.sentAt ?? null),
     finalizeCreationLabel: record('finalizeCreationLabel'),
     fulfillOrder: record('fulfillOrder', () => 'succeeded'),
     tagOrder: record('tagOrder', () => 'succeeded'),
@@ -439,10 +447,14 @@ describe('the label-creation workflow, its branches with mocked activities', () 
     ]);
   });
 
-  it('a worker lost through every retry of the carrier call needs attention (worker_lost)', async () => {
+  it('a worker lost through every retry of the carrier call needs attention (worker_lost) from the recorded sent_at', async () => {
+    const sentAt = new Date(Date.now() - 90_000).toISOString();
+    // Resolvable from the whole second of sent_at on (the durations here allow it at once).
+    const resolveAllowedAt = new Date(Math.floor(Date.parse(sentAt) / 1000) * 1000).toISOString();
     const c = await start({
       prepare: [prepared(decide(aContext()))],
       send: ApplicationFailure.nonRetryable('lost', 'WorkerLost'),
+      sentAt,
       recover: [
         {
           kind: 'obtained',
@@ -455,9 +467,87 @@ describe('the label-creation workflow, its branches with mocked activities', () 
       ],
     });
     expect((await result(c.handle)).status).toBe('succeeded');
-    // The record says the call was marked sent: on its plan, the creation needs attention.
-    expect(c.names().slice(0, 3)).toEqual(['prepareAndSendToCarrier', 'sentCreationPlan', 'creationNeedsAttention']);
-    expect(c.callsOf('creationNeedsAttention')[0]).toMatchObject({ attention: { reason: 'worker_lost' } });
+    // The record says the call was marked sent: on its plan, the creation needs attention since then.
+    expect(c.names().slice(0, 4)).toEqual([
+      'prepareAndSendToCarrier',
+      'sentCreationPlan',
+      'creationSentAt',
+      'creationNeedsAttention',
+    ]);
+    expect(c.callsOf('creationNeedsAttention')[0]).toMatchObject({
+      attention: { reason: 'worker_lost', sentAt, resolveAllowedAt },
+    });
+  });
+
+  it('a carrier call after the workflow’s own prepare step, lost through every retry: attention from its sent_at', async () => {
+    const sentAt = new Date(Date.now() - 30_000).toISOString();
+    const c = await start({
+      firstStep: ApplicationFailure.nonRetryable('lost', 'WorkerLost'),
+      prepare: [prepared(decide(aContext()))],
+      send: ApplicationFailure.nonRetryable('lost', 'WorkerLost'),
+      sentAt,
+    });
+    await eventually(async () => (await c.handle.query(creationStateQuery)).status === 'needs_attention');
+    expect(c.names()).toEqual([
+      'prepareAndSendToCarrier',
+      'sentCreationPlan',
+      'prepareAndLockCreation',
+      'sendToCarrier',
+      'creationSentAt',
+      'creationNeedsAttention',
+      'holdUnresolvedFulfillmentOrders',
+      ...c.names().slice(7),
+    ]);
+    expect(c.callsOf('creationNeedsAttention')[0]).toMatchObject({ attention: { reason: 'worker_lost', sentAt } });
+    await c.handle.terminate();
+  });
+
+  it('a carrier call never marked sent (retries ran out before it) decides again, until its deadline: not_started', async () => {
+    const c = await start({
+      firstStep: ApplicationFailure.nonRetryable('lost', 'WorkerLost'),
+      prepare: [prepared(decide(aContext()))],
+      send: ApplicationFailure.nonRetryable('lost', 'WorkerLost'),
+      sentAt: null,
+    });
+    const snapshot = await result(c.handle);
+    expect(snapshot.status).toBe('failed');
+    expect(c.callsOf('failCreation')[0]).toMatchObject({ error: { code: 'not_started' } });
+    expect(c.callsOf('sendToCarrier').length).toBeGreaterThan(1);
+    expect(c.callsOf('prepareAndLockCreation').length).toBeGreaterThanOrEqual(c.callsOf('sendToCarrier').length);
+    expect(c.names()).not.toContain('creationNeedsAttention');
+  });
+
+  it('a creation that lost its locks before the carrier call decides again and sends on the locks it takes then', async () => {
+    const c = await start({
+      prepare: [prepared(decide(aContext()))],
+      send: [{ kind: 'lost_locks' }, { kind: 'succeeded', labelId: 'lbl_relocked' }],
+    });
+    expect((await result(c.handle)).status).toBe('succeeded');
+    expect(c.names()).toEqual(['prepareAndSendToCarrier', 'prepareAndLockCreation', 'sendToCarrier']);
+    expect(c.names()).not.toContain('failCreation');
+  });
+
+  it('a creation that lost its locks to another creation decides again: reject answers creation_in_progress', async () => {
+    const holder = {
+      fulfillmentOrderGid: foGid(1),
+      heldBy: 'creation' as const,
+      labelCreationId: 'lcr_other',
+      workflowId: 'label-creation/x/y',
+    };
+    const c = await start(
+      {
+        prepare: [
+          prepared(decide(aContext(), { on_existing: 'reject' })),
+          prepared(decide(aContext({ holders: [holder] }), { on_existing: 'reject' })),
+        ],
+        send: { kind: 'lost_locks' },
+      },
+      { on_existing: 'reject' },
+    );
+    expect((await result(c.handle)).status).toBe('failed');
+    expect(c.callsOf('failCreation')[0]).toMatchObject({
+      error: { code: 'creation_in_progress', details: { held_by: 'creation', label_creation_id: 'lcr_other' } },
+    });
   });
 
   it('a first step lost through every retry before anything was sent: the workflow prepares and sends on its own', async () => {
@@ -608,7 +698,8 @@ describe('the creation explains itself in the Temporal Web UI (user metadata)', 
     const nextLook = Date.parse(/Next automatic look at the carrier: (\S+)/.exec(details)![1]!);
     expect(nextLook).toBeGreaterThan(Date.now() - 1_000);
     expect(nextLook).toBeLessThanOrEqual(Date.now() + 2_500);
-    expect(details).toContain(`/v1/label-creations/${c.creationId}/resolve`);
+    // `$BASE` ends in the version prefix (one convention across the docs).
+    expect(details).toContain(`"$BASE/label-creations/${c.creationId}/resolve"`);
     expect(details).toContain(`-d '{"outcome":"not_created"}'`);
     expect(details).toContain(`-d '{"outcome":"shipment_exists"}'`);
     // Each activity says what it does, for this order and carrier.

@@ -1,6 +1,6 @@
 import { aCarrierAAccount, aCreationRecord, anOrderOnPlatform, aRule, aStoreCodRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
-import { aCarrierAccount, aLabel } from '../helpers/labels';
+import { aCarrierAccount, aLabel, aPlatformId } from '../helpers/labels';
 import { control, ledger } from '../helpers/sandbox';
 import { storesOnShopify } from '../helpers/shopify';
 import { aStoreWithKey } from '../helpers/stores';
@@ -332,6 +332,53 @@ describe('POST /v1/labels dry run: refusals a live call would get', () => {
         (f: { assigned_location_name: string }) => f.assigned_location_name,
       ),
     ).toEqual(['Praha', 'Brno']);
+  });
+
+  it('too_many_fulfillment_orders counts every fulfillment order of the order, not only the shippable ones', async () => {
+    const { shop } = await aShopWithCarrierA();
+    const aLine = {
+      id: 1,
+      quantity: 1,
+      total_after_discounts: { amount: '499.00', currency: 'CZK' },
+      weight_grams: 1200,
+    };
+    // One open parcel fulfillment order and 20 closed ones: 21 on the order (spec "Limits": at most 20 per order).
+    const crowded = await anOrderOnPlatform(shop.domain, {
+      fulfillment_orders: [
+        { id: aPlatformId(), line_items: [aLine] },
+        ...Array.from({ length: 20 }, () => ({ id: aPlatformId(), status: 'closed' })),
+      ],
+    });
+    const refusal = { reason: 'too_many_fulfillment_orders', order_id: crowded.orderGid };
+    expectError(
+      await dryRun(shop, { order_id: crowded.orderId }),
+      422,
+      'order_not_eligible',
+      expect.objectContaining(refusal),
+    );
+    expectError(
+      await dryRun(shop, { order_id: crowded.orderId, fulfillment_order_ids: [crowded.fulfillmentOrderIds[0]] }),
+      422,
+      'order_not_eligible',
+      expect.objectContaining(refusal),
+    );
+    // A live request gets the same answer and no label.
+    const live = await app.request('POST', '/v1/labels', {
+      headers: { ...shop.auth, 'Idempotency-Key': `crowded-${crowded.orderId}`, Prefer: 'wait=30' },
+      body: { order_id: crowded.orderId },
+    });
+    expectError(live, 422, 'order_not_eligible', expect.objectContaining(refusal));
+
+    // 20 on the order, one of them shippable: within the limit.
+    const full = await anOrderOnPlatform(shop.domain, {
+      fulfillment_orders: [
+        { id: aPlatformId(), line_items: [aLine] },
+        ...Array.from({ length: 19 }, () => ({ id: aPlatformId(), status: 'closed' })),
+      ],
+    });
+    const allowed = await dryRun(shop, { order_id: full.orderId });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.would).toBe('create');
   });
 
   it('carrier selection, options, currency and pre-carrier checks', async () => {

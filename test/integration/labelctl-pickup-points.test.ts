@@ -135,8 +135,8 @@ describe('labelctl pickup-points', () => {
 
     await scriptProviderFaults(name, [{ type: 'malformed_items' }]);
     const malformed = await json('pickup-points', 'verify', domain, ...verifyArgs);
-    expect(malformed.request).toEqual({ latitude: 50.076, longitude: 14.438, countryCode: 'CZ', shop: domain });
-    expect(malformed.shown.map((p: { id: string }) => p.id)).toEqual(['gen-1', 'gen-9']);
+    expect(malformed.request).toEqual({ latitude: 50.0755, longitude: 14.4378, countryCode: 'CZ', shop: domain });
+    expect(malformed.shown.map((p: { id: string }) => p.id)).toEqual(['gen-1', 'gen-4', 'gen-5', 'gen-6', 'gen-9']);
     expect(malformed.shown[0]).toMatchObject({
       carrier: { code: 'custom:shops' },
       opening_hours: { monday: [{ opens: '08:00', closes: '16:00' }] },
@@ -144,19 +144,29 @@ describe('labelctl pickup-points', () => {
     expect(malformed.dropped.map((d: { index: number; problems: string[] }) => [d.index, d.problems[0]])).toEqual([
       [1, 'street: required'],
       [2, expect.stringMatching(/^country: must be an ISO 3166-1 alpha-2 code.*"Czechia"/)],
-      [3, expect.stringMatching(/^pin: must be an http\(s\) URL/)],
-      [4, expect.stringMatching(/^openingHours\.monday: "8-17" is not a range/)],
-      [5, 'openingHours: unknown key "funday"'],
       [6, expect.stringMatching(/^latitude: /)],
       [7, 'id: required'],
       [9, 'id: duplicate of item 0'],
+    ]);
+    // Unusable optional fields are left out of points that are shown.
+    expect(
+      malformed.dropped_fields.map((d: { index: number; field: string; problem: string }) => [
+        d.index,
+        d.field,
+        d.problem,
+      ]),
+    ).toEqual([
+      [3, 'pin', expect.stringMatching(/^pin: must be an http\(s\) URL/)],
+      [4, 'openingHours', expect.stringMatching(/^openingHours\.monday: "8-17" is not a range/)],
+      [5, 'openingHours', expect.stringMatching(/^openingHours\.funday: unknown key "funday"/)],
     ]);
 
     await scriptProviderFaults(name, [{ type: 'malformed_items' }]);
     const text = await labelctl('pickup-points', 'verify', domain, ...verifyArgs);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('10 items received, 2 shown, 8 dropped');
+    expect(text.stdout).toContain('10 items received, 5 shown, 5 dropped');
     expect(text.stdout).toMatch(/dropped item 1 \(gen-2\): street: required/);
+    expect(text.stdout).toMatch(/left out of item 3 \(gen-4\): pin: must be an http\(s\) URL/);
     expect(text.stdout).toMatch(/1\. gen-1 .* mon 08:00-16:00/);
 
     await scriptProviderFaults(name, [{ type: 'many_items' }]);

@@ -330,14 +330,18 @@ describe('GET /v1/labels filters', () => {
     expect(c).toBeDefined();
   });
 
-  it('filters by order_name exactly, with or without #, case-insensitively', async () => {
+  it('filters by the exact order_name, a leading # optional; case counts (spec "GET /labels")', async () => {
     const store = await aStoreWithKey(app.orm);
     const label = await aLabel(app.orm, store.storeId, { orderName: '#SK1001' });
+    const other = await aLabel(app.orm, store.storeId, { orderName: '#sk1001' });
     await aLabel(app.orm, store.storeId, { orderName: '#SK10011' });
-    for (const name of ['#SK1001', 'SK1001', 'sk1001']) {
+    for (const name of ['#SK1001', 'SK1001']) {
       expect(ids(await listLabels(store.auth, { order_name: name }))).toEqual([label.id]);
     }
-    expect(ids(await listLabels(store.auth, { order_name: 'SK100' }))).toEqual([]);
+    expect(ids(await listLabels(store.auth, { order_name: 'sk1001' }))).toEqual([other.id]);
+    for (const name of ['Sk1001', 'SK100', '##SK1001']) {
+      expect(ids(await listLabels(store.auth, { order_name: name }))).toEqual([]);
+    }
   });
 
   it('filters by batch_id, tracking_number, direction, status and current', async () => {
@@ -393,6 +397,35 @@ describe('GET /v1/labels filters', () => {
     expect(await q(`updated_after=${iso(DAY + 9 * HOUR)}`)).toEqual([c!.id]);
     expect(await q(`updated_after=${iso(DAY + 7 * HOUR)}&sort=created_at&batch_id=none`)).toEqual([]);
     expect(await q(`updated_after=${iso(DAY + 7 * HOUR)}&sort=created_at`)).toEqual([b!.id, c!.id]);
+  });
+
+  it('reads created_after and created_before with a fraction of a second and any offset as the second they fall in', async () => {
+    // More reads in a row than the spec's 10 per second per key: support's override keeps the bucket out of the way.
+    const store = await aStoreWithKey(app.orm, { limits: { read_key_per_second: 100 } });
+    const [a, b, c] = await someLabels(app.orm, store.storeId, [
+      { createdAt: at(11 * HOUR) },
+      { createdAt: at(11 * HOUR + SECOND) },
+      { createdAt: at(11 * HOUR + 2 * SECOND) },
+    ]);
+    const q = async (query: string) => ids(await get(store.auth, `/v1/labels?${query}`));
+    // b's second, written west and east of UTC (half-hour and quarter-hour zones too) with fractions of a second.
+    const bAt = D0 + 11 * HOUR + SECOND;
+    const inZone = (offsetMinutes: number, fraction: string) =>
+      encodeURIComponent(isoSecondsInZone(bAt, offsetMinutes, fraction));
+    for (const [offset, fraction] of [
+      [-330, '.999999999'],
+      [345, '.5'],
+      [-720, '.001'],
+      [840, '.000'],
+    ] as const) {
+      expect(await q(`created_after=${inZone(offset, fraction)}`)).toEqual([c!.id, b!.id]);
+      expect(await q(`created_before=${inZone(offset, fraction)}`)).toEqual([b!.id, a!.id]);
+      expect(await q(`created_after=${inZone(offset, fraction)}&created_before=${inZone(-offset, fraction)}`)).toEqual([
+        b!.id,
+      ]);
+    }
+    // A fraction of b's second is still b's second: a bound never reaches into the next one.
+    expect(await q(`created_before=${inZone(0, '.999')}&created_after=${inZone(0, '.999')}`)).toEqual([b!.id]);
   });
 });
 
@@ -550,10 +583,12 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     const store = await aStoreWithKey(app.orm);
     const noon = 4 * DAY + 12 * HOUR;
     app.clock.set(at(noon));
+    // created_at drops the fraction of its second: a label of `noon - 16 s` is at least 15 s old at noon, one of
+    // `noon - 15 s` may be younger (stored up to a second after the second it shows).
     const [old, edge, young] = await someLabels(app.orm, store.storeId, [
       { createdAt: at(noon - HOUR) },
+      { createdAt: at(noon - 16 * SECOND) },
       { createdAt: at(noon - 15 * SECOND) },
-      { createdAt: at(noon - 14 * SECOND) },
     ]);
 
     const first = await listLabels(store.auth, { sort: 'created_at' });
@@ -575,6 +610,27 @@ describe('GET /v1/labels sync feed (sort=created_at without lookup filters)', ()
     app.clock.advance(20_000);
     const poll = await listLabels(store.auth, { sort: 'created_at', cursor: later.body.next_cursor });
     expect(ids(poll)).toEqual([newest.id]);
+    app.clock.reset();
+  });
+
+  it('holds a label back until it is surely 15 seconds old, though its created_at drops the fraction of its second', async () => {
+    const store = await aStoreWithKey(app.orm);
+    const second = 4 * DAY + 13 * HOUR;
+    // Stored at some instant of that second: created_at shows the second alone.
+    const label = await aLabel(app.orm, store.storeId, { createdAt: at(second) });
+    const feed = async () => ids(await listLabels(store.auth, { sort: 'created_at' }));
+    // 15.5 s after the second began: had it been stored 0.9 s into it, it would be 14.6 s old.
+    app.clock.set(at(second + 15 * SECOND + 500));
+    expect(await feed()).toEqual([]);
+    app.clock.set(at(second + 16 * SECOND - 1));
+    expect(await feed()).toEqual([]);
+    // 16 s after the second began it is at least 15 s old, wherever in its second it was stored.
+    app.clock.set(at(second + 16 * SECOND));
+    expect(await feed()).toEqual([label.id]);
+    // A created_before past the hold-back does not pull it forward.
+    app.clock.set(at(second + 15 * SECOND + 500));
+    const before = encodeURIComponent(isoSecondsInZone(D0 + second + MINUTE, 60, '.250'));
+    expect(ids(await get(store.auth, `/v1/labels?sort=created_at&created_before=${before}`))).toEqual([]);
     app.clock.reset();
   });
 

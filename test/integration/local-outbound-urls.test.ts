@@ -115,8 +115,8 @@ describe('a local pickup point provider', () => {
     expect(provider.received).toHaveLength(1);
     expect(provider.received[0]).toMatchObject({ method: 'POST', path: '/search' });
     expect(JSON.parse(provider.received[0]!.body)).toEqual({
-      latitude: 50.076,
-      longitude: 14.438,
+      latitude: 50.0755,
+      longitude: 14.4378,
       countryCode: 'CZ',
       shop: domain,
     });

@@ -9,11 +9,12 @@ import {
   aPlatformOrder,
   networkPoints,
   PRAHA,
+  providerRequests,
   scriptProviderFaults,
+  setProviderPoints,
 } from '../helpers/pickup';
 import { control, sandboxUrl, scriptFaults } from '../helpers/sandbox';
 import { storesOnShopify } from '../helpers/shopify';
-import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { DAY, isoSeconds } from '../helpers/time';
 
@@ -292,6 +293,46 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
       }
     });
 
+    it('a custom point among the 50 nearest to the customer, searched from the true location, not a rounded one', async () => {
+      const store = await pickupStore(['carrier_a']);
+      const provider = await aCustomProvider(app.orm, app.config, store.storeId);
+      // Rounded to three decimals this location would be 50.076, 14.438: about 55 m north and 15 m east of it.
+      const customer = { latitude: 50.07551, longitude: 14.43779 };
+      const shop = (id: string, latitude: number, longitude: number) => ({
+        id,
+        latitude,
+        longitude,
+        name: `Shop ${id}`,
+        street: 'Dlouhá 1',
+        city: 'Praha',
+        zip: '110 00',
+        country: 'CZ',
+      });
+      // 50 shops about 60 m north of the rounded point (about 115 m from the customer), and one 50 m south of the
+      // customer: the nearest to the customer, but the 51st from the rounded point.
+      await setProviderPoints(provider.sandboxName, [
+        ...Array.from({ length: 50 }, (_, i) => shop(`north-${i}`, 50.07654, 14.438 + i * 0.00001)),
+        shop('south', 50.07506, 14.43779),
+      ]);
+      const order = await aPlatformOrder(store.domain, { location: customer });
+      const listed = await app.request(
+        'GET',
+        `/v1/orders/${order.id}/pickup-points?carrier=${encodeURIComponent(provider.network)}&limit=50`,
+        { headers: store.auth },
+      );
+      expect(listed.status).toBe(200);
+      expect(listed.body.data[0]).toMatchObject({ id: 'south', distance_meters: 50 });
+      const changed = await put(order.id, store.auth, { carrier: provider.network, pickup_point_id: 'south' });
+      expect(changed.status).toBe(200);
+      expect(changed.body.pickup_point).toMatchObject({ id: 'south', carrier: { code: provider.network } });
+      // The provider was asked with the customer's location as it is.
+      const asked = (await providerRequests(provider.sandboxName)).map((r) => [r.body.latitude, r.body.longitude]);
+      expect(asked).toEqual([
+        [customer.latitude, customer.longitude],
+        [customer.latitude, customer.longitude],
+      ]);
+    });
+
     it('type_not_allowed: a locker where the service delivers to pickup points only', async () => {
       const store = await pickupStore(['carrier_c']);
       const order = await aPlatformOrder(store.domain);
@@ -438,7 +479,7 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
   });
 
   describe('access and validation', () => {
-    it('needs pickup_points:assign and write access', async () => {
+    it('needs pickup_points:assign, and not write access (spec "Authentication" 6 names the write endpoints)', async () => {
       const store = await pickupStore();
       const order = await aPlatformOrder(store.domain);
       const em = app.orm.em.fork();
@@ -461,13 +502,25 @@ describe('PUT /v1/orders/{order_id}/pickup-point', () => {
           required_scope: 'pickup_points:assign',
         }),
       );
-      const noWrites = await aStoreWithKey(app.orm, { gates: { writeAccess: false } });
+      // The store's write switch gates `POST /labels` (dry runs too), mark printed and resolve, not this change.
+      const noWrites = await pickupStore();
+      await em.execute('update stores set write_access = false where id = ?', [noWrites.storeId]);
+      const other = await aPlatformOrder(noWrites.domain);
+      const point = networkPoints('carrier_a', PRAHA, (p) => p.kind === 'pickup_point')[0]!;
+      const changed = await put(other.id, noWrites.auth, { carrier: 'carrier_a', pickup_point_id: point.id });
+      expect(changed.status).toBe(200);
+      expect(changed.body.pickup_point).toMatchObject({ id: point.id, carrier: { code: 'carrier_a' } });
       expectError(
-        await put(order.id, noWrites.auth, { carrier: 'carrier_a', pickup_point_id: '1001' }),
+        await app.request('POST', '/v1/labels', {
+          headers: noWrites.auth,
+          body: { order_id: other.id, dry_run: true },
+        }),
         403,
         'write_access_required',
-        expect.objectContaining({}),
       );
+      const openapi = await app.request('GET', '/v1/openapi.json');
+      const responses = openapi.body.paths['/orders/{order_id}/pickup-point'].put.responses;
+      expect(JSON.stringify(responses['403'])).not.toContain('write_access_required');
     });
 
     it.each([

@@ -10,7 +10,9 @@ import {
   providerRequests,
   providerUrl,
   scriptProviderFaults,
+  setProviderPoints,
 } from '../helpers/pickup';
+import { sampleValue } from '../helpers/prometheus';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // The provider time box is short here so the slow-provider cases stay quick; the cache is off (TTL 0) so every
@@ -59,9 +61,9 @@ describe('GET /v1/orders/{order_id}/pickup-points', () => {
     });
     const carrierPoint = res.body.data.find((p: any) => p.carrier.code === 'carrier_a');
     expect(carrierPoint.carrier.account_id).toBe(store.accounts.carrier_a);
-    // The contract's body reached the provider with the store's domain as `shop`.
+    // The contract's body reached the provider with the customer's location as it is and the store's domain as `shop`.
     const [request] = await providerRequests(provider.sandboxName);
-    expect(request!.body).toEqual({ latitude: 50.076, longitude: 14.438, countryCode: 'CZ', shop: store.domain });
+    expect(request!.body).toEqual({ ...PRAHA, countryCode: 'CZ', shop: store.domain });
   });
 
   it('filters by carrier, limits, and searches where the request says', async () => {
@@ -188,6 +190,21 @@ describe('custom provider failure modes, as the merchant sees them', () => {
     return { store, provider, order, search, withCarrier };
   }
   const sourceOf = (body: any, code: string) => body.sources.find((s: any) => s.carrier.code === code);
+  /** What this API process has counted of providers' answers that it does not show. */
+  async function droppedCounts() {
+    const text = (await app.request('GET', '/metrics')).text;
+    const count = (part: string) => sampleValue(text, 'shipping_label_pickup_provider_dropped_total', { part }) ?? 0;
+    return { item: count('item'), pin: count('pin'), openingHours: count('openingHours') };
+  }
+  /** What was counted since `before`. */
+  async function droppedSince(before: Awaited<ReturnType<typeof droppedCounts>>) {
+    const now = await droppedCounts();
+    return {
+      item: now.item - before.item,
+      pin: now.pin - before.pin,
+      openingHours: now.openingHours - before.openingHours,
+    };
+  }
 
   it.each([
     ['a slow provider (past the time box)', { type: 'slow', delay_ms: 1500 }, 'timeout'],
@@ -238,12 +255,78 @@ describe('custom provider failure modes, as the merchant sees them', () => {
     expect(await providerRequests(t.provider.sandboxName)).toHaveLength(2);
   });
 
-  it('shows only the valid items of a malformed answer', async () => {
+  it('shows the items with every required field valid, each without its unusable optional fields', async () => {
     const t = await setup();
+    const before = await droppedCounts();
     await scriptProviderFaults(t.provider.sandboxName, [{ type: 'malformed_items' }]);
     const res = await t.search();
     expect(res.status).toBe(200);
-    expect(res.body.data.map((p: any) => p.id)).toEqual(['gen-1', 'gen-9']);
+    // gen-4 has a script as its pin, gen-5 a day that is no range, gen-6 an unknown weekday: the points stay.
+    expect(res.body.data.map((p: any) => p.id)).toEqual(['gen-1', 'gen-4', 'gen-5', 'gen-6', 'gen-9']);
+    const byId = (id: string) => res.body.data.find((p: any) => p.id === id);
+    expect(byId('gen-4')).toMatchObject({
+      pin_url: null,
+      opening_hours: { monday: [{ opens: '08:00', closes: '16:00' }] },
+    });
+    expect(byId('gen-5').opening_hours.monday).toEqual([]);
+    expect(byId('gen-6').opening_hours.monday).toEqual([]);
+    // Counted for the operator: five items dropped whole, one pin and two opening-hours entries left out.
+    expect(await droppedSince(before)).toEqual({ item: 5, pin: 1, openingHours: 2 });
+  });
+
+  it('keeps a point with a bad pin, a capitalised weekday or a night range, leaving out only what is unusable', async () => {
+    const t = await setup();
+    const point = (id: string, extra: Record<string, unknown>, north: number) => ({
+      id,
+      latitude: PRAHA.latitude + north * 0.001,
+      longitude: PRAHA.longitude,
+      name: `Shop ${id}`,
+      street: 'Dlouhá 1',
+      city: 'Praha',
+      zip: '110 00',
+      country: 'CZ',
+      ...extra,
+    });
+    const before = await droppedCounts();
+    await setProviderPoints(t.provider.sandboxName, [
+      point('bad-pin', { pin: 'ftp://pins.example.com/a.png', openingHours: { monday: '08:00 - 12:00' } }, 1),
+      point(
+        'capitalised',
+        { pin: 'https://pins.example.com/b.png', openingHours: { Monday: '08:00 - 12:00', tuesday: '09:00 - 17:00' } },
+        2,
+      ),
+      point(
+        'night',
+        {
+          openingHours: { friday: '10:00 - 14:00, 22:00 - 06:00', saturday: '05:00 - 12:00', sunday: '20:00 - 02:00' },
+        },
+        3,
+      ),
+    ]);
+    const res = await t.search();
+    expect(res.status).toBe(200);
+    expect(sourceOf(res.body, t.provider.network)).toMatchObject({ status: 'ok', points_found: 3 });
+    const byId = (id: string) => res.body.data.find((p: any) => p.id === id);
+    expect(byId('bad-pin')).toMatchObject({
+      pin_url: null,
+      opening_hours: { monday: [{ opens: '08:00', closes: '12:00' }] },
+    });
+    // "Monday" is no key of the contract's: the day is absent, so closed; the other days stand.
+    expect(byId('capitalised')).toMatchObject({
+      pin_url: 'https://pins.example.com/b.png',
+      opening_hours: { monday: [], tuesday: [{ opens: '09:00', closes: '17:00' }] },
+    });
+    // A range past midnight is the contract's HH:MM - HH:MM too: it ends the day and opens the next.
+    expect(byId('night').opening_hours).toMatchObject({
+      friday: [
+        { opens: '10:00', closes: '14:00' },
+        { opens: '22:00', closes: '24:00' },
+      ],
+      saturday: [{ opens: '00:00', closes: '12:00' }],
+      sunday: [{ opens: '20:00', closes: '24:00' }],
+      monday: [{ opens: '00:00', closes: '02:00' }],
+    });
+    expect(await droppedSince(before)).toEqual({ item: 0, pin: 1, openingHours: 1 });
   });
 
   it('processes only the first 50 of 80 items', async () => {
@@ -302,7 +385,7 @@ describe('the provider cache, with the configured TTL', () => {
   });
   afterAll(async () => cached.close());
 
-  it('asks the provider once for searches within about 100 m, again for one farther away', async () => {
+  it('asks the provider once per location, with the location as it is (never rounded)', async () => {
     const store = await aPickupStore(cached.orm, ['carrier_a']);
     const provider = await aCustomProvider(cached.orm, cached.config, store.storeId);
     const order = await aPlatformOrder(store.domain);
@@ -313,10 +396,14 @@ describe('the provider cache, with the configured TTL', () => {
         { headers: store.auth },
       );
     const first = await at(50.07551, 14.43779);
-    const near = await at(50.07569, 14.43801);
-    expect(near.body.data.map((p: any) => p.id)).toEqual(first.body.data.map((p: any) => p.id));
+    const again = await at(50.07551, 14.43779);
+    expect(again.body.data.map((p: any) => p.id)).toEqual(first.body.data.map((p: any) => p.id));
     expect(await providerRequests(provider.sandboxName)).toHaveLength(1);
-    await at(50.0805, 14.43779);
-    expect((await providerRequests(provider.sandboxName)).map((r) => r.body.latitude)).toEqual([50.076, 50.081]);
+    // About 20 m away is another location: asked again, with its own coordinates.
+    await at(50.07569, 14.43801);
+    expect((await providerRequests(provider.sandboxName)).map((r) => [r.body.latitude, r.body.longitude])).toEqual([
+      [50.07551, 14.43779],
+      [50.07569, 14.43801],
+    ]);
   });
 });

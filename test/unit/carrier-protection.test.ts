@@ -18,7 +18,6 @@ const HOUR = 60 * MINUTE;
 
 const aSnapshot = (overrides: Partial<ProtectionSnapshot> = {}): ProtectionSnapshot => ({
   unclearStreak: { count: 0, lastAt: null },
-  lastAcceptedAt: null,
   accountChangedAt: ago(30 * 24 * HOUR),
   accountRefusals: [],
   fingerprintRefusals: [],
@@ -143,11 +142,6 @@ describe('decideCarrierProtection: account_rejecting', () => {
   it('allows 4 refusals, or 5 spread over more than 10 minutes', () => {
     expect(decide({ accountRefusals: five.slice(0, 4) })).toEqual({ kind: 'allow' });
     expect(decide({ accountRefusals: [1, 2, 3, 4, 11].map((m) => ago(m * MINUTE)) })).toEqual({ kind: 'allow' });
-  });
-
-  it('refusals before the account’s last accepted shipment do not count', () => {
-    expect(decide({ accountRefusals: five, lastAcceptedAt: ago(5 * MINUTE) })).toEqual({ kind: 'allow' });
-    expect(decide({ accountRefusals: five, lastAcceptedAt: ago(9 * MINUTE) }).kind).toBe('block');
   });
 
   it('refusals before the account was last changed do not count (the fix is a change to the account)', () => {

@@ -6,10 +6,11 @@ import {
   findOutOfOrder,
   mergeByDistance,
   parseOpeningRanges,
+  parseOpeningWeek,
   pointChoiceRefusal,
-  roundLocation,
   type AccountFacts,
   type AllowedNetwork,
+  type OpeningHours,
   type PointChoice,
   type RuleFacts,
 } from '../../src/domain/pickup-points';
@@ -28,30 +29,6 @@ describe('distanceMeters', () => {
     expect(d).toBeGreaterThanOrEqual(min);
     expect(d).toBeLessThanOrEqual(max);
     expect(distanceMeters(b, a)).toBe(d);
-  });
-});
-
-describe('roundLocation', () => {
-  it.each([
-    [
-      { latitude: 50.07554, longitude: 14.43781 },
-      { latitude: 50.076, longitude: 14.438 },
-    ],
-    [
-      { latitude: -33.8688, longitude: 151.2093 },
-      { latitude: -33.869, longitude: 151.209 },
-    ],
-    [
-      { latitude: 50.0754, longitude: 14.4375 },
-      { latitude: 50.075, longitude: 14.438 },
-    ],
-  ])('%j -> %j', (input, expected) => {
-    expect(roundLocation(input)).toEqual(expected);
-  });
-  it('puts two places about 20 m apart under one key', () => {
-    expect(roundLocation({ latitude: 50.07551, longitude: 14.43779 })).toEqual(
-      roundLocation({ latitude: 50.07569, longitude: 14.43801 }),
-    );
   });
 });
 
@@ -93,45 +70,106 @@ describe('mergeByDistance', () => {
 });
 
 describe('parseOpeningRanges', () => {
-  it.each<[string, string, Array<{ opens: string; closes: string }> | null]>([
-    ['one range', '08:00 - 12:00', [{ opens: '08:00', closes: '12:00' }]],
+  type Range = { opens: string; closes: string };
+  const r = (opens: string, closes: string): Range => ({ opens, closes });
+  it.each<[string, string, Range[] | null, Range | null]>([
+    ['one range', '08:00 - 12:00', [r('08:00', '12:00')], null],
+    ['two ranges', '08:00 - 12:00, 13:00 - 17:30', [r('08:00', '12:00'), r('13:00', '17:30')], null],
+    ['no spaces', '08:00-12:00,13:00-17:00', [r('08:00', '12:00'), r('13:00', '17:00')], null],
+    ['touching ranges', '08:00 - 12:00, 12:00 - 17:00', [r('08:00', '12:00'), r('12:00', '17:00')], null],
+    ['all day', '00:00 - 24:00', [r('00:00', '24:00')], null],
+    ['empty is closed', '', [], null],
+    ['past midnight', '22:00 - 06:00', [r('22:00', '24:00')], r('00:00', '06:00')],
+    ['closing at midnight written 00:00', '18:00 - 00:00', [r('18:00', '24:00')], null],
     [
-      'two ranges',
-      '08:00 - 12:00, 13:00 - 17:30',
-      [
-        { opens: '08:00', closes: '12:00' },
-        { opens: '13:00', closes: '17:30' },
-      ],
+      'a day, then past midnight',
+      '10:00 - 14:00, 22:00 - 02:30',
+      [r('10:00', '14:00'), r('22:00', '24:00')],
+      r('00:00', '02:30'),
     ],
-    [
-      'no spaces',
-      '08:00-12:00,13:00-17:00',
-      [
-        { opens: '08:00', closes: '12:00' },
-        { opens: '13:00', closes: '17:00' },
-      ],
-    ],
-    ['all day', '00:00 - 24:00', [{ opens: '00:00', closes: '24:00' }]],
-    ['empty is closed', '', []],
-    ['single digits', '8:00 - 12:00', null],
-    ['no range', '08:00', null],
-    ['words', 'closed', null],
-    ['minutes over 59', '08:60 - 12:00', null],
-    ['hour 25', '08:00 - 25:00', null],
-    ['24:30', '08:00 - 24:30', null],
-    ['starting at 24:00', '24:00 - 24:00', null],
-    ['ends before it starts', '17:00 - 08:00', null],
-    ['zero length', '08:00 - 08:00', null],
-    ['overlapping', '08:00 - 12:00, 11:00 - 14:00', null],
-    ['trailing comma', '08:00 - 12:00,', null],
-  ])('%s', (_name, text, expected) => {
+    ['past midnight from early evening', '17:00 - 08:00', [r('17:00', '24:00')], r('00:00', '08:00')],
+    ['single digits', '8:00 - 12:00', null, null],
+    ['no range', '08:00', null, null],
+    ['words', 'closed', null, null],
+    ['minutes over 59', '08:60 - 12:00', null, null],
+    ['hour 25', '08:00 - 25:00', null, null],
+    ['24:30', '08:00 - 24:30', null, null],
+    ['starting at 24:00', '24:00 - 24:00', null, null],
+    ['zero length', '08:00 - 08:00', null, null],
+    ['overlapping', '08:00 - 12:00, 11:00 - 14:00', null, null],
+    ['a range after one past midnight', '22:00 - 02:00, 08:00 - 12:00', null, null],
+    ['two ranges past midnight', '22:00 - 02:00, 23:00 - 03:00', null, null],
+    ['trailing comma', '08:00 - 12:00,', null, null],
+  ])('%s', (_name, text, ranges, pastMidnight) => {
     const parsed = parseOpeningRanges(text);
-    if (expected === null) {
+    if (ranges === null) {
       expect(parsed.ok).toBe(false);
       if (!parsed.ok) expect(parsed.problem.length).toBeGreaterThan(0);
     } else {
-      expect(parsed).toEqual({ ok: true, ranges: expected });
+      expect(parsed).toEqual({ ok: true, ranges, pastMidnight });
     }
+  });
+});
+
+describe('parseOpeningWeek', () => {
+  const r = (opens: string, closes: string) => ({ opens, closes });
+  it.each<[string, Record<string, unknown>, Partial<OpeningHours>, string[]]>([
+    ['every day absent is closed', {}, { monday: [], sunday: [] }, []],
+    ['a day as given', { monday: '08:00 - 12:00' }, { monday: [r('08:00', '12:00')], tuesday: [] }, []],
+    [
+      'a capitalised weekday is no key of the contract: left out, that day closed, the others kept',
+      { Monday: '08:00 - 12:00', tuesday: '09:00 - 17:00' },
+      { monday: [], tuesday: [r('09:00', '17:00')] },
+      ['Monday'],
+    ],
+    ['an unknown key', { mon: '08:00 - 12:00' }, { monday: [] }, ['mon']],
+    [
+      'a day that is no range: left out (closed), the others kept',
+      { monday: '8-17', tuesday: '08:00 - 16:00' },
+      { monday: [], tuesday: [r('08:00', '16:00')] },
+      ['monday'],
+    ],
+    [
+      'a day that is not text',
+      { monday: 8, friday: ['08:00 - 12:00'] },
+      { monday: [], friday: [] },
+      ['monday', 'friday'],
+    ],
+    [
+      'a night runs into the next day, joined with its own first range',
+      { friday: '22:00 - 06:00', saturday: '05:00 - 12:00, 14:00 - 18:00' },
+      { friday: [r('22:00', '24:00')], saturday: [r('00:00', '12:00'), r('14:00', '18:00')] },
+      [],
+    ],
+    [
+      'a night tail before a later range of a day that is otherwise absent',
+      { tuesday: '23:00 - 01:00' },
+      { tuesday: [r('23:00', '24:00')], wednesday: [r('00:00', '01:00')] },
+      [],
+    ],
+    [
+      'Sunday night runs into Monday',
+      { sunday: '20:00 - 02:00', monday: '08:00 - 12:00' },
+      { sunday: [r('20:00', '24:00')], monday: [r('00:00', '02:00'), r('08:00', '12:00')] },
+      [],
+    ],
+    [
+      'a tail that covers the next day’s first range',
+      { monday: '20:00 - 09:00', tuesday: '08:00 - 08:30, 10:00 - 12:00' },
+      { tuesday: [r('00:00', '09:00'), r('10:00', '12:00')] },
+      [],
+    ],
+    [
+      'the night of a day left out does not reach the next',
+      { Friday: '22:00 - 06:00', saturday: '08:00 - 12:00' },
+      { friday: [], saturday: [r('08:00', '12:00')] },
+      ['Friday'],
+    ],
+  ])('%s', (_name, days, expected, problemKeys) => {
+    const week = parseOpeningWeek(days);
+    expect(week.hours).toMatchObject(expected);
+    expect(week.problems.map((p) => p.key)).toEqual(problemKeys);
+    for (const p of week.problems) expect(p.problem.length).toBeGreaterThan(0);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   parseHeaderArgument,
   ProviderConfigError,
 } from '../../src/pickup-points/provider-config';
+import { closedWeek } from '../../src/domain/pickup-points';
 import { InvalidProviderAnswerError, validateProviderAnswer } from '../../src/pickup-points/provider-contract';
 import { createProviderSearch, type ProviderRecord } from '../../src/pickup-points/provider-search';
 import {
@@ -53,6 +54,7 @@ describe('validateProviderAnswer', () => {
       ORIGIN,
     );
     expect(answer.dropped).toEqual([]);
+    expect(answer.droppedFields).toEqual([]);
     expect(answer.points).toHaveLength(1);
     const { item, distanceMeters } = answer.points[0]!;
     expect(distanceMeters).toBeGreaterThan(900);
@@ -91,19 +93,71 @@ describe('validateProviderAnswer', () => {
     ['country as a name', { country: 'Czechia' }, /^country: must be an ISO 3166-1 alpha-2 code/],
     ['country in lower case', { country: 'cz' }, /^country: /],
     ['country not assigned', { country: 'XK' }, /^country: /],
-    ['pin not a URL', { pin: 'pin.png' }, /^pin: /],
-    ['pin with a script scheme', { pin: 'javascript:alert(1)' }, /^pin: must be an http\(s\) URL/],
-    ['opening hours not a range', { openingHours: { monday: '8-17' } }, /^openingHours\.monday: "8-17" is not a range/],
-    ['opening hours backwards', { openingHours: { friday: '17:00 - 08:00' } }, /^openingHours\.friday: .*ends before/],
-    ['unknown weekday', { openingHours: { funday: '08:00 - 12:00' } }, /^openingHours: unknown key "funday"/],
-    ['capitalised weekday', { openingHours: { Monday: '08:00 - 12:00' } }, /^openingHours: unknown key "Monday"/],
-    ['opening hours not an object', { openingHours: 'always' }, /^openingHours: /],
   ])('drops an item with %s and says why', (_name, overrides, problem) => {
     const answer = validateProviderAnswer({ data: [aPoint(overrides), aPoint({ id: 'shop-2' })] }, ORIGIN);
     expect(answer.points.map((p) => p.item.id)).toEqual(['shop-2']);
     expect(answer.dropped).toHaveLength(1);
     expect(answer.dropped[0]!.index).toBe(0);
     expect(answer.dropped[0]!.problems[0]).toMatch(problem);
+  });
+
+  it.each<[string, Record<string, unknown>, 'place' | 'pin' | 'openingHours', RegExp, Record<string, unknown>]>([
+    ['pin not a URL', { pin: 'pin.png' }, 'pin', /^pin: /, { pinUrl: null }],
+    [
+      'pin with a script scheme',
+      { pin: 'javascript:alert(1)' },
+      'pin',
+      /^pin: must be an http\(s\) URL/,
+      { pinUrl: null },
+    ],
+    ['pin not text', { pin: 42 }, 'pin', /^pin: /, { pinUrl: null }],
+    ['place not text', { place: ['Nové Město'] }, 'place', /^place: /, { place: null }],
+    [
+      'a day that is no range',
+      { openingHours: { monday: '8-17', tuesday: '08:00 - 12:00' } },
+      'openingHours',
+      /^openingHours\.monday: "8-17" is not a range/,
+      { openingHours: expect.objectContaining({ monday: [], tuesday: [{ opens: '08:00', closes: '12:00' }] }) },
+    ],
+    [
+      'an unknown weekday',
+      { openingHours: { funday: '08:00 - 12:00' } },
+      'openingHours',
+      /^openingHours\.funday: unknown key "funday"/,
+      { openingHours: closedWeek() },
+    ],
+    [
+      'a capitalised weekday',
+      { openingHours: { Monday: '08:00 - 12:00' } },
+      'openingHours',
+      /^openingHours\.Monday: unknown key "Monday"/,
+      { openingHours: closedWeek() },
+    ],
+    [
+      'opening hours not an object',
+      { openingHours: 'always' },
+      'openingHours',
+      /^openingHours: must be an object/,
+      { openingHours: closedWeek() },
+    ],
+  ])('keeps an item with %s, leaves the field out and says why', (_name, overrides, field, problem, kept) => {
+    const answer = validateProviderAnswer(
+      { data: [aPoint({ pin: 'https://pins.example.com/a.png', ...overrides })] },
+      ORIGIN,
+    );
+    expect(answer.dropped).toEqual([]);
+    expect(answer.points.map((p) => p.item.id)).toEqual(['shop-1']);
+    expect(answer.points[0]!.item).toMatchObject(kept);
+    expect(answer.droppedFields).toEqual([{ index: 0, id: 'shop-1', field, problem: expect.stringMatching(problem) }]);
+  });
+
+  it('reads a range past midnight as the contract writes it: the day ends at 24:00 and the next opens at 00:00', () => {
+    const answer = validateProviderAnswer({ data: [aPoint({ openingHours: { friday: '17:00 - 08:00' } })] }, ORIGIN);
+    expect(answer.droppedFields).toEqual([]);
+    expect(answer.points[0]!.item.openingHours).toMatchObject({
+      friday: [{ opens: '17:00', closes: '24:00' }],
+      saturday: [{ opens: '00:00', closes: '08:00' }],
+    });
   });
 
   it('drops items that are not objects and a repeated id', () => {
@@ -423,16 +477,51 @@ describe('provider search: cache, single flight and stale answers', () => {
       throw new ProviderCallError(kind, 'down', { status, providerMessage: 'db down', attempts: 2 });
     };
 
-  it('sends the rounded location and serves the cache for nearby searches within the TTL', async () => {
+  it('sends the location as it is and serves the cache for the same search within the TTL', async () => {
     const t = setup();
     expect((await t.search(provider, input)).freshness).toBe('fresh');
-    expect(t.calls[0]).toEqual({ latitude: 50.076, longitude: 14.438, countryCode: 'CZ', shop: 'shop.myshopify.com' });
-    const nearby = { ...input, location: { latitude: 50.07569, longitude: 14.43801 } };
-    expect((await t.search(provider, nearby)).freshness).toBe('cached');
+    expect(t.calls[0]).toEqual({ ...ORIGIN, countryCode: 'CZ', shop: 'shop.myshopify.com' });
+    expect((await t.search(provider, input)).freshness).toBe('cached');
     expect(t.calls).toHaveLength(1);
+    // About 20 m away is another search: the provider's nearest are that point's.
+    const nearby = { ...input, location: { latitude: 50.07569, longitude: 14.43801 } };
+    expect((await t.search(provider, nearby)).freshness).toBe('fresh');
+    expect(t.calls[1]).toMatchObject(nearby.location);
     t.advance(60_001);
     expect((await t.search(provider, input)).freshness).toBe('fresh');
-    expect(t.calls).toHaveLength(2);
+    expect(t.calls).toHaveLength(3);
+  });
+
+  it('counts dropped items and the optional fields left out of kept points', async () => {
+    const counted: Array<[string, number]> = [];
+    const search = createProviderSearch({
+      client: async () => ({
+        status: 200,
+        body: {
+          data: [
+            aPoint({ pin: 'javascript:alert(1)', openingHours: { Monday: '08:00 - 12:00', friday: 'all day' } }),
+            aPoint({ id: 'shop-2', street: undefined }),
+            aPoint({ id: 'shop-3', pin: 'pin.png' }),
+          ],
+        },
+        attempts: 1,
+      }),
+      cacheTtlMs: 60_000,
+      staleTtlMs: 3_600_000,
+      now: () => new Date(),
+      logger,
+      onDropped: (part, count) => counted.push([part, count]),
+    });
+    const result = await search(provider, input);
+    expect(result.answer.points.map((p) => p.item.id)).toEqual(['shop-1', 'shop-3']);
+    expect(counted).toEqual([
+      ['item', 1],
+      ['pin', 2],
+      ['openingHours', 2],
+    ]);
+    // A cached answer is not counted again.
+    await search(provider, input);
+    expect(counted).toHaveLength(3);
   });
 
   it('keys the cache by country and by the provider configuration', async () => {

@@ -1,5 +1,5 @@
 import type { ContextFulfillmentOrder, OrderLookup } from '../../src/domain/creation-context';
-import { decideTarget, MAX_TARGET_FULFILLMENT_ORDERS, resolveOrder } from '../../src/domain/target';
+import { decideTarget, MAX_ORDER_FULFILLMENT_ORDERS, resolveOrder } from '../../src/domain/target';
 import { aContextLabel, aFulfillmentOrder, anOrder, foGid } from '../helpers/creation-context';
 
 describe('resolveOrder', () => {
@@ -136,13 +136,47 @@ describe('decideTarget', () => {
     ],
     [
       'more than 20 fulfillment orders',
-      { fos: Array.from({ length: MAX_TARGET_FULFILLMENT_ORDERS + 1 }, (_, i) => fo(i + 1)) },
+      { fos: Array.from({ length: MAX_ORDER_FULFILLMENT_ORDERS + 1 }, (_, i) => fo(i + 1)) },
       notEligible('too_many_fulfillment_orders'),
+    ],
+    [
+      'more than 20 on the order, one of them shippable: every fulfillment order of the order counts',
+      { fos: [fo(1), ...Array.from({ length: 20 }, (_, i) => fo(i + 2, { status: 'closed' }))] },
+      notEligible('too_many_fulfillment_orders'),
+    ],
+    [
+      'more than 20 on the order, pickup and local ones among them',
+      {
+        fos: [
+          ...Array.from({ length: 19 }, (_, i) => fo(i + 1)),
+          fo(20, { deliveryMethodType: 'pickup' }),
+          fo(21, { deliveryMethodType: 'local' }),
+        ],
+      },
+      notEligible('too_many_fulfillment_orders'),
+    ],
+    [
+      'more than 20 on the order, one named',
+      {
+        fos: Array.from({ length: 21 }, (_, i) => fo(i + 1, { status: i === 0 ? 'open' : 'closed' })),
+        named: foGid(1),
+      },
+      notEligible('too_many_fulfillment_orders'),
+    ],
+    [
+      'a cancelled order with more than 20 is cancelled first',
+      { fos: Array.from({ length: 21 }, (_, i) => fo(i + 1)), cancelled: true },
+      notEligible('order_cancelled'),
     ],
     [
       'exactly 20',
       { fos: Array.from({ length: 20 }, (_, i) => fo(i + 1)) },
       Array.from({ length: 20 }, (_, i) => foGid(i + 1)),
+    ],
+    [
+      'exactly 20 on the order, one of them shippable',
+      { fos: [fo(1), ...Array.from({ length: 19 }, (_, i) => fo(i + 2, { status: 'closed' }))] },
+      [foGid(1)],
     ],
   ];
 

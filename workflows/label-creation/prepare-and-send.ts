@@ -1,4 +1,4 @@
-import type { PreparedAndSent } from '../../activities/label-creation';
+import type { PreparedAndLocked, PreparedAndSent } from '../../activities/label-creation';
 import { local, prepareAndSendActivity } from './activities';
 import { activitySummary } from './details';
 import { noteDecision, prepareAndLock } from './prepare';
@@ -16,14 +16,27 @@ export async function prepareAndSend(run: CreationRun): Promise<void> {
   if (first.kind === 'sent') {
     noteDecision(run, first.decision);
     sending(run);
-    return afterSend(run, first.decision, first.sendInput, first.sent);
+    if ((await afterSend(run, first.decision, first.sendInput, first.sent)) === 'settled') return;
+    run.apply({ kind: 'prepare' });
+    return prepareThenSend(run);
   }
   if (first.kind === 'lost') return;
   if (first.kind === 'not_prepared' && first.platformReadFailed) run.failedPlatformReads = 1;
-  const prepared = await prepareAndLock(run, first.kind === 'prepared' ? first.outcome : undefined);
-  if (prepared.kind !== 'send') return;
-  sending(run);
-  await sendToCarrier(run, prepared.decision, prepared.prepared);
+  await prepareThenSend(run, first.kind === 'prepared' ? first.outcome : undefined);
+}
+
+/**
+ * The workflow's own prepare step and the carrier call on its decision; again while the call sent nothing and asks to
+ * decide again (locks lost, or a call never marked sent: decisions 0137 and 0138), until the creation's deadline.
+ */
+export async function prepareThenSend(run: CreationRun, first?: PreparedAndLocked): Promise<void> {
+  for (let given = first; ; given = undefined) {
+    const prepared = await prepareAndLock(run, given);
+    if (prepared.kind !== 'send') return;
+    sending(run);
+    if ((await sendToCarrier(run, prepared.decision, prepared.prepared)) === 'settled') return;
+    run.apply({ kind: 'prepare' });
+  }
 }
 
 /** `sending_to_carrier` in the workflow's own state, as the Web UI and the state query show it. */
@@ -50,7 +63,8 @@ async function firstStep(run: CreationRun): Promise<PreparedAndSent | { kind: 'l
     if (!plan) return { kind: 'not_prepared', platformReadFailed: false };
     noteDecision(run, plan.decision);
     sending(run);
-    await workerLost(run, plan.decision, plan.sendInput);
-    return { kind: 'lost' };
+    if ((await workerLost(run, plan.decision, plan.sendInput)) === 'settled') return { kind: 'lost' };
+    run.apply({ kind: 'prepare' });
+    return { kind: 'not_prepared', platformReadFailed: false };
   }
 }

@@ -1,7 +1,5 @@
 import { patched } from '@temporalio/workflow';
-import { sendToCarrier } from './send';
-import { prepareAndSend, sending } from './prepare-and-send';
-import { prepareAndLock } from './prepare';
+import { prepareAndSend, prepareThenSend } from './prepare-and-send';
 import { CreationRun } from './run';
 import type { CreationSnapshot, LabelCreationInput, LabelCreationWorkflow } from './contract';
 
@@ -29,10 +27,6 @@ export const labelCreationWorkflow: LabelCreationWorkflow = async function label
     return run.finish();
   }
   // Runs started before decision 1010: a prepare step of their own, then the carrier call.
-  const prepared = await prepareAndLock(run);
-  if (prepared.kind === 'send') {
-    sending(run);
-    await sendToCarrier(run, prepared.decision, prepared.prepared);
-  }
+  await prepareThenSend(run);
   return run.finish();
 };

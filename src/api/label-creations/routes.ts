@@ -59,7 +59,7 @@ const listQuerySchema = z
       .string()
       .min(1)
       .max(255)
-      .describe('Exact order name; leading `#` optional')
+      .describe('Order name; leading `#` optional, case-insensitive as `POST /labels` looks an order up by it')
       .transform(orderNameKey)
       .optional(),
     status: z.enum(LABEL_CREATION_STATUSES).optional(),

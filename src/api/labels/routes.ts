@@ -29,6 +29,11 @@ import {
 
 /** Spec "GET /labels" Rule 2: the sync feed holds back labels younger than this. */
 export const SYNC_FEED_HOLD_BACK_MS = 15_000;
+/**
+ * `created_at` is the insertion time without the fraction of its second: a label showing second S was stored before
+ * S + 1 s, so it is surely as old as the hold-back once S + 1 s is (docs/decisions/0134-sync-feed-hold-back.md).
+ */
+const CREATED_AT_PRECISION_MS = 1_000;
 
 export interface LabelRoutesDeps {
   orm: Orm;
@@ -51,7 +56,7 @@ function filtersOf(storeId: string, q: ListLabelsQuery): LabelListFilters {
   return {
     storeId,
     orderGids: q.order_id,
-    orderNameKey: q.order_name,
+    orderName: q.order_name,
     batchId: q.batch_id,
     trackingNumber: q.tracking_number,
     direction: q.direction,
@@ -82,7 +87,7 @@ function pageRequest(deps: LabelRoutesDeps, storeId: string, query: ListLabelsQu
   const after = positionOfCursor(deps.config.cursorSecret, query.cursor, hash, filters.order);
   const syncFeed = isSyncFeed(query);
   if (syncFeed) {
-    const holdBack = new Date(now.getTime() - SYNC_FEED_HOLD_BACK_MS);
+    const holdBack = new Date(now.getTime() - SYNC_FEED_HOLD_BACK_MS - CREATED_AT_PRECISION_MS);
     if (!filters.createdBefore || filters.createdBefore > holdBack) filters.createdBefore = holdBack;
   }
   return { hash, after, filters, syncFeed };

@@ -11,7 +11,7 @@ import {
   LABEL_SOURCES,
   LABEL_STATUSES,
 } from '../../domain/labels';
-import { ORDER_ID_MAX_LENGTH, orderNameHint, orderNameKey, parseOrderId } from '../../domain/platform-ids';
+import { ORDER_ID_MAX_LENGTH, orderNameExact, orderNameHint, parseOrderId } from '../../domain/platform-ids';
 import {
   booleanParam,
   commaSeparated,
@@ -137,7 +137,7 @@ export const listLabelsQuerySchema = z
         })
         .optional(),
     ),
-    order_name: text('Exact order name; leading `#` optional').transform(orderNameKey).optional(),
+    order_name: text('Exact order name (case counts); leading `#` optional').transform(orderNameExact).optional(),
     batch_id: text('Batch the label was created in').optional(),
     tracking_number: text('Exact tracking number').optional(),
     direction: z.enum(LABEL_DIRECTIONS).optional(),

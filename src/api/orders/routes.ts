@@ -128,7 +128,8 @@ export function createOrderRoutes(deps: OrderRoutesDeps) {
         "allows and among the 50 nearest to the shipping address. It is written to the store platform's order, " +
         'where the next label creation reads it. Repeating the same request is harmless.',
       tag: 'Orders',
-      access: { kind: 'key', scope: 'pickup_points:assign', write: true },
+      // Not a write endpoint in the store gates' sense: spec "Authentication" 6 names those (decision 0132).
+      access: { kind: 'key', scope: 'pickup_points:assign' },
       limits: 'pickup_point',
       params: orderParamsSchema,
       body: setPickupPointBodySchema,

@@ -19,7 +19,11 @@ export const shopSchema = z
       api_enabled: z.boolean(),
       paused: z.boolean(),
       plan: z.enum(['subscription', 'free_access']),
-      write_access: z.boolean().describe('Whether write endpoints answer; false means 403 `write_access_required`'),
+      write_access: z
+        .boolean()
+        .describe(
+          'Whether the write endpoints (`POST /labels`, dry runs included, `POST /labels/{id}/printed`, resolve) answer; false means 403 `write_access_required`',
+        ),
     }),
     limits: z.object({ max_active_api_keys: z.number().int(), request_log_retention_days: z.number().int() }),
   })

@@ -1,25 +1,10 @@
-import {
-  closedWeek,
-  parseOpeningRanges,
-  WEEKDAYS,
-  type OpeningHours,
-  type PickupPoint,
-} from '../../domain/pickup-points';
+import { parseOpeningWeek, type PickupPoint } from '../../domain/pickup-points';
 import type { CarrierAccountSettings, PickupNetworkPort, PickupPointSearch } from '../port';
 import type { SandboxPickupPoint } from '../sandbox-api/pickup-points';
 import type { carrierCaller } from './shared';
 
 /** A point as the simulated networks send it (src/carriers/sandbox-api/pickup-points.ts). */
 type WirePoint = SandboxPickupPoint;
-
-function openingHours(days: Record<string, string>): OpeningHours {
-  const week = closedWeek();
-  for (const day of WEEKDAYS) {
-    const parsed = days[day] === undefined ? null : parseOpeningRanges(days[day]);
-    if (parsed?.ok) week[day] = parsed.ranges;
-  }
-  return week;
-}
 
 function toPoint(p: WirePoint): PickupPoint {
   return {
@@ -34,7 +19,7 @@ function toPoint(p: WirePoint): PickupPoint {
     latitude: p.latitude,
     longitude: p.longitude,
     pinUrl: p.pin_url,
-    openingHours: openingHours(p.opening_hours),
+    openingHours: parseOpeningWeek(p.opening_hours).hours,
     requiresCustomerId: p.requires_customer_id,
   };
 }

@@ -15,5 +15,5 @@ export {
 } from './attention';
 export { failUnstarted, finishFailed, finishSucceeded, unstartedCreations } from './outcomes';
 export { beginAttempt, beginPreparing, recordDecision, setPhase, takeLocks } from './preparing';
-export { markSent, sendingState, sentPlan } from './sending';
+export { markSent, recordedSentAt, sendingState, sentPlan } from './sending';
 export { finalizeLabel, recordShipment, storeDocument, type AcceptedShipment } from './shipment';

@@ -60,6 +60,15 @@ export async function markSent(
   return (row?.marked ?? 0) > 0;
 }
 
+/** When the creation's carrier call was marked sent (`markSent`), as ISO 8601; null while it never was. */
+export async function recordedSentAt(em: EntityManager, id: string): Promise<string | null> {
+  const [row] = await em.execute<Array<{ sent_at: Date | string | null }>>(
+    'select sent_at from label_creations where id = ?',
+    [id],
+  );
+  return row?.sent_at ? new Date(row.sent_at).toISOString() : null;
+}
+
 /**
  * The plan a creation's carrier call was made on (`markSent`'s), once it was marked sent; null before, or when the
  * call was made without one (docs/decisions/1010-prepare-in-the-carrier-call.md).
