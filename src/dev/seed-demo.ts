@@ -42,7 +42,8 @@ async function pointDemoCarrierA(em: EntityManager, config: Config, packeta: boo
     const response = await fetch(`${config.sandboxUrl}/_control/packeta/accounts/${DEMO_PACKETA_PASSWORD}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ senders: ['demo-shop'] }),
+      // It ships CZK amounts to SK and HU too, as a client with Packeta's conversion from CZK set does.
+      body: JSON.stringify({ senders: ['demo-shop'], currency_conversions: ['CZK'] }),
     });
     if (response.status !== 200) throw new Error(`the fake Packeta refused the demo account: ${response.status}`);
   }

@@ -14,10 +14,10 @@ export const packetaUrl = (): string => `${sandboxUrl()}/packeta/api/rest`;
 /** A fresh API password in Packeta's format. */
 export const aPacketaPassword = (): string => randomBytes(16).toString('hex');
 
-/** Registers a client account at the fake Packeta (its senders; approved unless told). */
+/** Registers a client account at the fake Packeta (its senders; approved unless told; currencies it converts). */
 export async function fakePacketaAccount(
   password: string,
-  body: { senders?: string[]; approved?: boolean } = {},
+  body: { senders?: string[]; approved?: boolean; currency_conversions?: string[] } = {},
 ): Promise<void> {
   const { status, body: answer } = await control('PUT', `/_control/packeta/accounts/${password}`, body);
   if (status !== 200) throw new Error(`registering a fake Packeta account failed: ${JSON.stringify(answer)}`);

@@ -2,7 +2,7 @@ import { PDFDocument } from 'pdf-lib';
 import { FAKE_POINTS } from '../../src/carriers/packeta/fake/network';
 import type { CarrierAccountSettings, ShipmentRequest } from '../../src/carriers/port';
 import { MM } from '../../src/domain/carrier-catalog';
-import { aShipmentRequest } from '../helpers/sandbox';
+import { aShipmentRequest as aSandboxShipment } from '../helpers/sandbox';
 import {
   aPacketaAccount,
   aPacketaPassword,
@@ -18,8 +18,15 @@ import {
  * the reason of docs/carriers/packeta.md with nothing created.
  */
 
+/**
+ * A shipment as the service sends carrier A: always with a declared value (the goods' value by default), since Packeta
+ * wants a packet's value above 0.
+ */
+const aShipmentRequest = (overrides: Partial<ShipmentRequest> = {}): ShipmentRequest =>
+  aSandboxShipment({ declaredValue: { amount: '499.00', currency: 'CZK' }, ...overrides });
+
 async function anAccount(
-  body: { senders?: string[]; approved?: boolean } = {},
+  body: Parameters<typeof fakePacketaAccount>[1] = {},
   overrides: Parameters<typeof aPacketaAccount>[1] = {},
 ): Promise<{ password: string; account: CarrierAccountSettings }> {
   const password = aPacketaPassword();
@@ -99,13 +106,17 @@ describe('Packeta adapter on the fake Packeta: creating packets', () => {
   });
 
   it('always names the currency, so amounts are never read in the destination’s (a HUF point, CZK amounts)', async () => {
-    const { password, account } = await anAccount();
-    await packetaAdapter().createShipment(
-      account,
-      aShipmentRequest({ ...toPoint(FAKE_POINTS.budapestPoint, 'HU'), phone: '+36301234567', cod: null }),
-    );
+    const toBudapest = aShipmentRequest({ ...toPoint(FAKE_POINTS.budapestPoint, 'HU'), phone: '+36301234567' });
+    // Packeta takes CZK for a point that accepts HUF only from a client who set a conversion from CZK (docs
+    // "Handling Currency Conversions"); without the currency named it would read 499 as HUF and never refuse.
+    const unconverted = await anAccount();
+    expect(await refusal(unconverted.account, toBudapest)).toMatchObject({ reason: 'cod_limit' });
+    expect(await packetaLedger(unconverted.password)).toEqual([]);
+
+    const { password, account } = await anAccount({ currency_conversions: ['CZK'] });
+    await packetaAdapter().createShipment(account, toBudapest);
     const [packet] = await packetaLedger(password);
-    expect(packet.currency).toBe('CZK');
+    expect(packet).toMatchObject({ currency: 'CZK', attributes: { currency: 'CZK', value: '499.00' } });
   });
 
   it.each([
@@ -140,6 +151,12 @@ describe('Packeta adapter on the fake Packeta: creating packets', () => {
     ],
     ['a name with characters Packeta refuses', { recipient: { name: 'Jana N@váková' } }, 'address_invalid'],
     ['a phone that is no phone', { phone: '+420 12', email: null }, 'address_invalid'],
+    ['a phone of another country than the destination’s', { phone: '+36 30 123 4567' }, 'address_invalid'],
+    [
+      'a declared value of 0 (Packeta wants a value above 0)',
+      { declaredValue: { amount: '0.00', currency: 'CZK' } },
+      'other',
+    ],
     ['neither e-mail nor phone', { phone: null, email: null }, 'address_invalid'],
   ] as Array<[string, Partial<ShipmentRequest>, string]>)(
     'refuses %s as %s and creates nothing',
@@ -178,7 +195,8 @@ describe('Packeta adapter on the fake Packeta: creating packets', () => {
       aShipmentRequest({
         address: { street: 'Hauptstraße 5', city: 'Berlin', postcode: '10115', country: 'DE' },
         phone: '+4930123456',
-        cod: { amount: '10.00', currency: 'CZK' },
+        cod: { amount: '10.00', currency: 'EUR' },
+        declaredValue: { amount: '20.00', currency: 'EUR' },
       }),
     );
     expect(error).toMatchObject({ reason: 'cod_limit' });

@@ -6,7 +6,7 @@ import { composeAdapters } from '../../src/adapters';
 import { accountSettings } from '../../src/carriers/account-settings';
 import { apiPasswordOwner } from '../../src/carriers/packeta/adapter';
 import { FAKE_POINTS } from '../../src/carriers/packeta/fake/network';
-import { FAULTS } from '../../src/carriers/packeta/faults';
+import { FAULTS, FIELD_REASONS } from '../../src/carriers/packeta/faults';
 import type { ClaimCapableCarrierPort } from '../../src/carriers/port';
 import { sealValue } from '../../src/crypto/sealed-values';
 import { insertCarrierAccount } from '../../src/db/carrier-accounts-repository';
@@ -242,23 +242,18 @@ describe('POST /v1/labels for a Packeta account', () => {
         { type: 'fault', fault: f.fault, text: `secret words of ${f.fault}` },
       ],
     ),
-    ...[
-      ['weight', 'weight_out_of_range'],
-      ['cod', 'cod_limit'],
-      ['zip', 'postcode_invalid'],
-      ['surname', 'address_invalid'],
-      ['addressId', 'service_not_available'],
-      ['user_id', 'account_not_permitted'],
-      ['number', 'other'],
-    ].map(([field, reason]): [string, string, Record<string, unknown>] => [
-      `PacketAttributesFault on ${field}`,
-      reason!,
-      {
-        type: 'fault',
-        fault: 'PacketAttributesFault',
-        fields: [{ name: field, fault: `secret words about ${field}` }],
-      },
-    ]),
+    // Every field of the table (`addressId` of a home-delivery packet names the home carrier), and one it lacks.
+    ...[...Object.entries(FIELD_REASONS), ['number', 'other']].map(
+      ([field, reason]): [string, string, Record<string, unknown>] => [
+        `PacketAttributesFault on ${field}`,
+        reason === 'address_id' ? 'service_not_available' : reason!,
+        {
+          type: 'fault',
+          fault: 'PacketAttributesFault',
+          fields: [{ name: field, fault: `secret words about ${field}` }],
+        },
+      ],
+    ),
   ];
 
   it.each(refusals)(
@@ -271,6 +266,13 @@ describe('POST /v1/labels for a Packeta account', () => {
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'carrier_rejected', details: { reason } });
       expect(res.text).not.toContain('secret words');
+      const creation = await app.request('GET', `/v1/label-creations/${res.body.error.details.label_creation_id}`, {
+        headers: shop.auth,
+      });
+      expect(creation.status).toBe(200);
+      expect(creation.body).toMatchObject({ status: 'failed' });
+      expect(creation.text).not.toContain('secret words');
+      expect(await packetaLedger(password)).toEqual([]);
     },
   );
 
@@ -290,12 +292,11 @@ describe('POST /v1/labels for a Packeta account', () => {
 });
 
 describe('a customer return on a Packeta account', () => {
-  it('goes to Packeta through the service’s carrier adapter, with the claim password as consign_password', async () => {
-    const { password, account } = await aPacketaShop();
-    // The service's own composition: carrier A's calls routed by the account's endpoint.
+  /** A customer return through the service's own composition: carrier A's calls routed by the account's endpoint. */
+  async function aReturn(account: CarrierAccount) {
     const port = composeAdapters(app.config, app.orm).carrierFor('carrier_a') as ClaimCapableCarrierPort;
     const stored = await app.orm.em.fork().findOneOrFail(CarrierAccount, { id: account.id });
-    const claim = await port.createClaim(accountSettings(stored), {
+    return port.createClaim(accountSettings(stored), {
       reference: 'return-1',
       orderName: '#1001',
       originalShipmentId: '1234567890',
@@ -304,9 +305,57 @@ describe('a customer return on a Packeta account', () => {
       value: { amount: '499.00', currency: 'CZK' },
       consignCountry: 'CZ',
     });
+  }
+
+  it('goes to Packeta through the service’s carrier adapter, with the claim password as consign_password', async () => {
+    const { password, account } = await aPacketaShop();
+    const claim = await aReturn(account);
     expect(claim.extras.consign_password).toEqual(expect.any(String));
     expect(await packetaLedger(password)).toEqual([
       expect.objectContaining({ kind: 'claim', password: claim.extras.consign_password }),
     ]);
+  });
+
+  const claimRefusals: Array<[string, string, Record<string, unknown>]> = [
+    ...FAULTS.filter(
+      (f) => f.outcome.kind === 'rejected' && /createPacketClaimWithPassword|every call/.test(f.raisedBy),
+    ).map((f): [string, string, Record<string, unknown>] => [
+      f.fault,
+      (f.outcome as { reason: string }).reason,
+      { type: 'fault', call: 'claim', fault: f.fault, text: `secret words of ${f.fault}` },
+    ]),
+    [
+      'PacketAttributesFault on consignCountry',
+      'address_invalid',
+      {
+        type: 'fault',
+        call: 'claim',
+        fault: 'PacketAttributesFault',
+        fields: [{ name: 'consignCountry', fault: 'x' }],
+      },
+    ],
+  ];
+
+  it.each(claimRefusals)('%s refuses the return as %s; nothing is made', async (_, reason, fault) => {
+    const { password, account } = await aPacketaShop();
+    await scriptPacketaFaults(password, [fault]);
+    await expect(aReturn(account)).rejects.toMatchObject({ name: 'CarrierRejectedError', reason });
+    expect(await packetaLedger(password)).toEqual([]);
+  });
+});
+
+describe('labelctl carrier-accounts check on a Packeta account', () => {
+  const checkRefusals = FAULTS.filter(
+    (f) => f.outcome.kind === 'rejected' && /senderGetReturnRouting|every call/.test(f.raisedBy),
+  ).map((f): [string, string] => [f.fault, (f.outcome as { reason: string }).reason]);
+
+  it.each(checkRefusals)('%s fails the check (%s), Packeta’s words kept out', async (fault, reason) => {
+    const { password, account } = await aPacketaShop();
+    await scriptPacketaFaults(password, [{ type: 'fault', call: 'check', fault, text: `secret words of ${fault}` }]);
+    const checked = await labelctlWith({}, 'carrier-accounts', 'check', account.id);
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toContain(`(${reason})`);
+    expect(checked.stderr + checked.stdout).not.toContain('secret words');
+    expect(checked.stderr + checked.stdout).not.toContain(password);
   });
 });

@@ -50,6 +50,13 @@ describe('the fake Packeta’s attribute rules (from the published docs and WSDL
       { ...home, addressId: '2401', zip: '10115', cod: '10', currency: 'EUR' },
       ['cod'],
     ],
+    ['a value of 0 (import docs: value > 0)', { ...toPoint, value: '0.00' }, ['value']],
+    [
+      'CZK to a point that takes HUF, without a conversion',
+      { ...toPoint, addressId: '6001', currency: 'CZK' },
+      ['currency'],
+    ],
+    ['a phone of another country than the destination’s', { ...toPoint, phone: '+36301234567' }, ['phone']],
   ])('refuses %s', (_, fields, faulted) => {
     expect(names(fields as Record<string, string>)).toEqual(faulted);
   });
@@ -58,19 +65,24 @@ describe('the fake Packeta’s attribute rules (from the published docs and WSDL
     const hu = { ...toPoint, addressId: '6001' };
     expect(names({ ...hu, cod: '1005', currency: 'HUF' })).toEqual([]);
     expect(names({ ...hu, cod: '1003', currency: 'HUF' })).toEqual(['cod']);
-    expect(names({ ...hu, cod: '10.55', currency: 'EUR' })).toEqual([]);
+    expect(names({ ...toPoint, addressId: '5001', cod: '10.55', currency: 'EUR' })).toEqual([]);
   });
 
-  it('without a currency the amounts are the destination’s (docs "Currency conversions")', () => {
+  it('without a currency the amounts are the destination’s; another one needs the client’s conversion', () => {
     expect(checkPacketAttributes({ ...toPoint, addressId: '6001' }).currency).toBe('HUF');
-    expect(checkPacketAttributes({ ...toPoint, addressId: '6001', currency: 'CZK' }).currency).toBe('CZK');
+    const converted = checkPacketAttributes(
+      { ...toPoint, addressId: '6001', currency: 'CZK' },
+      { conversions: new Set(['CZK']) },
+    );
+    expect(converted).toMatchObject({ faults: [], currency: 'CZK' });
   });
 
   it.each([
     ['+420600111222', 'CZ', true],
     ['00420600111222', 'CZ', true],
     ['600111222', 'CZ', true],
-    ['+36301234567', 'CZ', true],
+    ['+36301234567', 'HU', true],
+    ['+36301234567', 'CZ', false],
     ['+42060011122', 'CZ', false],
     ['12', 'CZ', false],
     ['+420 600', 'CZ', false],

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PACKETA_METHODS } from '../../src/carriers/packeta/client';
 import { FAULTS, FIELD_REASONS, reasonForFields, type FaultOutcome } from '../../src/carriers/packeta/faults';
 import { LABEL_FORMATS, positionsPerPage } from '../../src/carriers/packeta/label-formats';
 
@@ -32,6 +33,12 @@ describe('Packeta tables and docs/carriers/packeta.md', () => {
     expect(tableRows('faults')).toEqual(
       FAULTS.map((f) => [`\`${f.fault}\``, f.raisedBy, f.meaning, described(f.outcome)]),
     );
+  });
+
+  it('every fault listed is raised by a method the service calls (WSDL portType), and no other', () => {
+    const called = (raisedBy: string) =>
+      raisedBy === 'every call' || PACKETA_METHODS.some((m) => new RegExp(`\\b${m}\\b`).test(raisedBy));
+    expect(FAULTS.filter((f) => !called(f.raisedBy)).map((f) => f.fault)).toEqual([]);
   });
 
   it('the page’s field table is the adapter’s, row for row', () => {

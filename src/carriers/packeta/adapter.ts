@@ -14,7 +14,7 @@ import {
 } from '../port';
 import { describePdf } from '../../pdf/inspect';
 import { labelDocument } from '../sandbox-adapter/shared';
-import { callPacketa, PacketaFault, type PacketaOperation } from './client';
+import { callPacketa, PacketaFault, type PacketaMethod, type PacketaOperation } from './client';
 import { faultRow, reasonForFields } from './faults';
 import { labelFormat, positionsPerPage, SINGLE_LABEL_FORMAT } from './label-formats';
 import { addressIdFor, claimAttributes, packetAttributes, packetIdDetail, packetResult, trackingUrl } from './mapping';
@@ -77,7 +77,7 @@ export class PacketaAdapter implements ClaimCapableCarrierPort, PickupNetworkPor
   /** One call with the account's password, opened here and nowhere else; faults become the port's errors. */
   private async call(
     account: CarrierAccountSettings,
-    method: string,
+    method: PacketaMethod,
     args: XmlElement[],
     operation: PacketaOperation,
     toPickupPoint = false,

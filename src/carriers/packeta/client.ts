@@ -7,6 +7,17 @@ import { childOf, element, parseXml, renderXml, textOf, XmlSyntaxError, type Xml
 /** The calls the adapter makes, named for errors; `label` makes a server error a render error. */
 export type PacketaOperation = 'create' | 'status' | 'label' | 'claim' | 'check';
 
+/** Packeta's methods the service calls: the faults table lists the faults these raise, and no others. */
+export const PACKETA_METHODS = [
+  'createPacket',
+  'packetStatus',
+  'packetLabelPdf',
+  'packetsLabelsPdf',
+  'createPacketClaimWithPassword',
+  'senderGetReturnRouting',
+] as const;
+export type PacketaMethod = (typeof PACKETA_METHODS)[number];
+
 /**
  * Packeta answered `<status>fault</status>`: its fault class, its text (for the logs only, never for API clients) and
  * the structured detail the docs give for the faults that have one.
@@ -44,7 +55,7 @@ function faultOf(response: XmlElement): PacketaFault {
  */
 export async function callPacketa(
   endpoint: PacketaEndpoint,
-  method: string,
+  method: PacketaMethod,
   apiPassword: string,
   args: XmlElement[],
   operation: PacketaOperation,

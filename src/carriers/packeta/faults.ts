@@ -6,7 +6,8 @@ import type { CarrierRejectionReason } from '../port';
  * Packeta's definite answer, so a documented fault on a create means no packet was made: `carrier_rejected` with a
  * reason. A fault the table does not know, an HTTP error or an unreadable answer is `carrier_unavailable`; on a
  * create its outcome is unknown (decision 1203). docs/carriers/packeta.md shows the same table; a unit test keeps
- * them equal.
+ * them equal. Only faults of the methods the service calls (PACKETA_METHODS) are listed: the WSDL's
+ * `AccessDeniedFault`, raised by `createPacketsB2B` and `getConsignmentPassword` alone, is not (decision 1240).
  */
 
 /** What a fault becomes: a refusal of the create, or the carrier being unavailable for the call. */
@@ -64,12 +65,6 @@ export const FAULTS: readonly FaultRow[] = [
     raisedBy: 'createPacket (WSDL)',
     meaning: 'the dispatch order names unknown goods codes (the service never sends one)',
     outcome: rejected('other'),
-  },
-  {
-    fault: 'AccessDeniedFault',
-    raisedBy: 'createPacketsB2B (WSDL)',
-    meaning: 'the account may not use the call',
-    outcome: rejected('account_not_permitted'),
   },
   {
     fault: 'PacketIdFault',

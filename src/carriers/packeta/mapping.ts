@@ -45,9 +45,10 @@ export function addressIdFor(request: ShipmentRequest, settings: PacketaAccountS
 }
 
 /**
- * `PacketAttributes` for a create. `value` is required: the declared value, else the COD amount, else 0 (the docs
- * give no minimum). `currency` is always sent, so neither amount is read in the destination's currency (docs
- * "Currency conversions").
+ * `PacketAttributes` for a create. `value` is required and above 0 (the client-section import docs; decision 1240): the
+ * declared value (carrier A always decides one, the goods' value by default), else the COD amount, else 0, which
+ * Packeta refuses on its own. `currency` is always sent, so neither amount is read in the destination's currency (docs
+ * "Currency conversions"); a currency other than the destination's needs the client's conversion at Packeta.
  */
 export function packetAttributes(
   request: ShipmentRequest,

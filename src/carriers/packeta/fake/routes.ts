@@ -102,7 +102,7 @@ function packetAnswer(p: FakePacket): Reply {
 
 async function createPacket(state: FakePacketaState, { account, args }: Call, validateOnly: boolean): Promise<Reply> {
   const fields = fieldsOf(childOf(args, 'packetAttributes'));
-  const check = checkPacketAttributes(fields);
+  const check = checkPacketAttributes(fields, account);
   const faults = [...check.faults];
   if (!account.approved)
     faults.push({ name: 'user_id', fault: 'The client account is not approved for posting parcels.' });
@@ -236,7 +236,11 @@ export function registerFakePacketa(router: Router, state = new FakePacketaState
     const parsed = accountBodySchema.safeParse(request.body ?? {});
     if (!parsed.success) throw new BadRequest('account body is invalid', parsed.error.issues);
     const account = state.register(request.params.password!, parsed.data);
-    return json(200, { senders: [...account.senders], approved: account.approved });
+    return json(200, {
+      senders: [...account.senders],
+      approved: account.approved,
+      currency_conversions: [...account.conversions],
+    });
   });
   router.add('DELETE', base, async (request) => {
     state.forget(request.params.password!);

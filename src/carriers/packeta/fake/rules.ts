@@ -18,6 +18,8 @@ import { destinationOf, type Destination } from './network';
  * destination collects it, the destination's weight limit. Each problem is an `AttributeFault` as Packeta answers it.
  */
 
+// WSDL `money` and `weight`: decimals with 2 and 3 places. The integer digits are the fake's own bounds (Packeta
+// publishes its maximum value only "in the TOS"): 7 is the spec's largest amount, 9,999,999.99.
 const MONEY = /^\d{1,7}(\.\d{1,2})?$/;
 const WEIGHT = /^\d{1,4}(\.\d{1,3})?$/;
 
@@ -71,15 +73,21 @@ function formatProblem(rule: AttributeRule, value: string, destination: string |
   }
 }
 
-/** `+` or `00`, the destination's country code and its national number; or the national number alone. */
+/**
+ * `+` or `00`, the destination's country code and its national number; or the national number alone, read as the
+ * destination's. Only the destination's format counts: Packeta's import docs say the phone "needs to be in the valid
+ * destination country's format", stricter than the API page's table of formats by country code (decision 1240). A
+ * destination the table lacks takes any of its formats, or 6 to 15 digits (the fake's own bound).
+ */
 export function phoneValid(phone: string, destination: string | null): boolean {
   const digits = phone.replace(/^(\+|00)/, '');
   if (!/^\d+$/.test(digits)) return false;
   const international = phone.startsWith('+') || phone.startsWith('00');
-  const formats = Object.values(PHONE_FORMATS);
-  if (international)
-    return formats.some((f) => digits.startsWith(f.code) && f.national.test(digits.slice(f.code.length)));
   const own = destination ? PHONE_FORMATS[destination] : undefined;
+  if (international) {
+    const formats = own ? [own] : Object.values(PHONE_FORMATS);
+    return formats.some((f) => digits.startsWith(f.code) && f.national.test(digits.slice(f.code.length)));
+  }
   return own ? own.national.test(digits) : digits.length >= 6 && digits.length <= 15;
 }
 
@@ -111,6 +119,26 @@ function checkRows(
   return faults;
 }
 
+/**
+ * The currency of `cod` and `value` is the one the destination accepts (feeds: `currency`, "currency code accepted by
+ * the branch / carrier"), or one the client converts from at submission (docs "Handling Currency Conversions": the
+ * client section's currency conversion settings).
+ */
+function currencyFaults(fields: Fields, place: { currency: string }, conversions: ReadonlySet<string>): FieldFault[] {
+  const currency = fields.currency;
+  if (!currency || currency === place.currency || conversions.has(currency)) return [];
+  return [
+    { name: 'currency', fault: `the destination takes ${place.currency}; no conversion from ${currency} is set` },
+  ];
+}
+
+/** A packet's value is above 0 (docs, client-section import: "Value: decimal > 0"; decision 1240). */
+function valueFaults(fields: Fields): FieldFault[] {
+  return MONEY.test(fields.value ?? '') && Number(fields.value) <= 0
+    ? [{ name: 'value', fault: 'must be above 0' }]
+    : [];
+}
+
 /** COD in exact change (docs "Supported cash on delivery values") and only where the destination collects it. */
 function codFaults(fields: Fields, destination: Destination, currency: string): FieldFault[] {
   const cod = Number(fields.cod ?? '0');
@@ -130,8 +158,16 @@ export interface PacketCheck {
   currency: string | null;
 }
 
+/** What the fake knows of the client account beyond its password: the currencies it converts from. */
+export interface ClientSettings {
+  conversions: ReadonlySet<string>;
+}
+
 /** A createPacket / packetAttributesValid struct checked as Packeta documents it. */
-export function checkPacketAttributes(fields: Fields): PacketCheck {
+export function checkPacketAttributes(
+  fields: Fields,
+  client: ClientSettings = { conversions: new Set() },
+): PacketCheck {
   const unknown = Object.keys(fields).filter(
     (name) => !PACKET_ATTRIBUTES.some((r) => r.name === name) && !OTHER_PACKET_FIELDS.has(name),
   );
@@ -143,6 +179,7 @@ export function checkPacketAttributes(fields: Fields): PacketCheck {
   const faults = [
     ...unknown.map((name) => ({ name, fault: 'is not an attribute of PacketAttributes' })),
     ...checkRows(PACKET_ATTRIBUTES, fields, { home, destination: country }),
+    ...valueFaults(fields),
   ];
   if (fields.addressId && /^\d+$/.test(fields.addressId)) {
     if (!destination) faults.push({ name: 'addressId', fault: 'no branch or carrier has this ID' });
@@ -154,6 +191,7 @@ export function checkPacketAttributes(fields: Fields): PacketCheck {
   const currency = fields.currency ?? place.currency;
   if (WEIGHT.test(fields.weight ?? '') && Number(fields.weight) > place.maxWeightKg)
     faults.push({ name: 'weight', fault: `exceeds the destination's limit of ${place.maxWeightKg} kg` });
+  if (!faults.some((f) => f.name === 'currency')) faults.push(...currencyFaults(fields, place, client.conversions));
   faults.push(...codFaults(fields, destination, currency));
   return { faults, destination, currency };
 }

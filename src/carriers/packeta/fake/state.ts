@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PACKETA_CURRENCIES } from '../attributes';
 import type { FieldFault } from '../faults';
 
 /**
@@ -61,12 +62,18 @@ export const accountBodySchema = z
     senders: z.array(z.string().min(1).max(64)).max(20).default(['eshop']),
     /** false: an account Packeta has not approved for posting yet. */
     approved: z.boolean().default(true),
+    /**
+     * Currencies the client section converts at submission (docs "Handling Currency Conversions"): amounts in them
+     * are taken for any destination; otherwise a packet's currency is the destination's.
+     */
+    currency_conversions: z.array(z.enum(PACKETA_CURRENCIES)).max(PACKETA_CURRENCIES.length).default([]),
   })
   .strict();
 
 export interface FakeAccount {
   senders: Set<string>;
   approved: boolean;
+  conversions: Set<string>;
   packets: FakePacket[];
   faults: FakeFault[];
 }
@@ -85,6 +92,7 @@ export class FakePacketaState {
     const account: FakeAccount = {
       senders: new Set(body.senders),
       approved: body.approved,
+      conversions: new Set(body.currency_conversions),
       packets: [],
       faults: [],
     };
