@@ -63,9 +63,10 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
       tag: 'Label creations',
       access: { kind: 'key', scope: 'labels:write', write: true },
       // Spec "Limits": dry runs have their own buckets; a repeat of a bound Idempotency-Key counts as a read. The
-      // headers are validated first, like the body: a request refused by validation is not counted.
+      // headers are validated first, like the body: a request refused by validation is not counted. The PDFs of
+      // `include: ["document"]` count as stored documents, charged by the answer that serves them (decision 0121).
       limits: {
-        classes: ['dry_run', 'write', 'read'],
+        classes: ['dry_run', 'write', 'read', 'document'],
         classify: async (ctx, { body }) => {
           preferWaitSeconds(ctx.get('Prefer') || undefined);
           if (body.dry_run) return 'dry_run';
