@@ -212,7 +212,7 @@ describe('the order of precedence (decision 0120)', () => {
       expect([early.status, early.headers.get('preference-applied')]).toEqual([202, 'wait=0']);
     } finally {
       releaseStore(shop.storeId);
-      await Promise.all(taken.map((hold) => hold?.release()));
+      for (const hold of taken) await hold?.release();
     }
   });
 
