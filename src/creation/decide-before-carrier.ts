@@ -30,5 +30,7 @@ export async function decideBeforeCarrier(
     call: decision.carrierCall,
     fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
   });
-  return protection.kind === 'block' ? { kind: 'refuse', order: decision.order, refusal: protection.refusal } : decision;
+  return protection.kind === 'block'
+    ? { kind: 'refuse', order: decision.order, refusal: protection.refusal }
+    : decision;
 }
