@@ -25,10 +25,13 @@ export async function decideBeforeCarrier(
   const context = await loadCreationContext({ em: deps.orm.em.fork(), platform: deps.platform }, input);
   const decision = decideCreation(context, input.request, deps.now().getTime());
   if (decision.kind !== 'create') return decision;
+  // The account as the context read it: protection need not read it again.
+  const account = context.carrierAccounts.find((a) => a.id === decision.carrierCall.carrierAccountId)!;
   const protection = await deps.carrierProtection.check({
     storeId: input.storeId,
     call: decision.carrierCall,
     fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
+    account: { id: account.id, updatedAt: new Date(account.updatedAtMs) },
   });
   return protection.kind === 'block'
     ? { kind: 'refuse', order: decision.order, refusal: protection.refusal }

@@ -88,6 +88,7 @@ type AccountFields = Pick<
   | 'defaultFulfillment'
   | 'sender'
   | 'createdAt'
+  | 'updatedAt'
 >;
 
 function contextAccount(a: AccountFields): ContextCarrierAccount {
@@ -110,6 +111,7 @@ function contextAccount(a: AccountFields): ContextCarrierAccount {
     defaultFulfillment: a.defaultFulfillment,
     sender: { name: a.sender.name, countryCode: a.sender.countryCode ?? null, iban: a.sender.iban ?? null },
     createdAtMs: a.createdAt.getTime(),
+    updatedAtMs: a.updatedAt.getTime(),
   };
 }
 
@@ -251,7 +253,7 @@ async function storeSetup(em: EntityManager, storeId: string) {
       id: string;
       domain: string;
       settings: Pick<StoreSettings, 'codRuleEnabled' | 'codRule'> | null;
-      accounts: Array<Omit<AccountFields, 'createdAt'> & { createdAt: string }>;
+      accounts: Array<Omit<AccountFields, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }>;
       rules: Array<Pick<CarrierRule, 'id' | 'priority' | 'conditions' | 'carrierAccountId' | 'serviceCode'>>;
     }>
   >(
@@ -263,7 +265,8 @@ async function storeSetup(em: EntityManager, storeId: string) {
                         'apiCreation', a.api_creation, 'services', a.services, 'options', a.options,
                         'declaredValueSupported', a.declared_value_supported,
                         'codRoundingByCurrency', a.cod_rounding_by_currency,
-                        'defaultFulfillment', a.default_fulfillment, 'sender', a.sender, 'createdAt', a.created_at)
+                        'defaultFulfillment', a.default_fulfillment, 'sender', a.sender, 'createdAt', a.created_at,
+                        'updatedAt', a.updated_at)
                         order by a.created_at, a.seq)
                         from carrier_accounts a where a.store_id = s.id), '[]') as accounts,
             coalesce((select json_agg(json_build_object(
@@ -278,7 +281,7 @@ async function storeSetup(em: EntityManager, storeId: string) {
   return {
     store: { id: row.id, domain: row.domain },
     settings: row.settings,
-    accounts: row.accounts.map((a) => ({ ...a, createdAt: new Date(a.createdAt) })),
+    accounts: row.accounts.map((a) => ({ ...a, createdAt: new Date(a.createdAt), updatedAt: new Date(a.updatedAt) })),
     rules: row.rules,
   };
 }
