@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { numberedPlaceholders, runPrepared } from '../db/prepared';
 import { toHundredths } from '../domain/cod-rounding';
 import type {
   ContextCarrierAccount,
@@ -163,7 +164,7 @@ interface CreationRowJson {
  * creation the order's label state (`order_label_state`) that its locks are taken against. Read in the same snapshot
  * as the labels and creations, that state cannot include a label the decision did not see.
  */
-const ORDER_STATE_SQL = `select
+const ORDER_STATE_SQL = numberedPlaceholders(`select
   (select coalesce(json_agg(t order by t.created_at, t.seq), '[]') from (
      select l.id, l.status, l.kind, l.source, l.coverage_known, l.current_set, l.created_at, l.seq, l.carrier_code,
             l.carrier_account_id, l.service_code, l.cod_amount, l.cod_currency, l.cod_source,
@@ -176,24 +177,27 @@ const ORDER_STATE_SQL = `select
   (select coalesce(json_agg(t order by t.created_at, t.seq), '[]') from (
      select id, status, fulfillment_order_gids, created_at, seq from label_creations
       where store_id = ? and status in ('processing', 'needs_attention', 'abandoned')
-        and (order_gid = ? or fulfillment_order_gids && array[?]::text[])) t) as creations,
+        and (order_gid = ? or fulfillment_order_gids && ?::text[])) t) as creations,
   ${LIVE_LOCKS_JSON} as locks,
-  case when ? then order_label_state(?, ?, ?) end as order_state`;
+  case when ?::boolean then order_label_state(?, ?, ?) end as order_state`);
 
 async function readOrderState(
   em: EntityManager,
   input: { storeId: string; orderGid: string; fulfillmentOrderGids: string[]; staleAfterMs: number },
   selfCreationId: string | null,
 ) {
-  const [row] = await em.execute<
-    Array<{ labels: LabelRow[]; creations: CreationRowJson[]; locks: LockHolder[]; order_state: string | null }>
-  >(ORDER_STATE_SQL, [
+  // Prepared: every creation and dry run reads it (twice for a creation: on arrival and in its worker).
+  const [row] = await runPrepared<{
+    labels: LabelRow[];
+    creations: CreationRowJson[];
+    locks: LockHolder[];
+    order_state: string | null;
+  }>(em, ORDER_STATE_SQL, [
     input.storeId,
     input.orderGid,
     input.storeId,
     input.orderGid,
-    // An empty list still needs one element for the array literal; no GID equals ''.
-    input.fulfillmentOrderGids.length > 0 ? input.fulfillmentOrderGids : [''],
+    input.fulfillmentOrderGids,
     ...liveLocksValues({
       storeId: input.storeId,
       fulfillmentOrderGids: input.fulfillmentOrderGids,
@@ -248,15 +252,14 @@ function contextLabel(r: LabelRow): ContextLabel {
  * context reads them: every creation and dry run reads them, and the ORM's four reads and hydration cost more.
  */
 async function storeSetup(em: EntityManager, storeId: string) {
-  const [row] = await em.execute<
-    Array<{
-      id: string;
-      domain: string;
-      settings: Pick<StoreSettings, 'codRuleEnabled' | 'codRule'> | null;
-      accounts: Array<Omit<AccountFields, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }>;
-      rules: Array<Pick<CarrierRule, 'id' | 'priority' | 'conditions' | 'carrierAccountId' | 'serviceCode'>>;
-    }>
-  >(
+  const [row] = await runPrepared<{
+    id: string;
+    domain: string;
+    settings: Pick<StoreSettings, 'codRuleEnabled' | 'codRule'> | null;
+    accounts: Array<Omit<AccountFields, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }>;
+    rules: Array<Pick<CarrierRule, 'id' | 'priority' | 'conditions' | 'carrierAccountId' | 'serviceCode'>>;
+  }>(
+    em,
     `select s.id, s.domain,
             (select json_build_object('codRuleEnabled', t.cod_rule_enabled, 'codRule', t.cod_rule)
                from store_settings t where t.store_id = s.id) as settings,
@@ -274,7 +277,7 @@ async function storeSetup(em: EntityManager, storeId: string) {
                         'carrierAccountId', r.carrier_account_id, 'serviceCode', r.service_code)
                         order by r.priority)
                         from carrier_rules r where r.store_id = s.id), '[]') as rules
-       from stores s where s.id = ?`,
+       from stores s where s.id = $1`,
     [storeId],
   );
   if (!row) throw new Error(`store ${storeId} does not exist`);
