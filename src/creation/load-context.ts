@@ -300,13 +300,64 @@ export async function loadCreationContext(deps: LoadContextDeps, input: LoadCont
   return (await loadCreationSnapshot(deps, input)).context;
 }
 
+/**
+ * The order as the request names it, from the store platform: by ID with its fulfillment orders, in one read. An ID
+ * not found names the store's platform (`storePlatform`, read only then).
+ */
+async function readOrder(
+  platform: LoadContextDeps['platform'],
+  where: { domain: string; storePlatform: () => Promise<'sandbox' | 'shopify'> },
+  wanted: CreationRequest['order'],
+): Promise<{ lookup: OrderLookup; platformOrder: PlatformOrder | null; listed: PlatformFulfillmentOrder[] | null }> {
+  const { domain } = where;
+  if (wanted.by === 'id') {
+    const found = await readFromPlatform('order', () => platform.getOrderWithFulfillmentOrders(domain, wanted.id));
+    const platformOrder = found?.order ?? null;
+    return {
+      platformOrder,
+      listed: found?.fulfillmentOrders ?? null,
+      lookup: platformOrder
+        ? { kind: 'found', order: contextOrder(platformOrder) }
+        : { kind: 'not_found', by: 'id', value: wanted.id, platform: await where.storePlatform() },
+    };
+  }
+  const matches = await readFromPlatform('order', () => platform.findOrdersByName(domain, wanted.name));
+  const platformOrder = matches.length === 1 ? matches[0]! : null;
+  return {
+    platformOrder,
+    listed: null,
+    lookup:
+      matches.length === 0
+        ? { kind: 'not_found', by: 'name', value: wanted.name }
+        : matches.length > 1
+          ? { kind: 'ambiguous', name: wanted.name, matches: matches.length }
+          : { kind: 'found', order: contextOrder(platformOrder!) },
+  };
+}
+
+/**
+ * A store's platform domain never changes: each process keeps the ones its store setups read (bounded), so the next
+ * read of the order starts beside the store setup instead of after it.
+ */
+const storeDomains = new Map<string, string>();
+const STORE_DOMAINS_KEPT = 10_000;
+
 export async function loadCreationSnapshot(
   deps: LoadContextDeps,
   input: LoadContextInput,
 ): Promise<{ context: CreationContext; orderState: string }> {
   const { em } = deps;
-  // One entity manager, one connection: queries run one after another.
-  const { store, settings, accounts, rules } = await storeSetup(em, input.storeId);
+  const setup = storeSetup(em, input.storeId).then((read) => {
+    if (storeDomains.size >= STORE_DOMAINS_KEPT) storeDomains.clear();
+    storeDomains.set(read.store.id, read.store.domain);
+    return read;
+  });
+  const storePlatform = async () => (await sessionInfo(em, input.storeId)).platform;
+  const known = storeDomains.get(input.storeId);
+  const order = known
+    ? readOrder(deps.platform, { domain: known, storePlatform }, input.request.order)
+    : setup.then((read) => readOrder(deps.platform, { domain: read.store.domain, storePlatform }, input.request.order));
+  const [{ store, settings, accounts, rules }, { lookup, platformOrder, listed }] = await Promise.all([setup, order]);
   const base = {
     store: {
       id: store.id,
@@ -318,31 +369,6 @@ export async function loadCreationSnapshot(
     selfCreationId: input.selfCreationId ?? null,
   };
   const empty = { fulfillmentOrders: [], labels: [], creations: [], holders: [] };
-
-  const wanted = input.request.order;
-  let lookup: OrderLookup;
-  let platformOrder: PlatformOrder | null;
-  // By ID the order comes with its fulfillment orders: one platform read.
-  let listed: PlatformFulfillmentOrder[] | null = null;
-  if (wanted.by === 'id') {
-    const found = await readFromPlatform('order', () =>
-      deps.platform.getOrderWithFulfillmentOrders(store.domain, wanted.id),
-    );
-    platformOrder = found?.order ?? null;
-    listed = found?.fulfillmentOrders ?? null;
-    lookup = platformOrder
-      ? { kind: 'found', order: contextOrder(platformOrder) }
-      : { kind: 'not_found', by: 'id', value: wanted.id, platform: (await sessionInfo(em, store.id)).platform };
-  } else {
-    const matches = await readFromPlatform('order', () => deps.platform.findOrdersByName(store.domain, wanted.name));
-    platformOrder = matches.length === 1 ? matches[0]! : null;
-    lookup =
-      matches.length === 0
-        ? { kind: 'not_found', by: 'name', value: wanted.name }
-        : matches.length > 1
-          ? { kind: 'ambiguous', name: wanted.name, matches: matches.length }
-          : { kind: 'found', order: contextOrder(platformOrder!) };
-  }
   if (!platformOrder) return { context: { ...base, orderLookup: lookup, ...empty }, orderState: '' };
 
   const fulfillmentOrders =
