@@ -7,6 +7,7 @@ import type { CreationDecision, OrderRef } from '../domain/creation-decision';
 import { idempotencyFingerprint, requestedWire, type CreationRequest } from '../domain/creation-request';
 import { DomainError } from '../domain/errors';
 import { parseOrderId } from '../domain/platform-ids';
+import { isRefusedAccess } from '../platform/unavailable';
 import { newId } from '../ids';
 import { creationWorkflowId } from '../../workflows/label-creation/contract';
 import type { CarrierProtection } from './carrier-protection';
@@ -143,21 +144,26 @@ export function createLiveCreation(ports: LiveCreationPorts): LiveCreation {
    * The checks on arrival (docs/decisions/0120-checks-on-arrival.md): a new key's request is decided as the dry run
    * decides it, and a refusal is thrown before anything is claimed. A repeat of a bound key is answered by the
    * idempotency table instead, and so is a request whose key another one bound while it was checked. A read that
-   * failed decides nothing: the creation goes ahead, and its worker reads again with its own retries.
+   * failed decides nothing: the creation goes ahead, and its worker reads again with its own retries; but the store
+   * platform refusing this installation access (decision 0706) is an answer, the one the worker would give at once.
    */
   async function arrive(input: LiveCreationInput, repeat: boolean, clock: Date): Promise<Arrival> {
     if (repeat) return { repeat: true };
     const { storeId, idempotencyKey, request } = input;
-    let decision: CreationDecision;
+    let refused: DomainError;
     try {
-      decision = await ports.decideOnArrival({ storeId, request });
+      const decision = await ports.decideOnArrival({ storeId, request });
+      if (decision.kind !== 'refuse') return { repeat: false, order: decision.order };
+      refused = DomainError.from(decision.refusal);
     } catch (error) {
-      ports.logger.warn({ err: error, store_id: storeId }, 'checks on arrival not made: the worker decides alone');
-      return { repeat: false, order: null };
+      if (!(error instanceof DomainError && isRefusedAccess(error))) {
+        ports.logger.warn({ err: error, store_id: storeId }, 'checks on arrival not made: the worker decides alone');
+        return { repeat: false, order: null };
+      }
+      refused = error;
     }
-    if (decision.kind !== 'refuse') return { repeat: false, order: decision.order };
     if (await ports.isKeyBound({ storeId, idempotencyKey, now: clock })) return { repeat: true };
-    throw DomainError.from(decision.refusal);
+    throw refused;
   }
 
   return {

@@ -241,6 +241,13 @@ describe('createLiveCreation: the checks on arrival (decision 0120)', () => {
     expect(claims[0]).toMatchObject({ order: { gid: FOUND.id, legacyId: '1001' }, orderName: '#1001' });
   });
 
+  it('the platform refusing the installation access is answered on arrival, as the worker would at once', async () => {
+    const denied = new DomainError('shopify_unavailable', { details: { what: 'order', access: 'read_orders' } });
+    const { service, events } = aService({ arrival: denied });
+    await expect(service.create(anInput())).rejects.toBe(denied);
+    expect(events).toEqual(['take hold', 'decide', 'release hold']);
+  });
+
   it('a read that fails decides nothing: the creation goes ahead with the order as the request names it', async () => {
     const { service, events, claims } = aService({ arrival: new Error('platform down') });
     await service.create(anInput());
