@@ -6,6 +6,7 @@ import type { AppDeps } from './app';
 import type { Config } from './config';
 import { openHotPool } from './db/hot-pool';
 import { openOrm } from './db/orm';
+import { createCarrierProtection } from './creation/carrier-protection';
 import { temporalLiveCreation } from './creation/live-creation';
 import { RequestLogWriter } from './http/request-log';
 import { postgresCounterStore } from './limits/counter-store';
@@ -83,6 +84,7 @@ export async function openAppDeps(
       config,
       now,
       platform: options.overrides?.platform ?? adapters.platform,
+      carrierProtection: createCarrierProtection({ orm, now, settings: config.carrierProtection }),
       limits: createWriteLimits({ orm, now, platformQueueMax: config.creation.platformQueueMax }),
     }),
     now,

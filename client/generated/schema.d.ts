@@ -1708,7 +1708,7 @@ export interface operations {
           on_existing?: 'return' | 'reject' | 'create_new';
           /** @description With on_existing: create_new (required there): exactly what blocks the target today; [] when nothing */
           replaces?: string[];
-          /** @description `["document"]` returns the PDF with the creation; needs labels:print; not with dry_run */
+          /** @description `["document"]` returns the stored PDFs of a succeeded creation (a new label or the existing ones) with it, counted as stored documents; needs labels:print; not with dry_run */
           include?: 'document'[];
           /** @description Up to 64 characters; stored and returned, never sent to the carrier */
           client_reference?: string | null;
@@ -2182,7 +2182,7 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
-            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            /** @description Only with `include: ["document"]` on a succeeded creation (201, 200 with existing labels, and their replays): the stored PDF of each label that can be downloaded from storage now, in the label-printer format, counted as stored documents (one per PDF). A label left out keeps its `document` object and is downloaded from its document endpoint: its PDF is not stored (yet), is rendered at the carrier or unavailable, or the document rate limit refused it (then every PDF is left out and `X-RateLimit-*` names that bucket). */
             documents?: {
               label_id: string;
               /** @enum {string} */
@@ -2661,7 +2661,7 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
-            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            /** @description Only with `include: ["document"]` on a succeeded creation (201, 200 with existing labels, and their replays): the stored PDF of each label that can be downloaded from storage now, in the label-printer format, counted as stored documents (one per PDF). A label left out keeps its `document` object and is downloaded from its document endpoint: its PDF is not stored (yet), is rendered at the carrier or unavailable, or the document rate limit refused it (then every PDF is left out and `X-RateLimit-*` names that bucket). */
             documents?: {
               label_id: string;
               /** @enum {string} */
@@ -3138,7 +3138,7 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
-            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            /** @description Only with `include: ["document"]` on a succeeded creation (201, 200 with existing labels, and their replays): the stored PDF of each label that can be downloaded from storage now, in the label-printer format, counted as stored documents (one per PDF). A label left out keeps its `document` object and is downloaded from its document endpoint: its PDF is not stored (yet), is rendered at the carrier or unavailable, or the document rate limit refused it (then every PDF is left out and `X-RateLimit-*` names that bucket). */
             documents?: {
               label_id: string;
               /** @enum {string} */
@@ -6233,7 +6233,7 @@ export interface operations {
               url: string | null;
               created_at: string | null;
               updated_at: string | null;
-              /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+              /** @description Only with `include: ["document"]` on a succeeded creation (201, 200 with existing labels, and their replays): the stored PDF of each label that can be downloaded from storage now, in the label-printer format, counted as stored documents (one per PDF). A label left out keeps its `document` object and is downloaded from its document endpoint: its PDF is not stored (yet), is rendered at the carrier or unavailable, or the document rate limit refused it (then every PDF is left out and `X-RateLimit-*` names that bucket). */
               documents?: {
                 label_id: string;
                 /** @enum {string} */
@@ -7020,7 +7020,7 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
-            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            /** @description Only with `include: ["document"]` on a succeeded creation (201, 200 with existing labels, and their replays): the stored PDF of each label that can be downloaded from storage now, in the label-printer format, counted as stored documents (one per PDF). A label left out keeps its `document` object and is downloaded from its document endpoint: its PDF is not stored (yet), is rendered at the carrier or unavailable, or the document rate limit refused it (then every PDF is left out and `X-RateLimit-*` names that bucket). */
             documents?: {
               label_id: string;
               /** @enum {string} */
@@ -7825,7 +7825,7 @@ export interface operations {
             url: string | null;
             created_at: string | null;
             updated_at: string | null;
-            /** @description Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`). */
+            /** @description Only with `include: ["document"]` on a succeeded creation (201, 200 with existing labels, and their replays): the stored PDF of each label that can be downloaded from storage now, in the label-printer format, counted as stored documents (one per PDF). A label left out keeps its `document` object and is downloaded from its document endpoint: its PDF is not stored (yet), is rendered at the carrier or unavailable, or the document rate limit refused it (then every PDF is left out and `X-RateLimit-*` names that bucket). */
             documents?: {
               label_id: string;
               /** @enum {string} */

@@ -83,12 +83,13 @@ async function floor(): Promise<Koa> {
 }
 
 /** Charges nothing: the benchmark's baseline only. */
+const chargesNothing = () => ({ charge: async () => undefined, tryCharge: async () => true, note: () => undefined });
 const unlimited: RequestLimiter = {
   admit: async (ctx) => {
-    ctx.state.limits = { charge: async () => undefined, note: () => undefined };
+    ctx.state.limits = chargesNothing();
   },
   settle: (ctx) => {
-    ctx.state.limits = { charge: async () => undefined, note: () => undefined };
+    ctx.state.limits = chargesNothing();
   },
 };
 
@@ -98,7 +99,7 @@ function roundTripOnly(databaseUrl: string): RequestLimiter {
   return {
     admit: async (ctx) => {
       await pool.query({ name: 'round_trip', text: 'select 1' });
-      ctx.state.limits = { charge: async () => undefined, note: () => undefined };
+      ctx.state.limits = chargesNothing();
     },
     settle: (ctx) => unlimited.settle(ctx, [], 0),
   };

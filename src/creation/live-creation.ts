@@ -3,16 +3,20 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm';
 import type { Logger } from '../logger';
 import type { WriteLimits } from '../limits/write-limits';
-import type { StorePlatformPort } from '../platform/port';
-import { idempotencyFingerprint, requestedWire } from '../domain/creation-request';
+import type { CreationDecision, OrderRef } from '../domain/creation-decision';
+import { idempotencyFingerprint, requestedWire, type CreationRequest } from '../domain/creation-request';
+import { DomainError } from '../domain/errors';
 import { parseOrderId } from '../domain/platform-ids';
+import { isRefusedAccess } from '../platform/unavailable';
 import { newId } from '../ids';
 import { creationWorkflowId } from '../../workflows/label-creation/contract';
+import type { CarrierProtection } from './carrier-protection';
 import { startOrJoinRun, type CreationRun, type CreationRunConfig } from './creation-run';
+import { decideBeforeCarrier, type BeforeCarrierDeps } from './decide-before-carrier';
 import { JOIN_BUSY_WORKFLOW, joinBusyWorkflow, type JoinRetryPolicy } from './join-policy';
 import { boundKeyAnswer, creationUnavailable, neverMoved, runAnswer } from './live-answer';
 import type { CreationOutcome, LiveCreation, LiveCreationInput } from './live-creation-types';
-import { readOrderName, withOrderName } from './order-name';
+import { takeWaitHold } from './prefer-wait';
 import {
   claimCreation,
   dropClaim,
@@ -30,14 +34,13 @@ export type { CreationOutcome, LiveCreation, LiveCreationInput } from './live-cr
 export interface LiveCreationPorts {
   reservation: ReservationPorts;
   isKeyBound(input: { storeId: string; idempotencyKey: string; now: Date }): Promise<boolean>;
+  /** The dry run's decision on a fresh read (`decideBeforeCarrier`): the checks on arrival (decision 0120). */
+  decideOnArrival(input: { storeId: string; request: CreationRequest }): Promise<CreationDecision>;
   /** One start-or-join of the creation's run, waiting in it (`startOrJoinRun`). */
   startOrJoin(run: CreationRun): Promise<void>;
   readCreationById(id: string): Promise<CreationRow | null>;
   /** The record with its labels in one statement: the answer renders both. */
   readAnswer(storeId: string, id: string): Promise<CreationRow | null>;
-  /** The order's name for an answer given before the creation read the order (`./order-name.ts`). */
-  readOrderName(storeId: string, orderGid: string): Promise<string | null>;
-  withOrderName(row: CreationRow, early: Promise<string | null> | null): Promise<CreationRow>;
   now(): Date;
   sleep(ms: number): Promise<void>;
   logger: Logger;
@@ -48,10 +51,20 @@ export interface LiveCreationPorts {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The claim a new creation makes; `now` at second precision, like every timestamp on the wire and the list's keyset. */
-function newClaim(input: LiveCreationInput, clock: Date, keyTtlMs: number): Omit<NewClaim, 'queueTicketId'> {
+/**
+ * The claim a new creation makes at `clock` (second precision, like every timestamp on the wire and the list's keyset).
+ * The order is the one the checks on arrival found, so every answer names it, an early 202 included (decision 0122);
+ * without it, what the request says of it.
+ */
+function newClaim(
+  input: LiveCreationInput,
+  found: OrderRef | null,
+  given: { clock: Date; keyTtlMs: number },
+): Omit<NewClaim, 'queueTicketId'> {
   const { request } = input;
-  const order = request.order.by === 'id' ? parseOrderId(request.order.id) : null;
+  const parsed = request.order.by === 'id' ? parseOrderId(request.order.id) : null;
+  const order = found ? { gid: found.id, legacyId: found.legacyId } : parsed;
+  const named = request.order.by === 'name' ? (input.orderName ?? request.order.name) : null;
   return {
     id: newId('labelCreation'),
     storeId: input.storeId,
@@ -62,16 +75,20 @@ function newClaim(input: LiveCreationInput, clock: Date, keyTtlMs: number): Omit
     clientReference: request.clientReference,
     workflowId: creationWorkflowId(input.storeId, input.idempotencyKey),
     order: order ? { gid: order.gid, legacyId: order.legacyId } : null,
-    orderName: request.order.by === 'name' ? (input.orderName ?? request.order.name) : null,
-    now: new Date(Math.floor(clock.getTime() / 1000) * 1000),
-    keyTtlMs,
+    orderName: found?.name ?? named,
+    now: given.clock,
+    keyTtlMs: given.keyTtlMs,
   };
 }
 
+/** What the checks on arrival let through: a new creation (with the order they found, when they read it), or a repeat. */
+type Arrival = { repeat: false; order: OrderRef | null } | { repeat: true };
+
 /**
- * The API side of a live `POST /labels` (docs/decisions/0012-live-creation.md, 1100-creation-reservation.md) as three
- * steps: reserve the creation's resources (`reserve`), join its run (`join`), answer from its record (`answer`). The
- * reservation is released once, whichever way the request ends.
+ * The API side of a live `POST /labels` (docs/decisions/0012-live-creation.md, 1100-creation-reservation.md,
+ * 0120-checks-on-arrival.md) as four steps: the checks on arrival (`arrive`), reserve the creation's resources
+ * (`reserve`), join its run (`join`), answer from its record (`answer`). The reservation is released once, whichever
+ * way the request ends.
  */
 export function createLiveCreation(ports: LiveCreationPorts): LiveCreation {
   /** Starts or joins the run. True when it runs (or the record answers); false when it never started. */
@@ -117,42 +134,68 @@ export function createLiveCreation(ports: LiveCreationPorts): LiveCreation {
   }
 
   /** The record as it is once the wait is over; the hold is given back while it is read. */
-  async function answer(
-    reservation: Reservation,
-    input: LiveCreationInput,
-    early: Promise<string | null> | null,
-  ): Promise<CreationOutcome> {
+  async function answer(reservation: Reservation): Promise<CreationOutcome> {
     const { row } = reservation.claim;
-    const [moved] = await Promise.all([ports.readAnswer(input.storeId, row.id), reservation.release()]);
-    const answered = runAnswer(row, moved, reservation.waitSeconds);
-    return { ...answered, row: await ports.withOrderName(answered.row, early) };
+    const [moved] = await Promise.all([ports.readAnswer(row.store_id, row.id), reservation.release()]);
+    return runAnswer(row, moved, reservation.waitSeconds);
+  }
+
+  /**
+   * The checks on arrival (docs/decisions/0120-checks-on-arrival.md): a new key's request is decided as the dry run
+   * decides it, and a refusal is thrown before anything is claimed. A repeat of a bound key is answered by the
+   * idempotency table instead, and so is a request whose key another one bound while it was checked. A read that
+   * failed decides nothing: the creation goes ahead, and its worker reads again with its own retries; but the store
+   * platform refusing this installation access (decision 0706) is an answer, the one the worker would give at once.
+   */
+  async function arrive(input: LiveCreationInput, repeat: boolean, clock: Date): Promise<Arrival> {
+    if (repeat) return { repeat: true };
+    const { storeId, idempotencyKey, request } = input;
+    let refused: DomainError;
+    try {
+      const decision = await ports.decideOnArrival({ storeId, request });
+      if (decision.kind !== 'refuse') return { repeat: false, order: decision.order };
+      refused = DomainError.from(decision.refusal);
+    } catch (error) {
+      if (!(error instanceof DomainError && isRefusedAccess(error))) {
+        ports.logger.warn({ err: error, store_id: storeId }, 'checks on arrival not made: the worker decides alone');
+        return { repeat: false, order: null };
+      }
+      refused = error;
+    }
+    if (await ports.isKeyBound({ storeId, idempotencyKey, now: clock })) return { repeat: true };
+    throw refused;
   }
 
   return {
     isBound: (input) => ports.isKeyBound({ ...input, now: ports.now() }),
 
     async create(input) {
-      const claim = newClaim(input, ports.now(), ports.keyTtlMs);
+      const clock = new Date(Math.floor(ports.now().getTime() / 1000) * 1000);
       const { storeId, idempotencyKey } = input;
       // A repeat of a bound key joins its creation and takes nothing; a refusal of a new one binds nothing.
-      const repeat = input.keyBound ?? (await ports.isKeyBound({ storeId, idempotencyKey, now: claim.now }));
-      // An answer due at once (`wait=0`) for a new creation of an order known by ID comes before the creation has read
-      // the order: its name is read beside the reservation, so the answer has it without waiting longer.
-      const early =
-        claim.order && !repeat && input.waitSeconds === 0 ? ports.readOrderName(storeId, claim.order.gid) : null;
+      const bound = input.keyBound ?? (await ports.isKeyBound({ storeId, idempotencyKey, now: clock }));
+      // The hold is asked for beside the checks on arrival: it spends nothing and is given back on a refusal.
+      const hold = takeWaitHold(ports.reservation, input.apiKeyId, input.waitSeconds);
+      let arrival: Arrival;
+      try {
+        arrival = await arrive(input, bound, clock);
+      } catch (error) {
+        await hold.release();
+        throw error;
+      }
+      const claim = newClaim(input, arrival.repeat ? null : arrival.order, { clock, keyTtlMs: ports.keyTtlMs });
       const reservation = await reserve(ports.reservation, {
-        apiKeyId: input.apiKeyId,
-        waitSeconds: input.waitSeconds,
-        repeat,
+        hold,
+        repeat: arrival.repeat,
         createNew: input.request.onExisting === 'create_new',
         claim,
         noteLimits: input.noteLimits,
       });
       try {
-        const bound = boundKeyAnswer(reservation.claim, { ...claim, idempotencyKey }, reservation.waitSeconds);
-        if (bound) return bound;
+        const answered = boundKeyAnswer(reservation.claim, { ...claim, idempotencyKey }, reservation.waitSeconds);
+        if (answered) return answered;
         await join(reservation, input);
-        return await answer(reservation, input, early);
+        return await answer(reservation);
       } finally {
         await reservation.release();
       }
@@ -173,8 +216,10 @@ export interface LiveCreationDeps {
   temporal: Client;
   config: LiveCreationConfig;
   now: () => Date;
-  /** The order's name for an answer given before the creation read the order (`./order-name.ts`). */
-  platform: Pick<StorePlatformPort, 'getOrder'>;
+  /** What the checks on arrival read the order from. */
+  platform: BeforeCarrierDeps['platform'];
+  /** Its blocks are answered on arrival, as the dry run answers them. */
+  carrierProtection: Pick<CarrierProtection, 'check'>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -192,11 +237,10 @@ export function temporalLiveCreation(deps: LiveCreationDeps): LiveCreation {
       logger: deps.logger,
     },
     isKeyBound: (input) => isKeyBound(fork(), { ...input, keyTtlMs }),
+    decideOnArrival: (input) => decideBeforeCarrier(deps, input),
     startOrJoin: startOrJoinRun(deps),
     readCreationById: (id) => readCreationById(fork(), id),
     readAnswer: (storeId, id) => readCreation(fork(), storeId, id),
-    readOrderName: (storeId, orderGid) => readOrderName(deps, { storeId, orderGid }),
-    withOrderName: (row, early) => withOrderName(deps, row, early),
     now: deps.now,
     sleep,
     logger: deps.logger,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { numberedPlaceholders, runPrepared } from '../db/prepared';
 import { toHundredths } from '../domain/cod-rounding';
 import type {
   ContextCarrierAccount,
@@ -88,6 +89,7 @@ type AccountFields = Pick<
   | 'defaultFulfillment'
   | 'sender'
   | 'createdAt'
+  | 'updatedAt'
 >;
 
 function contextAccount(a: AccountFields): ContextCarrierAccount {
@@ -110,6 +112,7 @@ function contextAccount(a: AccountFields): ContextCarrierAccount {
     defaultFulfillment: a.defaultFulfillment,
     sender: { name: a.sender.name, countryCode: a.sender.countryCode ?? null, iban: a.sender.iban ?? null },
     createdAtMs: a.createdAt.getTime(),
+    updatedAtMs: a.updatedAt.getTime(),
   };
 }
 
@@ -161,7 +164,7 @@ interface CreationRowJson {
  * creation the order's label state (`order_label_state`) that its locks are taken against. Read in the same snapshot
  * as the labels and creations, that state cannot include a label the decision did not see.
  */
-const ORDER_STATE_SQL = `select
+const ORDER_STATE_SQL = numberedPlaceholders(`select
   (select coalesce(json_agg(t order by t.created_at, t.seq), '[]') from (
      select l.id, l.status, l.kind, l.source, l.coverage_known, l.current_set, l.created_at, l.seq, l.carrier_code,
             l.carrier_account_id, l.service_code, l.cod_amount, l.cod_currency, l.cod_source,
@@ -174,24 +177,27 @@ const ORDER_STATE_SQL = `select
   (select coalesce(json_agg(t order by t.created_at, t.seq), '[]') from (
      select id, status, fulfillment_order_gids, created_at, seq from label_creations
       where store_id = ? and status in ('processing', 'needs_attention', 'abandoned')
-        and (order_gid = ? or fulfillment_order_gids && array[?]::text[])) t) as creations,
+        and (order_gid = ? or fulfillment_order_gids && ?::text[])) t) as creations,
   ${LIVE_LOCKS_JSON} as locks,
-  case when ? then order_label_state(?, ?, ?) end as order_state`;
+  case when ?::boolean then order_label_state(?, ?, ?) end as order_state`);
 
 async function readOrderState(
   em: EntityManager,
   input: { storeId: string; orderGid: string; fulfillmentOrderGids: string[]; staleAfterMs: number },
   selfCreationId: string | null,
 ) {
-  const [row] = await em.execute<
-    Array<{ labels: LabelRow[]; creations: CreationRowJson[]; locks: LockHolder[]; order_state: string | null }>
-  >(ORDER_STATE_SQL, [
+  // Prepared: every creation and dry run reads it (twice for a creation: on arrival and in its worker).
+  const [row] = await runPrepared<{
+    labels: LabelRow[];
+    creations: CreationRowJson[];
+    locks: LockHolder[];
+    order_state: string | null;
+  }>(em, ORDER_STATE_SQL, [
     input.storeId,
     input.orderGid,
     input.storeId,
     input.orderGid,
-    // An empty list still needs one element for the array literal; no GID equals ''.
-    input.fulfillmentOrderGids.length > 0 ? input.fulfillmentOrderGids : [''],
+    input.fulfillmentOrderGids,
     ...liveLocksValues({
       storeId: input.storeId,
       fulfillmentOrderGids: input.fulfillmentOrderGids,
@@ -246,15 +252,14 @@ function contextLabel(r: LabelRow): ContextLabel {
  * context reads them: every creation and dry run reads them, and the ORM's four reads and hydration cost more.
  */
 async function storeSetup(em: EntityManager, storeId: string) {
-  const [row] = await em.execute<
-    Array<{
-      id: string;
-      domain: string;
-      settings: Pick<StoreSettings, 'codRuleEnabled' | 'codRule'> | null;
-      accounts: Array<Omit<AccountFields, 'createdAt'> & { createdAt: string }>;
-      rules: Array<Pick<CarrierRule, 'id' | 'priority' | 'conditions' | 'carrierAccountId' | 'serviceCode'>>;
-    }>
-  >(
+  const [row] = await runPrepared<{
+    id: string;
+    domain: string;
+    settings: Pick<StoreSettings, 'codRuleEnabled' | 'codRule'> | null;
+    accounts: Array<Omit<AccountFields, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string }>;
+    rules: Array<Pick<CarrierRule, 'id' | 'priority' | 'conditions' | 'carrierAccountId' | 'serviceCode'>>;
+  }>(
+    em,
     `select s.id, s.domain,
             (select json_build_object('codRuleEnabled', t.cod_rule_enabled, 'codRule', t.cod_rule)
                from store_settings t where t.store_id = s.id) as settings,
@@ -263,7 +268,8 @@ async function storeSetup(em: EntityManager, storeId: string) {
                         'apiCreation', a.api_creation, 'services', a.services, 'options', a.options,
                         'declaredValueSupported', a.declared_value_supported,
                         'codRoundingByCurrency', a.cod_rounding_by_currency,
-                        'defaultFulfillment', a.default_fulfillment, 'sender', a.sender, 'createdAt', a.created_at)
+                        'defaultFulfillment', a.default_fulfillment, 'sender', a.sender, 'createdAt', a.created_at,
+                        'updatedAt', a.updated_at)
                         order by a.created_at, a.seq)
                         from carrier_accounts a where a.store_id = s.id), '[]') as accounts,
             coalesce((select json_agg(json_build_object(
@@ -271,14 +277,14 @@ async function storeSetup(em: EntityManager, storeId: string) {
                         'carrierAccountId', r.carrier_account_id, 'serviceCode', r.service_code)
                         order by r.priority)
                         from carrier_rules r where r.store_id = s.id), '[]') as rules
-       from stores s where s.id = ?`,
+       from stores s where s.id = $1`,
     [storeId],
   );
   if (!row) throw new Error(`store ${storeId} does not exist`);
   return {
     store: { id: row.id, domain: row.domain },
     settings: row.settings,
-    accounts: row.accounts.map((a) => ({ ...a, createdAt: new Date(a.createdAt) })),
+    accounts: row.accounts.map((a) => ({ ...a, createdAt: new Date(a.createdAt), updatedAt: new Date(a.updatedAt) })),
     rules: row.rules,
   };
 }
@@ -294,13 +300,64 @@ export async function loadCreationContext(deps: LoadContextDeps, input: LoadCont
   return (await loadCreationSnapshot(deps, input)).context;
 }
 
+/**
+ * The order as the request names it, from the store platform: by ID with its fulfillment orders, in one read. An ID
+ * not found names the store's platform (`storePlatform`, read only then).
+ */
+async function readOrder(
+  platform: LoadContextDeps['platform'],
+  where: { domain: string; storePlatform: () => Promise<'sandbox' | 'shopify'> },
+  wanted: CreationRequest['order'],
+): Promise<{ lookup: OrderLookup; platformOrder: PlatformOrder | null; listed: PlatformFulfillmentOrder[] | null }> {
+  const { domain } = where;
+  if (wanted.by === 'id') {
+    const found = await readFromPlatform('order', () => platform.getOrderWithFulfillmentOrders(domain, wanted.id));
+    const platformOrder = found?.order ?? null;
+    return {
+      platformOrder,
+      listed: found?.fulfillmentOrders ?? null,
+      lookup: platformOrder
+        ? { kind: 'found', order: contextOrder(platformOrder) }
+        : { kind: 'not_found', by: 'id', value: wanted.id, platform: await where.storePlatform() },
+    };
+  }
+  const matches = await readFromPlatform('order', () => platform.findOrdersByName(domain, wanted.name));
+  const platformOrder = matches.length === 1 ? matches[0]! : null;
+  return {
+    platformOrder,
+    listed: null,
+    lookup:
+      matches.length === 0
+        ? { kind: 'not_found', by: 'name', value: wanted.name }
+        : matches.length > 1
+          ? { kind: 'ambiguous', name: wanted.name, matches: matches.length }
+          : { kind: 'found', order: contextOrder(platformOrder!) },
+  };
+}
+
+/**
+ * A store's platform domain never changes: each process keeps the ones its store setups read (bounded), so the next
+ * read of the order starts beside the store setup instead of after it.
+ */
+const storeDomains = new Map<string, string>();
+const STORE_DOMAINS_KEPT = 10_000;
+
 export async function loadCreationSnapshot(
   deps: LoadContextDeps,
   input: LoadContextInput,
 ): Promise<{ context: CreationContext; orderState: string }> {
   const { em } = deps;
-  // One entity manager, one connection: queries run one after another.
-  const { store, settings, accounts, rules } = await storeSetup(em, input.storeId);
+  const setup = storeSetup(em, input.storeId).then((read) => {
+    if (storeDomains.size >= STORE_DOMAINS_KEPT) storeDomains.clear();
+    storeDomains.set(read.store.id, read.store.domain);
+    return read;
+  });
+  const storePlatform = async () => (await sessionInfo(em, input.storeId)).platform;
+  const known = storeDomains.get(input.storeId);
+  const order = known
+    ? readOrder(deps.platform, { domain: known, storePlatform }, input.request.order)
+    : setup.then((read) => readOrder(deps.platform, { domain: read.store.domain, storePlatform }, input.request.order));
+  const [{ store, settings, accounts, rules }, { lookup, platformOrder, listed }] = await Promise.all([setup, order]);
   const base = {
     store: {
       id: store.id,
@@ -312,31 +369,6 @@ export async function loadCreationSnapshot(
     selfCreationId: input.selfCreationId ?? null,
   };
   const empty = { fulfillmentOrders: [], labels: [], creations: [], holders: [] };
-
-  const wanted = input.request.order;
-  let lookup: OrderLookup;
-  let platformOrder: PlatformOrder | null;
-  // By ID the order comes with its fulfillment orders: one platform read.
-  let listed: PlatformFulfillmentOrder[] | null = null;
-  if (wanted.by === 'id') {
-    const found = await readFromPlatform('order', () =>
-      deps.platform.getOrderWithFulfillmentOrders(store.domain, wanted.id),
-    );
-    platformOrder = found?.order ?? null;
-    listed = found?.fulfillmentOrders ?? null;
-    lookup = platformOrder
-      ? { kind: 'found', order: contextOrder(platformOrder) }
-      : { kind: 'not_found', by: 'id', value: wanted.id, platform: (await sessionInfo(em, store.id)).platform };
-  } else {
-    const matches = await readFromPlatform('order', () => deps.platform.findOrdersByName(store.domain, wanted.name));
-    platformOrder = matches.length === 1 ? matches[0]! : null;
-    lookup =
-      matches.length === 0
-        ? { kind: 'not_found', by: 'name', value: wanted.name }
-        : matches.length > 1
-          ? { kind: 'ambiguous', name: wanted.name, matches: matches.length }
-          : { kind: 'found', order: contextOrder(platformOrder!) };
-  }
   if (!platformOrder) return { context: { ...base, orderLookup: lookup, ...empty }, orderState: '' };
 
   const fulfillmentOrders =

@@ -104,13 +104,14 @@ export async function claimCreation(em: EntityManager, claim: NewClaim): Promise
   return bound ? { claimed: false, row: bound } : claimCreation(em, claim);
 }
 
-/** The claim's insert: its row, or none when the key is bound. */
+/** The claim's insert: its row, or none when the key is bound. Prepared: every creation makes one. */
 function insertClaim(em: EntityManager, claim: NewClaim): Promise<CreationRow[]> {
-  return em.execute<CreationRow[]>(
+  return runPrepared<CreationRow>(
+    em,
     `insert into label_creations (id, store_id, status, phase, idempotency_key, request_hash, key_bound, api_key_id,
        order_gid, order_legacy_id, order_name, queue_ticket_id, requested, client_reference, workflow_id, created_at,
        updated_at)
-     values (?, ?, 'processing', 'queued', ?, ?, true, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?)
+     values ($1, $2, 'processing', 'queued', $3, $4, true, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14)
      on conflict (store_id, idempotency_key) where key_bound do nothing
      returning ${COLUMNS}`,
     [
@@ -132,13 +133,17 @@ function insertClaim(em: EntityManager, claim: NewClaim): Promise<CreationRow[]>
   );
 }
 
-/** Whether the key is bound to a creation of the store (a repeat of it counts as a read, spec "Limits"). */
+/**
+ * Whether the key is bound to a creation of the store (a repeat of it counts as a read, spec "Limits"). Prepared: every
+ * live `POST /labels` asks.
+ */
 export async function isKeyBound(
   em: EntityManager,
   input: { storeId: string; idempotencyKey: string; now: Date; keyTtlMs: number },
 ): Promise<boolean> {
-  const rows = await em.execute(
-    'select 1 from label_creations where store_id = ? and idempotency_key = ? and key_bound and created_at >= ?',
+  const rows = await runPrepared(
+    em,
+    'select 1 from label_creations where store_id = $1 and idempotency_key = $2 and key_bound and created_at >= $3',
     [input.storeId, input.idempotencyKey, new Date(input.now.getTime() - input.keyTtlMs)],
   );
   return rows.length > 0;

@@ -3,7 +3,7 @@ import type { CreationUnits } from '../limits/creation-units';
 import type { WaitHolds } from '../limits/wait-holds';
 import type { WriteQueue, WriteQueueTicket } from '../limits/write-queue';
 import type { Logger } from '../logger';
-import { takeWaitHold } from './prefer-wait';
+import type { PreferWait } from './prefer-wait';
 import type { ClaimResult, NewClaim } from './records';
 
 /** Where a reservation takes its resources: the limits of docs/decisions/0405 and the creation records. */
@@ -20,9 +20,8 @@ export interface ReservationPorts {
 }
 
 export interface ReservationRequest {
-  apiKeyId: string;
-  /** `Prefer: wait=N` as asked. */
-  waitSeconds: number;
+  /** The `Prefer: wait` hold, asked for by the caller beside its checks on arrival (`takeWaitHold`). */
+  hold: PreferWait;
   /** A repeat of a bound key joins its creation: it takes a hold, but no unit and no queue place. */
   repeat: boolean;
   /** `on_existing: create_new` also takes a `create_new_daily` unit. */
@@ -90,15 +89,16 @@ class Holdings {
 }
 
 /**
- * Takes a creation's resources (docs/decisions/1100-creation-reservation.md). The hold is asked for first and
- * awaited last, so its statement runs beside the others; the unit and the queue place are taken side by side. A
+ * Takes a creation's resources (docs/decisions/1100-creation-reservation.md). The hold is asked for first (by the
+ * caller, beside its checks on arrival) and awaited last, so its statement runs beside the others; the unit and the
+ * queue place are taken side by side. A
  * refusal (a full day, a full queue) or a failure on the way gives back whatever was taken, the last taken first, and
  * is thrown: nothing is bound. A claim that finds the key bound already (another request won) gives the unit and the
  * place back at once: the request is a repeat after all.
  */
 export async function reserve(ports: ReservationPorts, request: ReservationRequest): Promise<Reservation> {
   const holdings = new Holdings(ports.logger);
-  const hold = takeWaitHold(ports, request.apiKeyId, request.waitSeconds);
+  const { hold } = request;
   holdings.add('hold', () => hold.release());
   try {
     const ticket = request.repeat ? null : await takeWriteLimits(ports, request, holdings);

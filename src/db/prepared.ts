@@ -50,6 +50,17 @@ export async function runPrepared<T>(em: EntityManager, text: string, values: re
 }
 
 /**
+ * A statement written with the ORM's `?` placeholders (so it can share fragments with `em.execute` statements), its
+ * placeholders numbered `$1`, `$2`, ... in order, for `runPrepared`. Its text has no other `?` (no jsonb `?` operator);
+ * an array is one placeholder cast to its array type, never `array[?]` (the ORM spreads a list there, PostgreSQL does
+ * not).
+ */
+export function numberedPlaceholders(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${(n += 1)}`);
+}
+
+/**
  * A page's LIMIT written into the statement, not bound: with `limit $n` PostgreSQL prices the generic plan of a
  * prepared page for a tenth of the table, so it never picks it and plans the page afresh on every execution, which
  * cost more than running it (decision 0017). A written limit makes one statement per page size, and the generic plan

@@ -122,6 +122,8 @@ export interface ContextCarrierAccount {
   defaultFulfillment: FulfillmentMode;
   sender: { name: string; countryCode: string | null; iban: string | null };
   createdAtMs: number;
+  /** When its settings last changed: a change makes every shipment on it a new one for carrier protection. */
+  updatedAtMs: number;
 }
 
 export interface ContextRuleConditions {

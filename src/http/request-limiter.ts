@@ -59,9 +59,10 @@ export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date;
       const tightest = tightestBucket(seen);
       if (tightest) ctx.set(rateLimitHeaders(tightest));
     };
-    const charge = async (charges: readonly LimitCharge[]) => {
+    /** The buckets' states once taken (none when nothing is charged), or `countersUnavailable` when unreachable. */
+    const take = async (charges: readonly LimitCharge[]): Promise<BucketState[]> => {
       const buckets = bucketCharges(charges);
-      if (buckets.length === 0) return;
+      if (buckets.length === 0) return [];
       const auth = ctx.state.auth!;
       const nowMs = deps.now().getTime();
       let taken: TakenBucket[];
@@ -72,15 +73,29 @@ export function createRequestLimiter(deps: { take: TakeBuckets; now: () => Date;
         deps.logger.error({ request_id: ctx.state.requestId, err: error }, 'rate-limit counters unavailable');
         throw countersUnavailable(charges.some((c) => c.limitClass === 'render' && c.units > 0));
       }
-      settleTaken(taken, nowMs);
+      return taken.map((t) => windowBucketState(t, nowMs));
     };
-    const settleTaken = (taken: readonly TakenBucket[], nowMs: number) => {
-      const states = taken.map((t) => windowBucketState(t, nowMs));
+    const settle = (states: BucketState[]) => {
       const refused = refusingBucket(states);
       if (refused) throw DomainError.from(rateLimitedRefusal(refused));
       note(states);
     };
-    return { charge, note, settleTaken };
+    const charge = async (charges: readonly LimitCharge[]) => settle(await take(charges));
+    const tryCharge = async (charges: readonly LimitCharge[]) => {
+      let states: BucketState[];
+      try {
+        states = await take(charges);
+      } catch (error) {
+        if (error instanceof DomainError) return false;
+        throw error;
+      }
+      // A refused bucket has none left: the headers describe it.
+      note(states);
+      return !refusingBucket(states);
+    };
+    const settleTaken = (taken: readonly TakenBucket[], nowMs: number) =>
+      settle(taken.map((t) => windowBucketState(t, nowMs)));
+    return { charge, tryCharge, note, settleTaken };
   }
 
   return {

@@ -31,6 +31,12 @@ export type AppContext = ParameterizedContext<AppState>;
 export interface RequestLimits {
   /** Takes the units from every bucket of their classes, or throws 429 `rate_limited` (nothing taken). */
   charge(charges: readonly LimitCharge[]): Promise<void>;
+  /**
+   * Takes the units like `charge`, for what a request serves besides its answer (the PDFs of a label creation): a
+   * refusal takes nothing and answers false, with the refusing bucket in the headers; so does a counter store that
+   * cannot be reached (nothing unmetered is served).
+   */
+  tryCharge(charges: readonly LimitCharge[]): Promise<boolean>;
   /** Adds buckets taken elsewhere (the daily creation units, the write queue) to the ones the headers choose from. */
   note(states: readonly BucketState[]): void;
 }

@@ -84,6 +84,7 @@ export function anAccount(overrides: Partial<ContextCarrierAccount> = {}): Conte
     defaultFulfillment: 'none',
     sender: { name: 'Shop', countryCode: 'CZ', iban: null },
     createdAtMs: NOW - DAY,
+    updatedAtMs: NOW - DAY,
     ...overrides,
   };
 }

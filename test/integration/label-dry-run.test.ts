@@ -569,12 +569,11 @@ describe('POST /v1/labels live requests', () => {
       body: { order_id: '1', include: ['document'] },
     });
     expectError(withoutPrint, 403, 'insufficient_scope', expect.objectContaining({ required_scope: 'labels:print' }));
-    // Reached the creation: its record exists, so the error names it (the order is not on the platform).
+    // Reached the live creation, which refuses it on arrival (decision 0120: the order is not on the platform): no
+    // record exists, so none is named.
     const reached = await post({ order_id: '1' }, { 'Idempotency-Key': 'key-12345', Prefer: 'wait=30' });
-    expectError(reached, 422, 'order_not_eligible');
-    expect(reached.body.error.details).toMatchObject({
-      reason: 'order_not_found',
-      label_creation_id: expect.stringMatching(/^lcr_/),
-    });
+    expectError(reached, 422, 'order_not_eligible', expect.objectContaining({ reason: 'order_not_found' }));
+    expect(reached.body.error.details.label_creation_id).toBeUndefined();
+    expect(await creationCount(shop.storeId)).toBe(0);
   });
 });

@@ -133,10 +133,12 @@ describe('GET /v1/openapi.json', () => {
     expect(documents['x-rate-limits'][1].buckets).toEqual([
       { bucket: 'render_shop_per_minute', scope: 'shop', limit: 60, window_seconds: 60 },
     ]);
+    // A creation's `include: ["document"]` PDFs count as stored documents (decision 0121).
     expect(res.body.paths['/labels'].post['x-rate-limits'].map((c: { class: string }) => c.class)).toEqual([
       'dry_run',
       'write',
       'read',
+      'document',
     ]);
   });
 

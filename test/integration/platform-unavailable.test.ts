@@ -8,7 +8,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // Spec "Errors": 503 `shopify_unavailable` (later, `Retry-After: 5`, details `what`, `throttled`) when the order read
 // from the store platform is throttled or refused, or there is no usable platform session; dry run and live
-// (docs/decisions/0027-platform-unavailable-live.md: a live creation reads the order at most 4 times). The jest project
+// (docs/decisions/0027-platform-unavailable-live.md: a live creation reads the order at most 4 times, after the read of
+// its checks on arrival, which decides nothing when it fails: decision 0120). The jest project
 // integration-shopify runs it all with the stores on the fake Shopify; the last block is Shopify's own causes.
 let app: TestApp;
 beforeAll(async () => {
@@ -70,8 +71,9 @@ describe('POST /v1/labels: the store platform stays unavailable', () => {
     'answers 503 shopify_unavailable when the order read stays %s; the creation failed, its key released',
     async (_, type, throttled) => {
       const { shop, account, order } = await aShopWithAnOrder();
-      // Exactly the reads a live creation makes before it gives up: none is left for the repeat below.
-      await platformFails(shop, { type, times: 4 });
+      // Exactly the reads a live creation makes before it gives up (the arrival's and the worker's 4): none is left for
+      // the repeat below.
+      await platformFails(shop, { type, times: 5 });
       const key = `platform-${type}-${order.orderId}`;
       const res = await create(shop, key, { order_id: order.orderId });
       expectError(res, 503, 'shopify_unavailable', {
@@ -110,7 +112,7 @@ describe('POST /v1/labels: the store platform stays unavailable', () => {
 
   it('fails the same when the order is named by order_name; with Prefer: wait=0 the answer is 202 and a poll finds it', async () => {
     const { shop, account, order } = await aShopWithAnOrder();
-    await platformFails(shop, { type: 'unavailable', times: 4 });
+    await platformFails(shop, { type: 'unavailable', times: 5 });
     // wait=0 answers at once (the prepare step runs in the first activity since decision 1010); the poll waits.
     const res = await create(
       shop,

@@ -173,9 +173,14 @@ describe('a creation in flight when the app is uninstalled', () => {
     const account = await aCarrierAAccount(app.orm, store.id);
     await aRule(app.orm, store.id, { priority: 1, carrierAccountId: account.id, serviceCode: 'a_home' });
     const order = await anOrderOnPlatform(shop);
-    // Shopify is slow to answer the creation's read of the order (named by order_name: only the creation reads it),
-    // and the merchant uninstalls meanwhile.
-    await control('POST', `/_control/stores/${shop}/faults`, { faults: [{ type: 'slow', delay_ms: 1_500 }] });
+    // Shopify answers the checks on arrival at its pace (the order by name, then its fulfillment orders: two reads) but
+    // is slow to answer the creation's own read, and the merchant uninstalls meanwhile.
+    await control('POST', `/_control/stores/${shop}/faults`, {
+      faults: [
+        { type: 'slow', delay_ms: 0, times: 2 },
+        { type: 'slow', delay_ms: 1_500 },
+      ],
+    });
     const key = `in-flight-${randomToken(8)}`;
     const request = {
       headers: { ...auth, 'Idempotency-Key': key, Prefer: 'wait=0' },

@@ -70,8 +70,10 @@ describe('access scopes: a store whose installation lacks one', () => {
           next_action: 'fix_and_retry',
         }),
       );
-      // Read twice (the first step, then the workflow's own), never the four reads of a platform that is down.
-      expect((await fakeShopifyRequests(shop.domain)) - before).toBeLessThanOrEqual(2);
+      // Read once, by the checks on arrival, which answer it (decision 0120): never the reads of a platform that is
+      // down, and nothing stored.
+      expect((await fakeShopifyRequests(shop.domain)) - before).toBe(1);
+      expect(res.body.error.details.label_creation_id).toBeUndefined();
       const metrics = (await app.request('GET', '/metrics')).text;
       expect(metrics).toContain('shipping_label_platform_access_denied_total');
     },

@@ -1,4 +1,5 @@
-import { reserve, type ReservationRequest } from '../../src/creation/reservation';
+import { takeWaitHold } from '../../src/creation/prefer-wait';
+import { reserve, type ReservationPorts, type ReservationRequest } from '../../src/creation/reservation';
 import type { BucketState } from '../../src/domain/rate-limits';
 import {
   aClaim,
@@ -9,9 +10,12 @@ import {
   type FakeBehaviour,
 } from '../helpers/live-creation-fakes';
 
-const aRequest = (overrides: Partial<ReservationRequest> = {}): ReservationRequest => ({
-  apiKeyId: 'key_1',
-  waitSeconds: 20,
+/** A request whose hold (`Prefer: wait`, 20 s unless told) is asked for as the service asks for it. */
+const aRequest = (
+  ports: ReservationPorts,
+  { waitSeconds = 20, ...overrides }: Partial<ReservationRequest> & { waitSeconds?: number } = {},
+): ReservationRequest => ({
+  hold: takeWaitHold(ports, 'key_1', waitSeconds),
   repeat: false,
   createNew: false,
   claim: aClaim(),
@@ -20,9 +24,12 @@ const aRequest = (overrides: Partial<ReservationRequest> = {}): ReservationReque
 
 const refusal = (name: string) => new Error(name);
 
-async function reserveWith(behaviour: FakeBehaviour, request: Partial<ReservationRequest> = {}) {
+async function reserveWith(
+  behaviour: FakeBehaviour,
+  request: Partial<ReservationRequest> & { waitSeconds?: number } = {},
+) {
   const fakes = fakeReservationPorts(behaviour);
-  const reservation = await reserve(fakes.ports, aRequest(request));
+  const reservation = await reserve(fakes.ports, aRequest(fakes.ports, request));
   return { ...fakes, reservation };
 }
 
@@ -70,7 +77,7 @@ describe('reserve: a refusal or failure on the way gives back what was taken, th
   ])('%s', async (_, behaviour, givenBack) => {
     const { ports, events } = fakeReservationPorts(behaviour);
     const thrown = Object.values(behaviour)[0] as Error;
-    await expect(reserve(ports, aRequest())).rejects.toBe(thrown);
+    await expect(reserve(ports, aRequest(ports))).rejects.toBe(thrown);
     const taken = events.filter((event) => event.startsWith('take') || event === 'claim');
     expect(events.slice(taken.length)).toEqual(givenBack);
   });
@@ -78,7 +85,7 @@ describe('reserve: a refusal or failure on the way gives back what was taken, th
   it('throws the day’s refusal when both the unit and the place are refused', async () => {
     const day = refusal('full day');
     const { ports, events } = fakeReservationPorts({ unitRefused: day, placeRefused: refusal('full queue') });
-    await expect(reserve(ports, aRequest())).rejects.toBe(day);
+    await expect(reserve(ports, aRequest(ports))).rejects.toBe(day);
     expect(events).toEqual(['take hold', 'take unit', 'take place', 'release hold']);
   });
 });
@@ -101,7 +108,7 @@ describe('Reservation.release', () => {
           resolve();
         };
       });
-    const reservation = await reserve(ports, aRequest());
+    const reservation = await reserve(ports, aRequest(ports));
     const first = reservation.release();
     let secondDone = false;
     const second = reservation.release().then(() => {

@@ -2,7 +2,9 @@ import type { CreationRun } from '../../src/creation/creation-run';
 import { boundKeyAnswer, neverMoved, runAnswer } from '../../src/creation/live-answer';
 import { createLiveCreation, type LiveCreationInput, type LiveCreationPorts } from '../../src/creation/live-creation';
 import type { CreationRow } from '../../src/creation/records';
+import type { CreationDecision } from '../../src/domain/creation-decision';
 import { DomainError } from '../../src/domain/errors';
+import { refusal } from '../../src/domain/refusal';
 import { createLogger } from '../../src/logger';
 import { aRequest } from '../helpers/creation-context';
 import { aCreationRow, fakeReservationPorts, type FakeBehaviour } from '../helpers/live-creation-fakes';
@@ -20,8 +22,27 @@ const anInput = (overrides: Partial<LiveCreationInput> = {}): LiveCreationInput 
   ...overrides,
 });
 
+const FOUND = { id: 'gid://shopify/Order/1001', legacyId: '1001', name: '#1001' };
+/** What the checks on arrival decide unless told: labels to return, for the order they found. */
+const RETURNS: CreationDecision = {
+  kind: 'return_existing',
+  order: FOUND,
+  targetFulfillmentOrderIds: [],
+  labelIds: ['lbl_1'],
+  warnings: [],
+};
+const REFUSED: CreationDecision = {
+  kind: 'refuse',
+  order: FOUND,
+  refusal: refusal('order_not_eligible', 'The order is cancelled.', { reason: 'order_cancelled' }),
+};
+
 interface Scenario {
   reservation?: FakeBehaviour;
+  /** What the checks on arrival decide (`RETURNS` when absent), or how their read fails. */
+  arrival?: CreationDecision | Error;
+  /** Whether a lookup finds the key bound (another request bound it meanwhile). */
+  keyBoundNow?: boolean;
   /** How the run's start-or-join fails (it takes the request when absent). */
   runFails?: () => unknown;
   /** The record read after a failed join; a record still `queued` when absent. */
@@ -33,13 +54,17 @@ interface Scenario {
 function aService(scenario: Scenario = {}) {
   const fakes = fakeReservationPorts(scenario.reservation);
   const runs: CreationRun[] = [];
-  const orderReads: string[] = [];
   const keyLookups: Array<{ now: Date }> = [];
   const ports: LiveCreationPorts = {
     reservation: fakes.ports,
     isKeyBound: async (input) => {
       keyLookups.push(input);
-      return false;
+      return scenario.keyBoundNow ?? false;
+    },
+    decideOnArrival: async () => {
+      fakes.events.push('decide');
+      if (scenario.arrival instanceof Error) throw scenario.arrival;
+      return scenario.arrival ?? RETURNS;
     },
     startOrJoin: async (run) => {
       runs.push(run);
@@ -54,11 +79,6 @@ function aService(scenario: Scenario = {}) {
       fakes.events.push('read answer');
       return ANSWERED;
     },
-    readOrderName: async (_, orderGid) => {
-      orderReads.push(orderGid);
-      return '#1001';
-    },
-    withOrderName: async (row, early) => (early ? { ...row, order_name: await early } : row),
     now: () => new Date(Date.now()),
     sleep: async () => {},
     logger: createLogger('silent'),
@@ -70,7 +90,6 @@ function aService(scenario: Scenario = {}) {
     events: fakes.events,
     claims: fakes.claims,
     runs,
-    orderReads,
     keyLookups,
   };
 }
@@ -82,8 +101,8 @@ describe('createLiveCreation: reserve → join → answer', () => {
   it('a new creation reserves, joins its run with its queue place and wait, and answers from the record', async () => {
     const { service, events, runs, claims } = aService();
     const outcome = await service.create(anInput());
-    expect(events.slice(0, 5)).toEqual(['take hold', 'take unit', 'take place', 'claim', 'join']);
-    expect(events.slice(5).sort()).toEqual(['read answer', 'release hold']);
+    expect(events.slice(0, 6)).toEqual(['take hold', 'decide', 'take unit', 'take place', 'claim', 'join']);
+    expect(events.slice(6).sort()).toEqual(['read answer', 'release hold']);
     expect(runs).toEqual([expect.objectContaining({ waitSeconds: 20, queueTicketId: 'ticket_1' })]);
     expect(runs[0]?.row.id).toBe(claims[0]?.id);
     expect(outcome).toEqual({ row: ANSWERED, waitSeconds: 20, replayed: false });
@@ -125,6 +144,7 @@ describe('createLiveCreation: reserve → join → answer', () => {
     await expect(service.create(anInput())).resolves.toMatchObject({ replayed: true });
     expect(events).toEqual([
       'take hold',
+      'decide',
       'take unit',
       'take place',
       'claim',
@@ -190,22 +210,49 @@ describe('createLiveCreation: a run that cannot be reached', () => {
   });
 });
 
-describe('createLiveCreation: the order’s name in an early answer', () => {
-  it('reads the name beside the reservation for wait=0 of a new creation of an order known by ID', async () => {
-    const { service, orderReads } = aService();
-    const outcome = await service.create(anInput({ waitSeconds: 0 }));
-    expect(orderReads).toEqual(['gid://shopify/Order/1001']);
-    expect(outcome).toMatchObject({ waitSeconds: 0, row: { order_name: '#1001' } });
+describe('createLiveCreation: the checks on arrival (decision 0120)', () => {
+  it('a refusal is thrown before anything is taken but the hold, which goes back: no unit, place, claim or run', async () => {
+    const { service, events, claims, runs } = aService({ arrival: REFUSED });
+    const refused = await service.create(anInput()).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ code: 'order_not_eligible', details: { reason: 'order_cancelled' } });
+    expect(events).toEqual(['take hold', 'decide', 'release hold']);
+    expect([claims, runs]).toEqual([[], []]);
   });
 
-  it.each<[string, Partial<LiveCreationInput>]>([
-    ['a wait', { waitSeconds: 5 }],
-    ['a repeat', { waitSeconds: 0, keyBound: true }],
-    ['an order named by order_name', { waitSeconds: 0, request: aRequest({ order_id: null, order_name: '#7' }) }],
-  ])('reads none for %s', async (_, input) => {
-    const { service, orderReads } = aService({ reservation: input.keyBound ? { holdsFull: true } : {} });
-    await service.create(anInput(input)).catch(() => undefined);
-    expect(orderReads).toEqual([]);
+  it('a refusal of a request whose key another request bound meanwhile: the idempotency table answers instead', async () => {
+    const bound = (claim: { requestHash: string }) =>
+      aCreationRow({ id: 'lcr_other', request_hash: claim.requestHash, status: 'succeeded', phase: null });
+    const { service, events } = aService({ arrival: REFUSED, keyBoundNow: true, reservation: { boundTo: bound } });
+    await expect(service.create(anInput())).resolves.toMatchObject({ row: { id: 'lcr_other' }, replayed: true });
+    expect(events).toEqual(['take hold', 'decide', 'claim', 'release hold']);
+  });
+
+  it('a repeat of a bound key is not checked: the creation it joins was', async () => {
+    const running = (claim: { requestHash: string }) => aCreationRow({ request_hash: claim.requestHash });
+    const { service, events } = aService({ arrival: REFUSED, reservation: { boundTo: running } });
+    await service.create(anInput({ keyBound: true }));
+    expect(events).not.toContain('decide');
+  });
+
+  it('the claim names the order the checks found, so an early answer names it (an order named by name too)', async () => {
+    const { service, claims } = aService();
+    await service.create(anInput({ request: aRequest({ order_id: null, order_name: '1001' }), waitSeconds: 0 }));
+    expect(claims[0]).toMatchObject({ order: { gid: FOUND.id, legacyId: '1001' }, orderName: '#1001' });
+  });
+
+  it('the platform refusing the installation access is answered on arrival, as the worker would at once', async () => {
+    const denied = new DomainError('shopify_unavailable', { details: { what: 'order', access: 'read_orders' } });
+    const { service, events } = aService({ arrival: denied });
+    await expect(service.create(anInput())).rejects.toBe(denied);
+    expect(events).toEqual(['take hold', 'decide', 'release hold']);
+  });
+
+  it('a read that fails decides nothing: the creation goes ahead with the order as the request names it', async () => {
+    const { service, events, claims } = aService({ arrival: new Error('platform down') });
+    await service.create(anInput());
+    expect(events.slice(0, 5)).toEqual(['take hold', 'decide', 'take unit', 'take place', 'claim']);
+    expect(claims[0]).toMatchObject({ order: { gid: FOUND.id, legacyId: '1001' }, orderName: null });
   });
 });
 

@@ -148,6 +148,29 @@ describe('the router hook', () => {
     expect(refusal(render)).toEqual({ code: 'carrier_unavailable', details: {}, retryAfterSeconds: 5 });
   });
 
+  it('tryCharge: takes like charge, or answers false with the refusing bucket in the headers; unreachable: false', async () => {
+    const documents = [{ limitClass: 'document' as const, units: 2 }];
+    const { ctx, headers } = aContext();
+    await limiterWith(countersSaying({ document_key_per_minute: 119 })).admit(ctx, route('write'), noInput);
+    await expect(ctx.state.limits!.tryCharge(documents)).resolves.toBe(true);
+    expect(headers).toMatchObject({ 'X-RateLimit-Bucket': 'document_key_per_minute', 'X-RateLimit-Remaining': '1' });
+
+    const spent = aContext();
+    await limiterWith(countersSaying({ document_key_per_minute: 121 })).admit(spent.ctx, route('write'), noInput);
+    await expect(spent.ctx.state.limits!.tryCharge(documents)).resolves.toBe(false);
+    expect(spent.headers).toMatchObject({
+      'X-RateLimit-Bucket': 'document_key_per_minute',
+      'X-RateLimit-Remaining': '0',
+    });
+
+    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const unreachable = aContext();
+    let calls = 0;
+    const failsLater: TakeBuckets = async (input) => (calls++ === 0 ? countersSaying({})(input) : Promise.reject(down));
+    await limiterWith(failsLater).admit(unreachable.ctx, route('write'), noInput);
+    await expect(unreachable.ctx.state.limits!.tryCharge(documents)).resolves.toBe(false);
+  });
+
   it('lets a counter statement that cannot run as written fail as what it is (a bug: 500), not as unavailable', async () => {
     const bug = Object.assign(new Error('relation "rate_limit_counters" does not exist'), { code: '42P01' });
     const limiter = limiterWith(() => Promise.reject(bug));

@@ -205,7 +205,7 @@ export const labelCreationSchema = z
       )
       .optional()
       .describe(
-        'Only with `include: ["document"]` on a creation that made its label: the stored PDF of each label, in the label-printer format. A label whose PDF is not stored yet is left out (see its `document.availability`).',
+        'Only with `include: ["document"]` on a succeeded creation (201, 200 with existing labels, and their replays): the stored PDF of each label that can be downloaded from storage now, in the label-printer format, counted as stored documents (one per PDF). A label left out keeps its `document` object and is downloaded from its document endpoint: its PDF is not stored (yet), is rendered at the carrier or unavailable, or the document rate limit refused it (then every PDF is left out and `X-RateLimit-*` names that bucket).',
       ),
   })
   .describe('A label creation (`lcr_...`): the decision, progress and result of one POST /labels');

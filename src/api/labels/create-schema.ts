@@ -155,7 +155,9 @@ export const createLabelBodySchema = z
       .array(z.enum(['document']))
       .max(1)
       .optional()
-      .describe('`["document"]` returns the PDF with the creation; needs labels:print; not with dry_run'),
+      .describe(
+        '`["document"]` returns the stored PDFs of a succeeded creation (a new label or the existing ones) with it, counted as stored documents; needs labels:print; not with dry_run',
+      ),
     client_reference: z
       .string()
       .max(CLIENT_REFERENCE_MAX)

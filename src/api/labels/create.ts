@@ -1,10 +1,9 @@
 import { DomainError } from '../../domain/errors';
 import { holdsScope } from '../../access/scopes';
 import type { CarrierProtection } from '../../creation/carrier-protection';
-import { loadCreationContext } from '../../creation/load-context';
+import { decideBeforeCarrier } from '../../creation/decide-before-carrier';
 import { readLabelViews } from '../../db/labels-query';
 import type { Orm } from '../../db/orm';
-import { decideCreation } from '../../domain/creation-decision';
 import { normalizeCreationRequest, type CreationRequest } from '../../domain/creation-request';
 import { ApiError } from '../../http/api-error';
 import { AMOUNT_VALIDATION_EXAMPLE, PLATFORM_QUEUE_FULL_EXAMPLE } from '../../http/error-examples';
@@ -64,9 +63,10 @@ export function createLabelCreationRoutes(deps: CreateLabelRouteDeps) {
       tag: 'Label creations',
       access: { kind: 'key', scope: 'labels:write', write: true },
       // Spec "Limits": dry runs have their own buckets; a repeat of a bound Idempotency-Key counts as a read. The
-      // headers are validated first, like the body: a request refused by validation is not counted.
+      // headers are validated first, like the body: a request refused by validation is not counted. The PDFs of
+      // `include: ["document"]` count as stored documents, charged by the answer that serves them (decision 0121).
       limits: {
-        classes: ['dry_run', 'write', 'read'],
+        classes: ['dry_run', 'write', 'read', 'document'],
         classify: async (ctx, { body }) => {
           preferWaitSeconds(ctx.get('Prefer') || undefined);
           if (body.dry_run) return 'dry_run';
@@ -213,26 +213,16 @@ async function answerDryRun(
   base: string,
 ): Promise<void> {
   const auth = ctx.state.auth!;
-  const em = deps.orm.em.fork();
   const now = deps.now();
-  const context = await loadCreationContext({ em, platform: deps.platform }, { storeId: auth.storeId, request });
-  const decision = decideCreation(context, request, now.getTime());
+  const decision = await decideBeforeCarrier({ ...deps, now: () => now }, { storeId: auth.storeId, request });
   if (decision.kind === 'refuse') throw DomainError.from(decision.refusal);
-  if (decision.kind === 'create') {
-    const protection = await deps.carrierProtection.check({
-      storeId: auth.storeId,
-      call: decision.carrierCall,
-      fulfillmentOrderGids: decision.targetFulfillmentOrderIds,
-    });
-    if (protection.kind === 'block') throw DomainError.from(protection.refusal);
-  }
   const labelIds =
     decision.kind === 'return_existing'
       ? decision.labelIds
       : decision.kind === 'wait_for_existing' && decision.waitFor.reason === 'label_pending'
         ? [decision.waitFor.labelId]
         : [];
-  const labels: LabelWire[] = (await readLabelViews(em, auth.storeId, labelIds)).map((view) =>
+  const labels: LabelWire[] = (await readLabelViews(deps.orm.em.fork(), auth.storeId, labelIds)).map((view) =>
     serializeLabel(view, { baseUrl: base, now }),
   );
   ctx.status = 200;

@@ -1,43 +1,60 @@
 import type { CreationOutcome } from '../../creation/live-creation';
-import type { CreationRow } from '../../creation/records';
 import { LabelDocument } from '../../db/entities/label';
+import { looksLikePdf } from '../../pdf/errors';
 import type { Orm } from '../../db/orm';
 import { ApiError } from '../../http/api-error';
 import type { ErrorCode } from '../../domain/error-catalog';
 import type { AppContext } from '../../http/state';
 import type { LabelCreationWire } from '../label-creations/schemas';
 import { creationWire } from '../label-creations/creation-wire';
+import type { LabelWire } from './schemas';
 
 export interface CreationAnswerOptions {
   /** Base of absolute URLs, without `/v1`. */
   baseUrl: string;
   now: Date;
-  /** `include: ["document"]`: the creation's PDFs with the answer, from storage. */
+  /** `include: ["document"]`: the answer's PDFs with it, from storage. */
   includeDocuments: boolean;
 }
 
+type CreationDocument = NonNullable<LabelCreationWire['documents']>[number];
+
+/** The labels whose PDF is served with the answer: downloadable now from storage, in the label-printer format. */
+const fromStorage = (label: LabelWire) =>
+  label.document.availability === 'available' &&
+  label.document.source === 'stored' &&
+  label.document.formats.includes('label');
+
 /**
- * `include: ["document"]` (docs/decisions/0013-include-document.md): the stored PDF of each label the creation made,
- * base64 in `documents`; labels whose PDF is not stored (yet) are left out and keep `document.availability`.
+ * `include: ["document"]` (docs/decisions/0121-documents-with-creations.md): the stored PDF of each label of a
+ * succeeded creation that can be downloaded from storage now, base64 in `documents`: a 201's new label and a 200's
+ * existing labels alike, again on a replay ("PDF served again from storage"). They are metered as documents, one per
+ * PDF (spec "Limits"); a meter that refuses serves none and names its bucket in `X-RateLimit-*`. A label left out
+ * keeps its `document` object: it is downloaded from the document endpoint.
  */
-async function withDocuments(orm: Orm, wire: LabelCreationWire, row: CreationRow): Promise<LabelCreationWire> {
-  if (!row.created || row.label_ids.length === 0) return { ...wire, documents: [] };
-  const copies = await orm.em.fork().find(LabelDocument, { labelId: { $in: row.label_ids } }, { populate: ['pdf'] });
+async function withDocuments(ctx: AppContext, orm: Orm, wire: LabelCreationWire): Promise<LabelCreationWire> {
+  const servable = wire.labels.filter(fromStorage);
+  if (servable.length === 0) return { ...wire, documents: [] };
+  const copies = await orm.em
+    .fork()
+    .find(LabelDocument, { labelId: { $in: servable.map((label) => label.id) } }, { populate: ['pdf'] });
+  const pdfs = servable.flatMap((label) => {
+    const copy = copies.find((c) => c.labelId === label.id);
+    return copy && looksLikePdf(copy.pdf) ? [{ labelId: label.id, pdf: Buffer.from(copy.pdf) }] : [];
+  });
+  const metered =
+    pdfs.length > 0 && (await ctx.state.limits!.tryCharge([{ limitClass: 'document', units: pdfs.length }]));
+  if (!metered) return { ...wire, documents: [] };
+  // The request log's label count and size, as for a document download (spec "Authentication" 5).
+  ctx.state.logFields = { labelCount: pdfs.length, byteSize: pdfs.reduce((sum, { pdf }) => sum + pdf.byteLength, 0) };
   return {
     ...wire,
-    documents: row.label_ids.flatMap((labelId) => {
-      const copy = copies.find((c) => c.labelId === labelId);
-      return copy
-        ? [
-            {
-              label_id: labelId,
-              format: 'label' as const,
-              content_type: 'application/pdf' as const,
-              data_base64: Buffer.from(copy.pdf).toString('base64'),
-            },
-          ]
-        : [];
-    }),
+    documents: pdfs.map(({ labelId, pdf }): CreationDocument => ({
+      label_id: labelId,
+      format: 'label',
+      content_type: 'application/pdf',
+      data_base64: pdf.toString('base64'),
+    })),
   };
 }
 
@@ -82,5 +99,5 @@ export async function renderCreation(
   ctx.set('Content-Location', creationUrl);
   if (outcome.replayed) ctx.set('Idempotency-Replayed', 'true');
   const wire = await creationWire(orm, row, options);
-  ctx.body = options.includeDocuments ? await withDocuments(orm, wire, row) : wire;
+  ctx.body = options.includeDocuments ? await withDocuments(ctx, orm, wire) : wire;
 }
