@@ -17,11 +17,11 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // Decision 1222: Packeta's pickup-point network answered from the imported feed, through the pickup-network port, and
 // through GET and PUT /v1/orders/{id}/pickup-point(s) for a carrier A account wired to it. The feed is a generated
-// network of 20,000 points over six countries plus a few points near Praha made for each rule; a database of this
+// network of 10,000 points over six countries plus a few points near Praha made for each rule; a database of this
 // file's own holds it.
 
 const KEY = 'abcdef0123456789';
-const NETWORK_SIZE = 20_000;
+const NETWORK_SIZE = 10_000;
 const DAY_MS = 86_400_000;
 const today = packetaDay(new Date());
 const yesterday = packetaDay(new Date(Date.now() - DAY_MS));

@@ -1,12 +1,23 @@
 import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { PacketaFeedFile } from '../../../db/packeta-pickup-points';
 
 /**
- * Downloads one file of Packeta's pickup-point feed (`{base}/{API key}/{branch|box}.json?lang=en`, branch export v5),
- * as a stream of text chunks. Packeta documents no version field in the files; its exports are generated and cached
- * (55 minutes, docs.packetery.com "Branch exports"), so the HTTP validators of that cached file are what versions it:
- * a stored `ETag` / `Last-Modified` goes back as `If-None-Match` / `If-Modified-Since` and a 304 means unchanged.
- * Whatever the server sends, the body's SHA-256 is the last word (decision 1220).
+ * Downloads one file of Packeta's pickup-point feed (`{base}/{API key}/{branch|box}.json?lang=en`, branch export v5)
+ * to a file of its own, then offers it as text chunks. Packeta documents no version field in the files; its exports
+ * are generated and cached (55 minutes, docs.packetery.com "Branch exports"), so the HTTP validators of that cached
+ * file are what versions it: a stored `ETag` / `Last-Modified` goes back as `If-None-Match` / `If-Modified-Since` and
+ * a 304 means unchanged. Whatever the server sends, the body's SHA-256 is the last word (decision 1220).
+ *
+ * The body goes to disk first (over 100 MB for the whole network), so the connection is not held open while the
+ * import writes to PostgreSQL (a server gives up on a reader that slow), and an unchanged body is known by its digest
+ * before a single point is parsed.
  */
 
 export interface FeedSettings {
@@ -41,36 +52,16 @@ export type FeedDownload =
   | {
       kind: 'body';
       validators: FeedValidators;
-      /** The body as text, chunk by chunk (the server's gzip undone). */
-      chunks: AsyncIterable<string>;
-      /** SHA-256 of the body, once `chunks` has been read to its end. */
-      digest: () => string;
+      /** SHA-256 of the body (the server's gzip undone). */
+      digest: string;
+      /** The body as text, chunk by chunk, read from the downloaded file. */
+      chunks: () => AsyncIterable<string>;
+      /** Removes the downloaded file. */
+      discard: () => Promise<void>;
     };
 
 function feedUrl(settings: FeedSettings, file: PacketaFeedFile): string {
   return `${settings.baseUrl}/${encodeURIComponent(settings.apiKey)}/${file}.json?lang=en`;
-}
-
-async function* decoded(
-  body: AsyncIterable<Uint8Array>,
-  hash: ReturnType<typeof createHash>,
-  signal: AbortSignal,
-  what: string,
-): AsyncIterable<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  try {
-    for await (const bytes of body) {
-      hash.update(bytes);
-      yield decoder.decode(bytes, { stream: true });
-    }
-    const rest = decoder.decode();
-    if (rest) yield rest;
-  } catch (error) {
-    if (signal.aborted) throw new FeedDownloadError('timeout', `${what}: no complete answer in time`);
-    if (error instanceof TypeError && /decode|encoded/i.test(error.message))
-      throw new FeedDownloadError('unavailable', `${what}: the body is not UTF-8`);
-    throw new FeedDownloadError('unavailable', `${what}: the download broke off (${(error as Error).message})`);
-  }
 }
 
 function failure(status: number, what: string): FeedDownloadError {
@@ -78,6 +69,14 @@ function failure(status: number, what: string): FeedDownloadError {
   if (status === 401 || status === 403 || status === 404)
     return new FeedDownloadError('refused', `${what}: HTTP ${status} (is PACKETA_FEED_API_KEY right?)`, status);
   return new FeedDownloadError('unavailable', `${what}: HTTP ${status}`, status);
+}
+
+/** Why a request or its body failed, without the URL (the key is part of it). */
+function broken(error: unknown, signal: AbortSignal, what: string, part: string): FeedDownloadError {
+  if (signal.aborted) return new FeedDownloadError('timeout', `${what}: no complete answer in time`);
+  const cause = (error as Error & { cause?: unknown }).cause;
+  const reason = cause instanceof Error ? cause.message : (error as Error).message;
+  return new FeedDownloadError('unavailable', `${what}: ${part} (${reason})`);
 }
 
 export async function downloadFeedFile(
@@ -95,23 +94,30 @@ export async function downloadFeedFile(
   try {
     response = await fetch(feedUrl(settings, file), { headers, signal, redirect: 'follow' });
   } catch (error) {
-    if (signal.aborted) throw new FeedDownloadError('timeout', `${what}: no answer in time`);
-    const cause = (error as Error & { cause?: unknown }).cause;
-    throw new FeedDownloadError(
-      'unavailable',
-      `${what}: ${cause instanceof Error ? cause.message : (error as Error).message}`,
-    );
+    throw broken(error, signal, what, 'no answer');
   }
   if (response.status === 304) return { kind: 'not_modified' };
   if (response.status !== 200 || !response.body) {
     await response.body?.cancel();
     throw failure(response.status, what);
   }
+  const directory = await mkdtemp(join(tmpdir(), 'packeta-feed-'));
+  const discard = () => rm(directory, { recursive: true, force: true });
+  const path = join(directory, `${file}.json`);
   const hash = createHash('sha256');
+  try {
+    const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+    body.on('data', (bytes: Buffer) => hash.update(bytes));
+    await pipeline(body, createWriteStream(path));
+  } catch (error) {
+    await discard();
+    throw broken(error, signal, what, 'the download broke off');
+  }
   return {
     kind: 'body',
     validators: { etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified') },
-    chunks: decoded(response.body, hash, signal, what),
-    digest: () => hash.copy().digest('base64url'),
+    digest: hash.digest('base64url'),
+    chunks: () => createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 }),
+    discard,
   };
 }

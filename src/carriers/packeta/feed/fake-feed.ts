@@ -162,6 +162,7 @@ export function fakeFeedListener(feed: FakeFeed) {
 
 export async function startFakeFeedServer(feed: FakeFeed): Promise<{ baseUrl: string; close: () => Promise<void> }> {
   const server = createServer(fakeFeedListener(feed));
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

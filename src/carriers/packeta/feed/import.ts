@@ -114,7 +114,7 @@ async function readFile(
   const now = deps.now();
   const reading: Reading = { stored, seen: new Set(), batch: new Map(), counts: noCounts(), warnings: 0 };
   const splitter = new JsonArraySplitter();
-  for await (const chunk of download.chunks) {
+  for await (const chunk of download.chunks()) {
     for (const element of splitter.push(chunk)) take(deps, reading, file, element);
     if (reading.batch.size >= BATCH) await flush(deps, reading, now);
   }
@@ -143,7 +143,29 @@ async function importFile(
     );
     return { file, outcome: 'not_modified', points: null, counts: noCounts(), warnings: 0 };
   }
-  const points = await stored();
+  try {
+    // The same body as last time: nothing to read (a server without validators, or an export made again).
+    if (state?.digest === download.digest) {
+      await deps.store.recordChecked(
+        file,
+        { ...download.validators, digest: download.digest, points: null },
+        false,
+        deps.now(),
+      );
+      return { file, outcome: 'unchanged', points: state.points, counts: noCounts(), warnings: 0 };
+    }
+    return await applyReading(deps, file, download, await stored());
+  } finally {
+    await download.discard();
+  }
+}
+
+async function applyReading(
+  deps: FeedImportDeps,
+  file: PacketaFeedFile,
+  download: Extract<FeedDownload, { kind: 'body' }>,
+  points: Map<string, StoredPacketaPoint>,
+): Promise<FileImport> {
   const inFeedBefore = [...points.values()].filter((p) => p.feedFile === file && p.inFeed).length;
   const reading = await readFile(deps, file, download, points);
   const vanished = vanishedIds(points, file, reading.seen);
@@ -160,8 +182,8 @@ async function importFile(
   reading.counts.vanished = vanished.length;
   const { counts } = reading;
   const changed = counts.new + counts.changed + counts.returned + counts.vanished > 0;
-  const digest = download.digest();
-  await deps.store.recordChecked(file, { ...download.validators, digest, points: reading.seen.size }, changed, now);
+  const version = { ...download.validators, digest: download.digest, points: reading.seen.size };
+  await deps.store.recordChecked(file, version, changed, now);
   return {
     file,
     outcome: changed ? 'applied' : 'unchanged',
