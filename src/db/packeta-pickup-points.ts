@@ -65,6 +65,22 @@ export interface PacketaFeedFileState {
   lastFailureAt: Date | null;
 }
 
+/** What a search answers of a point: what a customer chooses by (the pickup point object of the port). */
+export type PacketaPointView = Pick<
+  PacketaPointRecord,
+  | 'id'
+  | 'feedFile'
+  | 'name'
+  | 'place'
+  | 'street'
+  | 'city'
+  | 'zip'
+  | 'country'
+  | 'latitude'
+  | 'longitude'
+  | 'openingHours'
+>;
+
 export interface PacketaPointSearch {
   latitude: number;
   longitude: number;
@@ -94,9 +110,9 @@ export interface PacketaPointsStore {
   /** Whether any import ever succeeded: an empty network before it is not an empty result. */
   everImported(): Promise<boolean>;
   /** The offerable points of a country nearest the location, nearest first. */
-  nearest(search: PacketaPointSearch): Promise<PacketaPointRecord[]>;
+  nearest(search: PacketaPointSearch): Promise<PacketaPointView[]>;
   /** One point by its ID if it can be offered today, else null. */
-  offerable(id: string, day: string): Promise<PacketaPointRecord | null>;
+  offerable(id: string, day: string): Promise<PacketaPointView | null>;
 }
 
 /** The points that can be offered: in the feed, in operation, shown to customers, within Packeta's dates. */
@@ -105,15 +121,11 @@ const OFFERABLE = `in_feed and status_id = 1 and display_frontend
   and (open_until is null or open_until >= ?::date)
   and (enterable_until is null or enterable_until >= ?::date)`;
 
-const COLUMNS = `id::text as id, feed_file, box_type, name, place, street, city, zip, country, latitude, longitude,
-  status_id, display_frontend, cod_allowed, max_weight_kg, to_char(open_since, 'YYYY-MM-DD') as open_since,
-  to_char(open_until, 'YYYY-MM-DD') as open_until, to_char(enterable_until, 'YYYY-MM-DD') as enterable_until,
-  opening_hours, content_hash`;
+const VIEW = 'id::text as id, feed_file, name, place, street, city, zip, country, latitude, longitude, opening_hours';
 
-interface PointRow {
+interface ViewRow {
   id: string;
   feed_file: PacketaFeedFile;
-  box_type: string | null;
   name: string;
   place: string | null;
   street: string;
@@ -122,21 +134,12 @@ interface PointRow {
   country: string;
   latitude: number;
   longitude: number;
-  status_id: number;
-  display_frontend: boolean;
-  cod_allowed: boolean;
-  max_weight_kg: number | null;
-  open_since: string | null;
-  open_until: string | null;
-  enterable_until: string | null;
   opening_hours: PacketaOpeningHours;
-  content_hash: string;
 }
 
-const fromRow = (r: PointRow): PacketaPointRecord => ({
+const fromRow = (r: ViewRow): PacketaPointView => ({
   id: r.id,
   feedFile: r.feed_file,
-  boxType: r.box_type,
   name: r.name,
   place: r.place,
   street: r.street,
@@ -145,15 +148,7 @@ const fromRow = (r: PointRow): PacketaPointRecord => ({
   country: r.country,
   latitude: r.latitude,
   longitude: r.longitude,
-  statusId: r.status_id,
-  displayFrontend: r.display_frontend,
-  codAllowed: r.cod_allowed,
-  maxWeightKg: r.max_weight_kg,
-  openSince: r.open_since,
-  openUntil: r.open_until,
-  enterableUntil: r.enterable_until,
   openingHours: r.opening_hours,
-  contentHash: r.content_hash,
 });
 
 /** One statement writes a batch: the rows travel as one JSON array (`jsonb_to_recordset`). */
@@ -292,8 +287,8 @@ export function packetaPointsStore(em: EntityManager): PacketaPointsStore {
     async nearest(search) {
       // Nearest first by the GiST index (`<->` between points on the Earth's surface: the chord, which orders as the
       // great-circle distance does); the index holds only points in the feed, in operation and shown to customers.
-      const rows = await execute<PointRow[]>(
-        `select ${COLUMNS} from packeta_pickup_points
+      const rows = await execute<ViewRow[]>(
+        `select ${VIEW} from packeta_pickup_points
           where country = ? and ${OFFERABLE}
           order by location <-> ll_to_earth(?, ?)::cube limit ?`,
         [search.country, search.day, search.day, search.day, search.latitude, search.longitude, search.limit],
@@ -301,8 +296,8 @@ export function packetaPointsStore(em: EntityManager): PacketaPointsStore {
       return rows.map(fromRow);
     },
     async offerable(id, day) {
-      const [row] = await execute<PointRow[]>(
-        `select ${COLUMNS} from packeta_pickup_points where id = ?::bigint and ${OFFERABLE}`,
+      const [row] = await execute<ViewRow[]>(
+        `select ${VIEW} from packeta_pickup_points where id = ?::bigint and ${OFFERABLE}`,
         [id, day, day, day],
       );
       return row ? fromRow(row) : null;

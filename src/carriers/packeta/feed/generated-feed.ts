@@ -162,7 +162,7 @@ export interface GeneratedPoint {
 
 export interface GenerationOptions {
   seed?: number;
-  /** Every `changedEvery`-th point has other hours (a later generation of the feed). */
+  /** Every `changedEvery`-th point has another address and hours (a later generation of the feed). */
   changedEvery?: number;
   /** Every `droppedEvery`-th point (counted from 1) is left out. */
   droppedEvery?: number;
@@ -191,8 +191,9 @@ export function generatedPoint(index: number, options: GenerationOptions = {}): 
   const latitude = nearCity ? home.latitude + gaussian(random(), random()) * 0.06 : south + random() * (north - south);
   const longitude = nearCity ? home.longitude + gaussian(random(), random()) * 0.09 : west + random() * (east - west);
   const id = String(100 + index);
-  const street = `${STREETS[index % STREETS.length]} ${1 + Math.floor(random() * 180)}`;
   const changed = options.changedEvery !== undefined && index % options.changedEvery === 0;
+  // A changed point has moved next door (a new street number) and, if staffed, has other hours.
+  const street = `${STREETS[index % STREETS.length]} ${1 + Math.floor(random() * 180)}${changed ? 'a' : ''}`;
   const weekday = changed ? '09:00–17:00' : '08:30–12:00, 13:00–18:30';
   const roll = random();
   const place = isBox ? 'Z-BOX' : PLACES[index % PLACES.length]!;

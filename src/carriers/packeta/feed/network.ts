@@ -1,4 +1,4 @@
-import type { PacketaPointRecord, PacketaPointsStore } from '../../../db/packeta-pickup-points';
+import type { PacketaPointView, PacketaPointsStore } from '../../../db/packeta-pickup-points';
 import { MAX_PICKUP_POINTS, type OpeningHours, type PickupPoint } from '../../../domain/pickup-points';
 import { CarrierUnavailableError, type PickupNetworkPort } from '../../port';
 
@@ -21,12 +21,12 @@ export function packetaDay(now: Date): string {
 }
 
 /** The hours in force on `day`: the announced week from its start date, else the regular one. */
-export function hoursOn(point: Pick<PacketaPointRecord, 'openingHours'>, day: string): OpeningHours {
+export function hoursOn(point: Pick<PacketaPointView, 'openingHours'>, day: string): OpeningHours {
   const { regular, upcoming } = point.openingHours;
   return upcoming && upcoming.startDate <= day ? upcoming.days : regular;
 }
 
-export function toPickupPoint(point: PacketaPointRecord, day: string): PickupPoint {
+export function toPickupPoint(point: PacketaPointView, day: string): PickupPoint {
   return {
     id: point.id,
     // Z-BOX and AlzaBox are lockers; branches are staffed pickup points.
