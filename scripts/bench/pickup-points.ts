@@ -12,6 +12,7 @@ import type { Orm } from '../../src/db/orm';
 import { packetaPointsStore } from '../../src/db/packeta-pickup-points';
 import { inTransaction } from '../../src/db/transaction';
 import { createLogger } from '../../src/logger';
+import { quantile } from './median';
 
 /**
  * `npm run bench -- pickup-points` (decisions 1220 to 1222): Packeta's pickup-point network at its real size, a
@@ -28,10 +29,6 @@ const RUNS = Number(process.env.BENCH_PICKUP_RUNS ?? 2_000);
 const KEY = 'benchfeedkey0000';
 const account = { carrierCode: 'carrier_a', accountId: 'ca_bench' } as CarrierAccountSettings;
 
-const quantile = (values: readonly number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 const since = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 

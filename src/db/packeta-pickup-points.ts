@@ -1,4 +1,4 @@
-import type { OpeningHours } from '../domain/pickup-points';
+import type { OpeningHours, PickupPoint } from '../domain/pickup-points';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -16,21 +16,17 @@ export interface PacketaOpeningHours {
   upcoming: { startDate: string; days: OpeningHours } | null;
 }
 
+/** What a customer finds a point by: the pickup point object's address and place (country in capitals). */
+type PointAddress = Pick<
+  PickupPoint,
+  'id' | 'name' | 'place' | 'street' | 'city' | 'zip' | 'country' | 'latitude' | 'longitude'
+>;
+
 /** One point as the feed describes it; `contentHash` digests every other field, so an unchanged point is not written. */
-export interface PacketaPointRecord {
-  id: string;
+export interface PacketaPointRecord extends PointAddress {
   feedFile: PacketaFeedFile;
   /** `zbox`, `alzabox`, ... for a box; null for a branch. */
   boxType: string | null;
-  name: string;
-  place: string | null;
-  street: string;
-  city: string;
-  zip: string;
-  /** ISO 3166-1 alpha-2, upper case. */
-  country: string;
-  latitude: number;
-  longitude: number;
   /** Packeta's `status.statusId`: 1 in operation; 2 to 4 temporarily not receiving; 5 cooperation ended. */
   statusId: number;
   displayFrontend: boolean;
@@ -121,47 +117,24 @@ const OFFERABLE = `in_feed and status_id = 1 and display_frontend
   and (open_until is null or open_until >= ?::date)
   and (enterable_until is null or enterable_until >= ?::date)`;
 
-const VIEW = 'id::text as id, feed_file, name, place, street, city, zip, country, latitude, longitude, opening_hours';
+/** The columns of a PacketaPointView, named as its fields: rows come back in its shape. */
+const VIEW = `id::text as id, feed_file as "feedFile", name, place, street, city, zip, country, latitude, longitude,
+  opening_hours as "openingHours"`;
 
-interface ViewRow {
-  id: string;
-  feed_file: PacketaFeedFile;
-  name: string;
-  place: string | null;
-  street: string;
-  city: string;
-  zip: string;
-  country: string;
-  latitude: number;
-  longitude: number;
-  opening_hours: PacketaOpeningHours;
-}
-
-const fromRow = (r: ViewRow): PacketaPointView => ({
-  id: r.id,
-  feedFile: r.feed_file,
-  name: r.name,
-  place: r.place,
-  street: r.street,
-  city: r.city,
-  zip: r.zip,
-  country: r.country,
-  latitude: r.latitude,
-  longitude: r.longitude,
-  openingHours: r.opening_hours,
-});
-
-/** One statement writes a batch: the rows travel as one JSON array (`jsonb_to_recordset`). */
+/**
+ * One statement writes a batch: the records travel as one JSON array whose keys `jsonb_to_recordset` reads by their
+ * (quoted) field names.
+ */
 const UPSERT = `insert into packeta_pickup_points (id, feed_file, box_type, name, place, street, city, zip, country,
     latitude, longitude, location, status_id, display_frontend, cod_allowed, max_weight_kg, open_since, open_until,
     enterable_until, opening_hours, content_hash, in_feed, first_seen_at, changed_at, vanished_at)
-  select r.id, r.feed_file, r.box_type, r.name, r.place, r.street, r.city, r.zip, r.country, r.latitude, r.longitude,
-    ll_to_earth(r.latitude, r.longitude)::cube, r.status_id, r.display_frontend, r.cod_allowed, r.max_weight_kg,
-    r.open_since, r.open_until, r.enterable_until, r.opening_hours, r.content_hash, true, ?, ?, null
-  from jsonb_to_recordset(?::jsonb) as r(id bigint, feed_file text, box_type text, name text, place text, street text,
-    city text, zip text, country text, latitude double precision, longitude double precision, status_id smallint,
-    display_frontend boolean, cod_allowed boolean, max_weight_kg integer, open_since date, open_until date,
-    enterable_until date, opening_hours jsonb, content_hash text)
+  select r.id, r."feedFile", r."boxType", r.name, r.place, r.street, r.city, r.zip, r.country, r.latitude,
+    r.longitude, ll_to_earth(r.latitude, r.longitude)::cube, r."statusId", r."displayFrontend", r."codAllowed",
+    r."maxWeightKg", r."openSince", r."openUntil", r."enterableUntil", r."openingHours", r."contentHash", true, ?, ?, null
+  from jsonb_to_recordset(?::jsonb) as r(id bigint, "feedFile" text, "boxType" text, name text, place text,
+    street text, city text, zip text, country text, latitude double precision, longitude double precision,
+    "statusId" smallint, "displayFrontend" boolean, "codAllowed" boolean, "maxWeightKg" integer, "openSince" date,
+    "openUntil" date, "enterableUntil" date, "openingHours" jsonb, "contentHash" text)
   on conflict (id) do update set feed_file = excluded.feed_file, box_type = excluded.box_type, name = excluded.name,
     place = excluded.place, street = excluded.street, city = excluded.city, zip = excluded.zip,
     country = excluded.country, latitude = excluded.latitude, longitude = excluded.longitude,
@@ -170,29 +143,6 @@ const UPSERT = `insert into packeta_pickup_points (id, feed_file, box_type, name
     open_until = excluded.open_until, enterable_until = excluded.enterable_until,
     opening_hours = excluded.opening_hours, content_hash = excluded.content_hash, in_feed = true,
     changed_at = excluded.changed_at, vanished_at = null`;
-
-const toRow = (p: PacketaPointRecord) => ({
-  id: p.id,
-  feed_file: p.feedFile,
-  box_type: p.boxType,
-  name: p.name,
-  place: p.place,
-  street: p.street,
-  city: p.city,
-  zip: p.zip,
-  country: p.country,
-  latitude: p.latitude,
-  longitude: p.longitude,
-  status_id: p.statusId,
-  display_frontend: p.displayFrontend,
-  cod_allowed: p.codAllowed,
-  max_weight_kg: p.maxWeightKg,
-  open_since: p.openSince,
-  open_until: p.openUntil,
-  enterable_until: p.enterableUntil,
-  opening_hours: p.openingHours,
-  content_hash: p.contentHash,
-});
 
 /** Raw statements answer timestamps as text (MikroORM's type parsers). */
 type Timestamp = string | Date | null;
@@ -239,7 +189,7 @@ export function packetaPointsStore(em: EntityManager): PacketaPointsStore {
       );
     },
     async writePoints(points, now) {
-      if (points.length > 0) await execute(UPSERT, [now, now, JSON.stringify(points.map(toRow))]);
+      if (points.length > 0) await execute(UPSERT, [now, now, JSON.stringify(points)]);
     },
     async markVanished(ids, now) {
       if (ids.length === 0) return;
@@ -287,20 +237,19 @@ export function packetaPointsStore(em: EntityManager): PacketaPointsStore {
     async nearest(search) {
       // Nearest first by the GiST index (`<->` between points on the Earth's surface: the chord, which orders as the
       // great-circle distance does); the index holds only points in the feed, in operation and shown to customers.
-      const rows = await execute<ViewRow[]>(
+      return execute<PacketaPointView[]>(
         `select ${VIEW} from packeta_pickup_points
           where country = ? and ${OFFERABLE}
           order by location <-> ll_to_earth(?, ?)::cube limit ?`,
         [search.country, search.day, search.day, search.day, search.latitude, search.longitude, search.limit],
       );
-      return rows.map(fromRow);
     },
     async offerable(id, day) {
-      const [row] = await execute<ViewRow[]>(
+      const [row] = await execute<PacketaPointView[]>(
         `select ${VIEW} from packeta_pickup_points where id = ?::bigint and ${OFFERABLE}`,
         [id, day, day, day],
       );
-      return row ? fromRow(row) : null;
+      return row ?? null;
     },
   };
 }

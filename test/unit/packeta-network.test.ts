@@ -5,10 +5,8 @@ import { closedWeek } from '../../src/domain/pickup-points';
 
 const week = (monday: string) => ({ ...closedWeek(), monday: [{ opens: monday, closes: '18:00' }] });
 
-const aRecord = (overrides: Partial<PacketaPointRecord> = {}): PacketaPointRecord => ({
-  id: '12',
-  feedFile: 'branch',
-  boxType: null,
+/** What a point shows a customer, the same in the store and in the port's PickupPoint. */
+const SHOWN = {
   name: 'České Budějovice, Rudolfovská 1 (Tvořilka)',
   place: 'Tvořilka',
   street: 'Rudolfovská 1',
@@ -17,6 +15,13 @@ const aRecord = (overrides: Partial<PacketaPointRecord> = {}): PacketaPointRecor
   country: 'CZ',
   latitude: 48.97585,
   longitude: 14.47978,
+};
+
+const aRecord = (overrides: Partial<PacketaPointRecord> = {}): PacketaPointRecord => ({
+  id: '12',
+  feedFile: 'branch',
+  boxType: null,
+  ...SHOWN,
   statusId: 1,
   displayFrontend: true,
   codAllowed: true,
@@ -56,14 +61,7 @@ describe('a stored point as the port’s PickupPoint', () => {
     expect(toPickupPoint(aRecord(), '2026-12-02')).toEqual({
       id: '12',
       type: 'pickup_point',
-      name: 'České Budějovice, Rudolfovská 1 (Tvořilka)',
-      place: 'Tvořilka',
-      street: 'Rudolfovská 1',
-      city: 'České Budějovice',
-      zip: '370 01',
-      country: 'CZ',
-      latitude: 48.97585,
-      longitude: 14.47978,
+      ...SHOWN,
       pinUrl: null,
       openingHours: week('08:30'),
       requiresCustomerId: false,

@@ -27,24 +27,13 @@ export function hoursOn(point: Pick<PacketaPointView, 'openingHours'>, day: stri
 }
 
 export function toPickupPoint(point: PacketaPointView, day: string): PickupPoint {
-  return {
-    id: point.id,
-    // Z-BOX and AlzaBox are lockers; branches are staffed pickup points.
-    type: point.feedFile === 'box' ? 'locker' : 'pickup_point',
-    name: point.name,
-    place: point.place,
-    street: point.street,
-    city: point.city,
-    zip: point.zip,
-    country: point.country,
-    latitude: point.latitude,
-    longitude: point.longitude,
-    // The feed's photos are 160x120 and larger; the contract's pin is 50x75: none.
-    pinUrl: null,
-    openingHours: hoursOn(point, day),
-    // Anyone with the packet's code opens a Z-BOX (Packeta's app); no registration with the network is asked.
-    requiresCustomerId: false,
-  };
+  const { id, name, place, street, city, zip, country, latitude, longitude } = point;
+  // Z-BOX and AlzaBox are lockers; branches are staffed pickup points.
+  const type = point.feedFile === 'box' ? 'locker' : 'pickup_point';
+  // No pin: the feed's photos are 160x120 and up, the contract's pin 50x75. No customer ID: anyone with the packet's
+  // code opens a Z-BOX (Packeta's app); nobody registers with the network.
+  const shown = { pinUrl: null, openingHours: hoursOn(point, day), requiresCustomerId: false };
+  return { id, type, name, place, street, city, zip, country, latitude, longitude, ...shown };
 }
 
 /**
