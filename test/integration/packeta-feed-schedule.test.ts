@@ -5,6 +5,8 @@ import { ensurePacketaFeedSchedule, PACKETA_FEED_SCHEDULE_ID } from '../../src/t
 import { FEED_REFUSED } from '../../activities/pickup-feed';
 import { aDatabaseOfItsOwn } from '../helpers/own-database';
 import { startAppWithOwnWorker, type AppWithOwnWorker } from '../helpers/own-worker';
+import { labelctlJsonWith, labelctlWith } from '../helpers/labelctl';
+import { sampleValue } from '../helpers/prometheus';
 import { eventually } from '../helpers/sandbox';
 
 // Decision 1220: the feed is imported by a Temporal Schedule (`packeta-pickup-feed`) that the worker creates at boot
@@ -38,6 +40,7 @@ beforeAll(async () => {
   feed.publishPoints('box', [{ ...aPoint(3), type: 'zbox' }], new Date());
   server = await startFakeFeedServer(feed);
   db = await aDatabaseOfItsOwn();
+  labelctlHere.DATABASE_URL = db.url;
   own = await startAppWithOwnWorker({
     taskQueue: `packeta-feed-${process.pid}`,
     env: {
@@ -66,6 +69,17 @@ const points = () =>
   own.app.orm.em
     .fork()
     .execute<Array<{ id: string }>>('select id::text as id from packeta_pickup_points where in_feed order by id');
+
+/** The API's gauges of the feed, read from this file's database when scraped. */
+async function feedGauges(file: 'branch' | 'box') {
+  const res = await own.app.request('GET', '/metrics');
+  expect(res.status).toBe(200);
+  const gauge = (name: string) => sampleValue(res.text, `shipping_label_packeta_feed_${name}`, { file });
+  return { age: gauge('age_seconds'), failures: gauge('failures_in_a_row'), points: gauge('points') };
+}
+
+/** `labelctl` on this file's database. */
+const labelctlHere = { DATABASE_URL: '' };
 
 /** The result of the Schedule's latest run, once it has one this many runs in. */
 async function latestRun(runs: number) {
@@ -103,6 +117,28 @@ it('is created with the configured interval, runs at once, and imports the feed 
   // The API key is in no workflow's history (the activity reads it from the worker's configuration).
   const history = JSON.stringify(await run.fetchHistory());
   expect(history).not.toContain(KEY);
+
+  // What an operator watches: the API's gauges and labelctl (docs/operators.md, "Packeta pickup-point feed").
+  const branch = await feedGauges('branch');
+  expect(branch).toMatchObject({ failures: 0, points: 2 });
+  expect(branch.age).toBeGreaterThanOrEqual(0);
+  expect(branch.age).toBeLessThan(3600);
+  const status = await labelctlJsonWith(labelctlHere, 'pickup-points', 'packeta-feed');
+  expect(status).toMatchObject({
+    files: [
+      { file: 'box', points: 1, failures_in_a_row: 0 },
+      { file: 'branch', points: 2, failures_in_a_row: 0 },
+    ],
+    points: { in_feed: 3, offerable_today: 3, vanished: 0 },
+  });
+  const near = await labelctlJsonWith(
+    labelctlHere,
+    ...['pickup-points', 'packeta-feed', '--lat', '49.1951', '--lng', '16.6001', '--country', 'CZ', '--limit', '2'],
+  );
+  expect(near.nearest.map((p: { id: string; type: string }) => [p.id, p.type])).toEqual([
+    ['1', 'pickup_point'],
+    ['2', 'pickup_point'],
+  ]);
 });
 
 it('brings the next version of the feed when it runs again, and is left as it is by the worker’s next boot', async () => {
@@ -138,6 +174,11 @@ it('fails a run at once when the feed refuses the key, and records it on the fil
       ['branch', 1, expect.stringMatching(/HTTP 401/)],
     ]);
     expect((await points()).map((p) => p.id)).toEqual(['1', '3', '4']);
+    expect(await feedGauges('branch')).toMatchObject({ failures: 1, points: 2 });
+    const shown = await labelctlWith(labelctlHere, 'pickup-points', 'packeta-feed');
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^branch +2 .+ 1 +branch\.json: HTTP 401/m);
+    expect(shown.stdout).not.toContain(KEY);
   } finally {
     keys.add(KEY);
   }
