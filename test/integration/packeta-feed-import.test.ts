@@ -6,6 +6,7 @@ import { openOrm, type Orm } from '../../src/db/orm';
 import { packetaPointsStore, type PacketaPointsStore } from '../../src/db/packeta-pickup-points';
 import { createLogger } from '../../src/logger';
 import { aDatabaseOfItsOwn } from '../helpers/own-database';
+import { sandboxUrl } from '../helpers/sandbox';
 
 // Decision 1220: the import of Packeta's pickup-point feed into PostgreSQL, against the fake feed served over HTTP the
 // way Packeta serves it. The points table holds one network for the whole service, so this file has a database of its
@@ -34,11 +35,15 @@ beforeEach(async () => {
 });
 afterEach(async () => server.close());
 
-const runImport = (options: { apiKey?: string; maxVanishedShare?: number } = {}) =>
+const runImport = (options: { apiKey?: string; maxVanishedShare?: number; baseUrl?: string } = {}) =>
   importPacketaFeed({
     store,
     download: (file, validators) =>
-      downloadFeedFile({ baseUrl: server.baseUrl, apiKey: options.apiKey ?? KEY, timeoutMs: 10_000 }, file, validators),
+      downloadFeedFile(
+        { baseUrl: options.baseUrl ?? server.baseUrl, apiKey: options.apiKey ?? KEY, timeoutMs: 30_000 },
+        file,
+        validators,
+      ),
     now: () => new Date(),
     logger: createLogger('silent'),
     maxVanishedShare: options.maxVanishedShare ?? 0.5,
@@ -218,6 +223,18 @@ describe('importing the feed', () => {
       ['2', true],
       ['900', true],
     ]);
+  });
+});
+
+describe("the sandbox's feed (npm run dev)", () => {
+  it('imports once, then is answered 304', async () => {
+    const baseUrl = `${sandboxUrl()}/packeta-feed/v5`;
+    const first = await runImport({ baseUrl, apiKey: 'sandboxfeedkey' });
+    expect(first.map((f) => f.outcome)).toEqual(['applied', 'applied']);
+    expect(first.reduce((sum, f) => sum + f.points!, 0)).toBe(3_000);
+    expect(first.every((f) => f.counts.refused === 0 && f.warnings === 0)).toBe(true);
+    const again = await runImport({ baseUrl, apiKey: 'sandboxfeedkey' });
+    expect(again.map((f) => f.outcome)).toEqual(['not_modified', 'not_modified']);
   });
 });
 
