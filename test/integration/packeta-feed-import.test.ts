@@ -1,12 +1,14 @@
-import { downloadFeedFile } from '../../src/carriers/packeta/feed/download';
 import { FakeFeed, startFakeFeedServer } from '../../src/carriers/packeta/feed/fake-feed';
 import { noCounts } from '../../src/carriers/packeta/feed/diff';
-import { FeedImportError, importPacketaFeed } from '../../src/carriers/packeta/feed/import';
+import { FeedImportError } from '../../src/carriers/packeta/feed/import';
 import { openOrm, type Orm } from '../../src/db/orm';
 import { packetaPointsStore, type PacketaPointsStore } from '../../src/db/packeta-pickup-points';
-import { createLogger } from '../../src/logger';
 import { aDatabaseOfItsOwn } from '../helpers/own-database';
+import { importFeedFrom } from '../helpers/packeta-feed';
 import { sandboxUrl } from '../helpers/sandbox';
+import { FAKE_BRANCHES, FAKE_POINTS } from '../../src/carriers/packeta/fake/network';
+import { packetaPickupNetwork } from '../../src/carriers/packeta/feed/network';
+import type { CarrierAccountSettings } from '../../src/carriers/port';
 
 // Decision 1220: the import of Packeta's pickup-point feed into PostgreSQL, against the fake feed served over HTTP the
 // way Packeta serves it. The points table holds one network for the whole service, so this file has a database of its
@@ -36,18 +38,7 @@ beforeEach(async () => {
 afterEach(async () => server.close());
 
 const runImport = (options: { apiKey?: string; maxVanishedShare?: number; baseUrl?: string } = {}) =>
-  importPacketaFeed({
-    store,
-    download: (file, validators) =>
-      downloadFeedFile(
-        { baseUrl: options.baseUrl ?? server.baseUrl, apiKey: options.apiKey ?? KEY, timeoutMs: 30_000 },
-        file,
-        validators,
-      ),
-    now: () => new Date(),
-    logger: createLogger('silent'),
-    maxVanishedShare: options.maxVanishedShare ?? 0.5,
-  });
+  importFeedFrom(store, options.baseUrl ?? server.baseUrl, options.apiKey ?? KEY, options.maxVanishedShare ?? 0.5);
 
 /** A point of Packeta's branch or box feed as it writes one: every value a string. */
 const aPoint = (id: number, overrides: Record<string, unknown> = {}) => ({
@@ -226,12 +217,18 @@ describe('importing the feed', () => {
   });
 });
 
-describe("the sandbox's feed (npm run dev)", () => {
-  it('imports once, then is answered 304', async () => {
+describe("the sandbox's feed (npm run dev -- --packeta)", () => {
+  it('is the fake Packeta’s network: imported once, then answered 304', async () => {
     const baseUrl = `${sandboxUrl()}/packeta-feed/v5`;
     const first = await runImport({ baseUrl, apiKey: 'sandboxfeedkey' });
     expect(first.map((f) => f.outcome)).toEqual(['applied', 'applied']);
-    expect(first.reduce((sum, f) => sum + f.points!, 0)).toBe(3_000);
+    expect(first.reduce((sum, f) => sum + f.points!, 0)).toBe(FAKE_BRANCHES.length);
+    // The points the fake takes packets to are offered; the ones that ended their cooperation are kept, not offered.
+    const network = packetaPickupNetwork(store);
+    const account = { carrierCode: 'carrier_a', accountId: 'ca_demo_a' } as CarrierAccountSettings;
+    expect(await network.findPickupPoint(account, FAKE_POINTS.prahaPoint)).toMatchObject({ type: 'pickup_point' });
+    expect(await network.findPickupPoint(account, FAKE_POINTS.prahaBoxWithCod)).toMatchObject({ type: 'locker' });
+    expect(await network.findPickupPoint(account, FAKE_POINTS.prahaEnded)).toBeNull();
     expect(first.every((f) => f.counts.refused === 0 && f.warnings === 0)).toBe(true);
     const again = await runImport({ baseUrl, apiKey: 'sandboxfeedkey' });
     expect(again.map((f) => f.outcome)).toEqual(['not_modified', 'not_modified']);

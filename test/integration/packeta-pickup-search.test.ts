@@ -1,22 +1,17 @@
-import { downloadFeedFile } from '../../src/carriers/packeta/feed/download';
 import { FakeFeed, startFakeFeedServer } from '../../src/carriers/packeta/feed/fake-feed';
 import { generatedFeedTexts } from '../../src/carriers/packeta/feed/generated-feed';
-import { importPacketaFeed } from '../../src/carriers/packeta/feed/import';
 import { packetaDay, packetaPickupNetwork } from '../../src/carriers/packeta/feed/network';
-import type { CarrierAccountSettings, CarrierPort, PickupNetworkPort } from '../../src/carriers/port';
-import { sandboxCarrierAdapter } from '../../src/carriers/sandbox-adapter';
-import { loadConfig } from '../../src/config';
+import type { CarrierAccountSettings, PickupNetworkPort } from '../../src/carriers/port';
 import { openOrm, type Orm } from '../../src/db/orm';
 import { packetaPointsStore } from '../../src/db/packeta-pickup-points';
 import { distanceMeters, MAX_PICKUP_POINTS } from '../../src/domain/pickup-points';
-import { createLogger } from '../../src/logger';
-import { createPickupPointSources } from '../../src/pickup-points/sources';
 import { aDatabaseOfItsOwn } from '../helpers/own-database';
-import { aPickupStore, aPlatformOrder, PRAHA } from '../helpers/pickup';
+import { aPacketaPickupShop, importFeedFrom } from '../helpers/packeta-feed';
+import { aPlatformOrder, PRAHA } from '../helpers/pickup';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // Decision 1222: Packeta's pickup-point network answered from the imported feed, through the pickup-network port, and
-// through GET and PUT /v1/orders/{id}/pickup-point(s) for a carrier A account wired to it. The feed is a generated
+// through GET and PUT /v1/orders/{id}/pickup-point(s) of a carrier A account on Packeta's endpoint. The feed is a generated
 // network of 10,000 points over six countries plus a few points near Praha made for each rule; a database of this
 // file's own holds it.
 
@@ -73,14 +68,7 @@ async function importFeed(branch: unknown[], box: unknown[]) {
   feed.publishPoints('box', box, new Date());
   const server = await startFakeFeedServer(feed);
   try {
-    return await importPacketaFeed({
-      store: packetaPointsStore(orm.em),
-      download: (file, validators) =>
-        downloadFeedFile({ baseUrl: server.baseUrl, apiKey: KEY, timeoutMs: 60_000 }, file, validators),
-      now: () => new Date(),
-      logger: createLogger('silent'),
-      maxVanishedShare: 0.2,
-    });
+    return await importFeedFrom(packetaPointsStore(orm.em), server.baseUrl, KEY);
   } finally {
     await server.close();
   }
@@ -97,17 +85,8 @@ beforeAll(async () => {
   const { vanishing: _gone, ...stay } = UNAVAILABLE;
   await importFeed([...generatedBranches, ...Object.values(stay), ...Object.values(OFFERED)], boxes);
   network = packetaPickupNetwork(packetaPointsStore(orm.em));
-
-  // The one line of the Packeta adapter (`...packetaPickupNetwork(store)`), here over the sandbox's carrier A.
-  const config = loadConfig({ ...process.env, DATABASE_URL: db.url });
-  const carrierFor = (code: string): CarrierPort => {
-    const adapter = sandboxCarrierAdapter(code, { baseUrl: config.sandboxUrl, timeoutMs: config.carrierTimeoutMs });
-    return code === 'carrier_a' ? Object.assign(Object.create(adapter) as CarrierPort, network) : adapter;
-  };
-  app = await startTestApp({
-    env: { DATABASE_URL: db.url },
-    pickupPoints: createPickupPointSources(config, carrierFor, createLogger('silent')),
-  });
+  // The service's own wiring (src/adapters.ts) on this database: Packeta accounts search the imported feed.
+  app = await startTestApp({ env: { DATABASE_URL: db.url } });
 }, 180_000);
 afterAll(async () => {
   await app?.close();
@@ -214,9 +193,9 @@ describe('the nearest points', () => {
   });
 });
 
-describe('GET and PUT /v1/orders/{id}/pickup-point(s) for an account wired to the network', () => {
+describe('GET and PUT /v1/orders/{id}/pickup-point(s) of a Packeta account', () => {
   it('lists Packeta points near the order and sets one; a point that vanished is not found', async () => {
-    const store = await aPickupStore(app.orm, ['carrier_a']);
+    const { shop: store } = await aPacketaPickupShop(app);
     const order = await aPlatformOrder(store.domain);
     const listed = await app.request('GET', `/v1/orders/${order.id}/pickup-points?limit=50`, { headers: store.auth });
     expect(listed.status).toBe(200);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { PacketaFeedFile } from '../../../db/packeta-pickup-points';
 import type { Router } from '../../../sandbox/http';
-import { generatedFeedTexts } from './generated-feed';
+import { FAKE_BRANCHES } from '../fake/network';
 
 /**
  * A fake of Packeta's pickup-point feed, served the way Packeta documents it (branch export v5):
@@ -36,6 +36,7 @@ export class FakeFeed {
   private readonly faults: FeedFault[] = [];
   /** Send and honour `ETag` / `Last-Modified`. */
   validators = true;
+  /** The latest requests (at most 100 kept: the sandbox's feed runs for days). */
   readonly requests: FeedRequest[] = [];
 
   /** `any`: every key is served (the sandbox's feed). */
@@ -71,6 +72,7 @@ export class FakeFeed {
     const file = /^(branch|box)\.json$/.exec(request.fileName)?.[1] as PacketaFeedFile | undefined;
     const published = file ? this.files.get(file) : undefined;
     const log = (status: number) => {
+      if (this.requests.length >= 100) this.requests.shift();
       if (file)
         this.requests.push({
           file,
@@ -175,22 +177,45 @@ export async function startFakeFeedServer(feed: FakeFeed): Promise<{ baseUrl: st
   };
 }
 
-/** Points of the sandbox's feed: enough around every demo city, the same on every run. */
-export const SANDBOX_FEED_POINTS = 3_000;
+const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
+/** The fake Packeta's network (src/carriers/packeta/fake/network.ts) as its feed writes it: one network, two views. */
+export function fakePacketaFeed(): Record<PacketaFeedFile, Array<Record<string, unknown>>> {
+  const files: Record<PacketaFeedFile, Array<Record<string, unknown>>> = { branch: [], box: [] };
+  for (const b of FAKE_BRANCHES) {
+    const box = b.type === 'zbox';
+    const hours = (day: (typeof DAYS)[number]) => (box ? '00:00–23:59' : day === 'sunday' ? '' : '08:00–18:00');
+    files[box ? 'box' : 'branch'].push({
+      id: b.id,
+      ...(box ? { type: 'zbox', codAllowed: b.codAllowed ? '1' : '0' } : {}),
+      name: b.name,
+      place: box ? 'Z-BOX' : 'Packeta',
+      street: b.street,
+      city: b.city,
+      zip: b.zip,
+      country: b.country.toLowerCase(),
+      currency: b.currency,
+      status: { statusId: String(b.statusId), description: b.statusId === 1 ? 'In operation' : 'Ended cooperation' },
+      displayFrontend: '1',
+      latitude: String(b.latitude),
+      longitude: String(b.longitude),
+      maxWeight: String(b.maxWeightKg),
+      openingHours: { regular: Object.fromEntries(DAYS.map((d) => [d, hours(d)])), exceptions: {} },
+    });
+  }
+  return files;
+}
 
 /**
- * The sandbox serves a generated network at `/packeta-feed/v5/{any key}/{branch,box}.json` for `npm run dev`
- * (docs/operators.md, "Packeta pickup-point feed"): any key is accepted there.
+ * The sandbox serves the fake Packeta's network as Packeta's feed at `/packeta-feed/v5/{any key}/{branch,box}.json`,
+ * so the points `npm run dev -- --packeta` imports are the ones the fake Packeta takes packets to (docs/sandbox.md).
  */
 export function registerPacketaFeedSandbox(router: Router): void {
-  let feed: FakeFeed | null = null;
+  const feed = new FakeFeed('any');
+  const files = fakePacketaFeed();
+  // A fixed version: the network never changes, so every import after the first is answered 304.
+  for (const file of ['branch', 'box'] as const) feed.publishPoints(file, files[file], new Date(0));
   router.add('GET', '/packeta-feed/v5/:key/:file', async (request) => {
-    if (!feed) {
-      feed = new FakeFeed('any');
-      const texts = generatedFeedTexts(SANDBOX_FEED_POINTS);
-      // A fixed version: the sandbox's feed never changes, so every import after the first is answered 304.
-      for (const file of ['branch', 'box'] as const) feed.publish(file, texts[file], new Date(0));
-    }
     const answer = feed.answer({
       apiKey: request.params.key!,
       fileName: request.params.file!,
