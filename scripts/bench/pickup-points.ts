@@ -80,6 +80,11 @@ async function imports(orm: Orm, feed: FakeFeed, baseUrl: string): Promise<void>
   await orm.em.fork().execute('truncate packeta_pickup_points, packeta_feed_files');
   await timedImport(orm, baseUrl, 'first import (empty table)');
   await orm.em.fork().execute('analyze packeta_pickup_points');
+  const [stored] = await orm.em.fork().execute<Array<{ table: string; index: string }>>(
+    `select pg_size_pretty(pg_total_relation_size('packeta_pickup_points')) as table,
+       pg_size_pretty(pg_relation_size('packeta_pickup_points_nearest_idx')) as index`,
+  );
+  console.log(`  ${'table with its indexes'.padEnd(44)} ${stored!.table} (the nearest-point index ${stored!.index})`);
   await timedImport(orm, baseUrl, 'the same feed again (304)');
   feed.validators = false;
   await timedImport(orm, baseUrl, 'the same feed without validators (digest)');
