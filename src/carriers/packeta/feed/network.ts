@@ -37,9 +37,9 @@ export function toPickupPoint(point: PacketaPointView, day: string): PickupPoint
 }
 
 /**
- * The factory the Packeta adapter spreads into itself for accounts on Packeta's endpoint:
- * `...packetaPickupNetwork(packetaPointsStore(orm.em))`. Every account reaches the same network (the feed is Packeta's,
- * not an account's), so the account is not read.
+ * The network src/adapters.ts hands the Packeta adapter (`pickupPoints: packetaPickupNetwork(packetaPointsStore(orm.em))`)
+ * for accounts on Packeta's endpoint. Every account reaches the same network (the feed is Packeta's, not an account's),
+ * so the account is not read.
  */
 export function packetaPickupNetwork(
   points: Pick<PacketaPointsStore, 'nearest' | 'offerable' | 'everImported'>,
