@@ -33,8 +33,6 @@ export interface FeedImportDeps {
   logger: Logger;
   /** The largest share of a file's points one reading may mark vanished (PACKETA_FEED_MAX_VANISHED_SHARE). */
   maxVanishedShare: number;
-  /** Called after every batch written (the activity heartbeats). */
-  progress?: () => void;
 }
 
 export type FileOutcome = 'not_modified' | 'unchanged' | 'applied';
@@ -44,6 +42,7 @@ export interface FileImport {
   outcome: FileOutcome;
   /** Points the file lists; null when the server answered 304. */
   points: number | null;
+  /** What the reading found; all zero when the file was not read (304, or the same digest as last time). */
   counts: ImportCounts;
   /** Values dropped with a warning (a malformed date, one day's hours). */
   warnings: number;
@@ -77,7 +76,6 @@ async function flush(deps: FeedImportDeps, reading: Reading, now: Date): Promise
   await deps.store.writePoints(points, now);
   for (const p of points) reading.stored.set(p.id, { feedFile: p.feedFile, contentHash: p.contentHash, inFeed: true });
   reading.batch.clear();
-  deps.progress?.();
 }
 
 function take(deps: FeedImportDeps, reading: Reading, file: PacketaFeedFile, element: string): void {
