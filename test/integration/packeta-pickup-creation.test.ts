@@ -5,6 +5,7 @@ import { aDatabaseOfItsOwn } from '../helpers/own-database';
 import { startAppWithOwnWorker, type AppWithOwnWorker } from '../helpers/own-worker';
 import { packetaLedger } from '../helpers/packeta';
 import { aPacketaPickupShop, importFeedFrom } from '../helpers/packeta-feed';
+import { PRAHA } from '../helpers/pickup';
 import { sandboxUrl } from '../helpers/sandbox';
 
 // Issue 58 item 4 end to end, through the service's own wiring (src/adapters.ts): a Packeta account's pickup points
@@ -22,26 +23,17 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** A pickup-point order at Praha's centre, geocoded, without a point yet. */
+/** A pickup-point order, its point not chosen yet (its address not geocoded: the search names where to look). */
 const aPickupOrder = (domain: string) =>
-  anOrderOnPlatform(domain, {
-    shipping_address: {
-      name: 'Jana Nováková',
-      street: 'Dlouhá 12',
-      city: 'Praha',
-      postcode: '110 00',
-      country: 'CZ',
-      latitude: 50.0755,
-      longitude: 14.4378,
-    },
-    delivery_method: { type: 'pickup', title: 'Pickup point' },
-  });
+  anOrderOnPlatform(domain, { delivery_method: { type: 'pickup', title: 'Pickup point' } });
 
 it('lists no Packeta points before the feed was imported, then lists, sets and ships to one from it', async () => {
   const { app } = own;
   const { shop, password } = await aPacketaPickupShop(app);
   const order = await aPickupOrder(shop.domain);
-  const list = () => app.request('GET', `/v1/orders/${order.orderId}/pickup-points?limit=50`, { headers: shop.auth });
+  const near = `latitude=${PRAHA.latitude}&longitude=${PRAHA.longitude}`;
+  const list = () =>
+    app.request('GET', `/v1/orders/${order.orderId}/pickup-points?limit=50&${near}`, { headers: shop.auth });
 
   const before = await list();
   expect(before.status).toBe(503);
