@@ -7,6 +7,7 @@ import type { Logger } from '../src/logger';
 import type { WebhookRetrySchedule } from '../src/domain/webhooks';
 import type { CreationRenderer } from '../src/webhooks/publish';
 import type { Resolver, TargetPolicy } from '../src/net/target-guard';
+import type { PacketaFeedConfig } from '../src/config/packeta-feed';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -23,6 +24,8 @@ export interface ActivityDeps {
   carrierProtection: CarrierProtectionSettings;
   /** Shopify's privacy webhooks (docs/decisions/0708): where a customer data export is sent through the outbox. */
   privacy: { exportEmail: string };
+  /** Packeta's pickup-point feed (PACKETA_FEED_*); null without an API key. */
+  packetaFeed: PacketaFeedConfig['packetaFeed'];
   /** Starts webhook delivery workflows (an emission from inside a creation activity). */
   temporal: Client;
   webhooks: {

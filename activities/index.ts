@@ -1,6 +1,7 @@
 import type { ActivityDeps } from './deps';
 import { createLabelCreationActivities } from './label-creation';
 import { createNotificationActivities } from './notifications';
+import { createPickupFeedActivities } from './pickup-feed';
 import { createRequestLogActivities } from './request-log';
 import { createShopifyWebhookActivities } from './shopify-webhooks';
 import { createWebhookActivities } from './webhooks';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createLabelCreationActivities(deps),
     ...createWebhookActivities(deps),
     ...createShopifyWebhookActivities(deps),
+    ...createPickupFeedActivities(deps),
   };
 }
 

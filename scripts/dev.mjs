@@ -80,8 +80,13 @@ const env = {
   SANDBOX_URL: process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`,
   SANDBOX_PORT: String(sandboxPort),
   RESOLVE_ALLOWED_AFTER: resolveAllowedAfter,
+  // With the fake's network as Packeta's feed, imported by the worker (docs/operators.md, "Packeta pickup-point feed").
   ...(packeta
-    ? { PACKETA_API_URL: `${process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`}/packeta/api/rest` }
+    ? {
+        PACKETA_API_URL: `${process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`}/packeta/api/rest`,
+        PACKETA_FEED_URL: `${process.env.SANDBOX_URL || `http://127.0.0.1:${sandboxPort}`}/packeta-feed/v5`,
+        PACKETA_FEED_API_KEY: process.env.PACKETA_FEED_API_KEY || 'sandboxfeedkey',
+      }
     : {}),
   // The console is for a person when it is a terminal: a short coloured line each (pino-pretty), a line per request
   // (LOG_REQUESTS=errors or none for fewer); JSON lines otherwise, as in production (LOG_FORMAT chooses either way).

@@ -1,6 +1,6 @@
 import { sandboxCarrierAdapter } from './carriers/sandbox-adapter';
 import { ENDPOINT_ADAPTERS, EndpointRoutedCarrier } from './carriers/endpoints';
-import { packetaNetworkWithoutFeed } from './carriers/packeta/pickup-points';
+import { packetaPickupNetwork } from './carriers/packeta/feed/network';
 import { ENDPOINT_CARRIERS } from './domain/carrier-catalog';
 import type { CarrierPort } from './carriers/port';
 import type { Config } from './config';
@@ -17,6 +17,7 @@ import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
 import { ShopifyGraphqlClient, type ShopifyObserver } from './platform/shopify/graphql-client';
 import { StorePlatforms } from './platform/store-platforms';
 import { platformConnection } from './db/platform-sessions-repository';
+import { packetaPointsStore } from './db/packeta-pickup-points';
 
 export interface Adapters {
   platform: StorePlatformPort;
@@ -88,7 +89,8 @@ export function composeAdapters(
           packeta: ENDPOINT_ADAPTERS.packeta({
             endpoint: { url: config.packetaApiUrl, timeoutMs: config.carrierTimeoutMs },
             settingsKey: config.settingsEncryptionKey,
-            pickupPoints: packetaNetworkWithoutFeed,
+            // Packeta's network as its feed was last imported (decisions 1220 to 1222).
+            pickupPoints: packetaPickupNetwork(packetaPointsStore(orm.em)),
           }),
         });
       if (meter) adapter = measuredCarrier(carrierCode, adapter, meter);

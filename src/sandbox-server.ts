@@ -8,6 +8,7 @@ import { registerFakePacketa } from './carriers/packeta/fake/routes';
 import type { SimulatorContext } from './carriers/sandbox/engine';
 import { registerLegacyBatchFiles, registerOtherCarriers } from './carriers/sandbox/other-carriers';
 import { CarrierSandboxState } from './carriers/sandbox/state';
+import { registerPacketaFeedSandbox } from './carriers/packeta/feed/fake-feed';
 import { registerPlatformSandbox } from './platform/sandbox/routes';
 import { PlatformSandboxState } from './platform/sandbox/state';
 import { registerShopifyFake } from './platform/shopify-fake/routes';
@@ -32,6 +33,7 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
   registerCarrierControl(router, ctx);
   // Carrier A's second implementation: Packeta's own API, for accounts whose endpoint is `packeta`.
   registerFakePacketa(router);
+  registerPacketaFeedSandbox(router);
   // The fake Shopify serves the same stores as the sandbox platform: tests seed orders one way for both.
   const platformState = new PlatformSandboxState();
   registerPlatformSandbox(router, platformState);

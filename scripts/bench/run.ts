@@ -26,6 +26,7 @@ import { cpuSince, formatCpu, sampleCpu } from './cpu-sample';
 import { median } from './median';
 import { tracingCost } from './tracing-cost';
 import { scaleBench } from './scale';
+import { pickupPointsBench } from './pickup-points';
 import { aCreationRecord } from '../../test/helpers/creation';
 
 const LABELS = Number(process.env.BENCH_LABELS ?? 200_000);
@@ -470,6 +471,7 @@ async function main(): Promise<void> {
   if (wanted('creation')) await creationBench();
   if (wanted('memory')) await memoryBench();
   if (wanted('scale')) await scaleBench(orm, config.databaseUrl, get, config.cursorSecret);
+  if (wanted('pickup-points')) await pickupPointsBench(orm);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await opened.close();
   await orm.close();

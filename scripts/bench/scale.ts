@@ -16,6 +16,7 @@ import {
   insertSmallStores,
   type ScaleStore,
 } from './scale-data';
+import { quantile } from './median';
 
 /**
  * `npm run bench -- scale` (run only when named: it builds tens of GB): reads that must stay flat as a store grows
@@ -36,11 +37,6 @@ interface Timing {
   p50: number;
   p99: number;
 }
-
-const quantile = (values: readonly number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-};
 
 /**
  * One query timed on both stores, a request on each in turn (after a warm-up of each): whatever drifts in the machine

@@ -25,6 +25,7 @@ import {
 import { targetPolicy } from '../net/target-guard';
 import { InvalidProviderAnswerError, validateProviderAnswer } from '../pickup-points/provider-contract';
 import type { CliKit, Row } from './kit';
+import { registerPacketaFeedCommand } from './packeta-feed';
 
 const bool = (value: string): boolean => {
   if (['true', 'on', 'yes', '1'].includes(value)) return true;
@@ -80,9 +81,12 @@ const headersOf = (args: string[]) => checkHeaders(args.map(parseHeaderArgument)
 
 /** `labelctl pickup-points ...`: a store's custom providers, and verifying one against the contract. */
 export function registerPickupPointCommands(program: Command, kit: CliKit): void {
-  const group = program.command('pickup-points').description('custom pickup point providers of a store');
+  const group = program
+    .command('pickup-points')
+    .description("custom pickup point providers of a store, and Packeta's pickup-point feed");
   registerProviderCommands(group, kit);
   registerVerifyCommand(group, kit);
+  registerPacketaFeedCommand(group, kit);
 }
 
 /** `labelctl pickup-points provider ...`: add, list, update and remove a store's custom providers. */

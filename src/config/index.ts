@@ -3,6 +3,7 @@ import { apiSettings, apiShape, type ApiConfig } from './api';
 import { coreSettings, coreShape, parseEnv, type CoreConfig } from './core';
 import { creationSettings, creationShape, type CreationConfig } from './creation';
 import { integrationsSettings, integrationsShape, type IntegrationsConfig } from './integrations';
+import { packetaFeedSettings, packetaFeedShape, type PacketaFeedConfig } from './packeta-feed';
 import { temporalSettings, temporalShape, type TemporalConfig } from './temporal';
 import { tracingSettings, tracingShape, type TracingConfig } from './tracing';
 import { workerSettings, workerShape, type WorkerConfig } from './worker';
@@ -19,6 +20,7 @@ const serviceShape = {
   ...workerShape,
   ...creationShape,
   ...integrationsShape,
+  ...packetaFeedShape,
 };
 
 /** Every variable the service reads, by name (the sandbox's own are in src/config/sandbox.ts). */
@@ -30,7 +32,8 @@ export type Config = CoreConfig &
   ApiConfig &
   WorkerConfig &
   CreationConfig &
-  IntegrationsConfig;
+  IntegrationsConfig &
+  PacketaFeedConfig;
 
 /** Parses the environment once into a frozen object; throws one readable message listing every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -43,5 +46,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...tracingSettings(e),
     ...workerSettings(e),
     ...creationSettings(e),
+    ...packetaFeedSettings(e),
   });
 }

@@ -18,6 +18,8 @@ export interface OperationalState {
   creationQueue: { depth: number; limit: number };
   /** Per required Shopify scope, the installed stores whose granted scopes (as last checked) lack it. */
   shopifyMissingScopes: Record<string, number>;
+  /** Each file of Packeta's pickup-point feed once imported or tried (decision 1220); none without the feed. */
+  packetaFeed: Array<{ file: string; ageSeconds: number | null; failuresInARow: number; points: number | null }>;
 }
 
 interface Totals {
@@ -63,12 +65,15 @@ export async function readOperationalState(deps: {
   platformQueueMax: number;
 }): Promise<OperationalState> {
   const em = deps.orm.em.fork();
-  const [[totals], streaks, installations] = await Promise.all([
+  const [[totals], streaks, installations, feedFiles] = await Promise.all([
     em.execute<Totals[]>(TOTALS),
     em.execute<Array<{ id: string; carrier: string; unclear: number; last_at: Date | null }>>(STREAKS),
     em.execute<Array<{ granted_scopes: string[] }>>(
       `select granted_scopes from store_platform_sessions
         where platform = 'shopify' and access_token_sealed is not null and granted_scopes is not null`,
+    ),
+    em.execute<Array<{ feed_file: string; checked_at: Date | null; failures_in_a_row: number; points: number | null }>>(
+      'select feed_file, checked_at, failures_in_a_row, points from packeta_feed_files order by feed_file',
     ),
   ]);
   const shopifyMissingScopes = Object.fromEntries(REQUIRED_SHOPIFY_SCOPES.map((scope) => [scope, 0]));
@@ -82,6 +87,12 @@ export async function readOperationalState(deps: {
     outbox: { count: t.outbox_count, oldestSeconds: ageSeconds(t.outbox_oldest, now) },
     creationQueue: { depth: t.queue_depth, limit: deps.platformQueueMax },
     shopifyMissingScopes,
+    packetaFeed: feedFiles.map((f) => ({
+      file: f.feed_file,
+      ageSeconds: f.checked_at ? ageSeconds(f.checked_at, now) : null,
+      failuresInARow: f.failures_in_a_row,
+      points: f.points,
+    })),
     circuits: streaks.map((s) => ({
       carrierAccountId: s.id,
       carrier: s.carrier,
@@ -161,6 +172,7 @@ export function registerStateMetrics(registry: Registry, read: () => Promise<Ope
         this.set({ scope }, stores);
     },
   });
+  registerPacketaFeedGauges(registry, state);
   const circuitLabels = ['carrier_account', 'carrier'] as const;
   new Gauge({
     name: 'shipping_label_carrier_circuit_open',
@@ -184,4 +196,37 @@ export function registerStateMetrics(registry: Registry, read: () => Promise<Ope
         this.set({ carrier_account: c.carrierAccountId, carrier: c.carrier }, c.unclearInARow);
     },
   });
+}
+
+/** Packeta's pickup-point feed, by file: how long since it was last read whole (or answered 304), and its failures. */
+function registerPacketaFeedGauges(registry: Registry, state: () => Promise<OperationalState | null>): void {
+  const byFile = (name: string, help: string, value: (f: OperationalState['packetaFeed'][number]) => number | null) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['file'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const f of (await state())?.packetaFeed ?? []) {
+          const v = value(f);
+          if (v !== null) this.set({ file: f.file }, v);
+        }
+      },
+    });
+  byFile(
+    'shipping_label_packeta_feed_age_seconds',
+    "Seconds since Packeta's pickup-point feed file was last imported or confirmed unchanged; no series before the first",
+    (f) => f.ageSeconds,
+  );
+  byFile(
+    'shipping_label_packeta_feed_failures_in_a_row',
+    "Failed imports of Packeta's pickup-point feed file since its last success",
+    (f) => f.failuresInARow,
+  );
+  byFile(
+    'shipping_label_packeta_feed_points',
+    "Points Packeta's pickup-point feed file listed at its last reading",
+    (f) => f.points,
+  );
 }

@@ -1,8 +1,9 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 
 export const REQUEST_LOG_PURGE_SCHEDULE_ID = 'request-log-purge';
 export const NOTIFICATION_DELIVERY_SCHEDULE_ID = 'notification-delivery';
+export const PACKETA_FEED_SCHEDULE_ID = 'packeta-pickup-feed';
 
 async function upsertSchedule(
   client: Client,
@@ -11,15 +12,51 @@ async function upsertSchedule(
   workflowType: string,
   args: unknown[],
   taskQueue: string,
+  /** A new Schedule runs at once instead of after its first interval. */
+  triggerImmediately = false,
 ) {
   const action = { type: 'startWorkflow' as const, workflowType, workflowId: scheduleId, taskQueue, args };
   const spec = { intervals: [{ every: everyMs }] };
   try {
-    await client.schedule.create({ scheduleId, spec, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });
+    await client.schedule.create({
+      scheduleId,
+      spec,
+      action,
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+      state: { triggerImmediately },
+    });
   } catch (error) {
     if (!(error instanceof ScheduleAlreadyRunning)) throw error;
     await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action }));
   }
+}
+
+/**
+ * Packeta's pickup-point feed every PACKETA_FEED_INTERVAL (decision 1220), and at once when the Schedule is new, so a
+ * fresh deployment has points before its first interval ends. Without an API key the Schedule goes (an operator who
+ * removed the key stops the imports by restarting the worker).
+ */
+export async function ensurePacketaFeedSchedule(
+  client: Client,
+  config: Pick<Config, 'packetaFeed' | 'temporal'>,
+): Promise<void> {
+  if (!config.packetaFeed) {
+    try {
+      await client.schedule.getHandle(PACKETA_FEED_SCHEDULE_ID).delete();
+    } catch (error) {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    }
+    return;
+  }
+  await upsertSchedule(
+    client,
+    PACKETA_FEED_SCHEDULE_ID,
+    config.packetaFeed.intervalMs,
+    'importPacketaFeedWorkflow',
+    [],
+    config.temporal.taskQueue,
+    true,
+  );
 }
 
 /** Creates or updates the project's Schedules; run by the worker at boot, so it is idempotent. */
@@ -49,4 +86,5 @@ export async function ensureSchedules(client: Client, config: Config): Promise<v
     [],
     queue,
   );
+  await ensurePacketaFeedSchedule(client, config);
 }

@@ -25,6 +25,7 @@ export function workerActivities(
     ...composeAdapters(config, deps.orm, deps.logger, deps.meter),
     temporal: deps.temporal,
     privacy: { exportEmail: config.privacy.exportEmail },
+    packetaFeed: config.packetaFeed,
     webhooks: {
       taskQueue: config.temporal.taskQueue,
       renderCreation: (row, now) => creationWire(deps.orm, row, { baseUrl, now }),

@@ -5,6 +5,7 @@ import { apiShape } from '../../src/config/api';
 import { coreShape } from '../../src/config/core';
 import { creationShape } from '../../src/config/creation';
 import { integrationsShape } from '../../src/config/integrations';
+import { packetaFeedShape } from '../../src/config/packeta-feed';
 import { loadSandboxConfig, sandboxShape } from '../../src/config/sandbox';
 import { temporalShape } from '../../src/config/temporal';
 import { tracingShape } from '../../src/config/tracing';
@@ -17,7 +18,16 @@ const production = {
 };
 
 describe('the configuration, by process over a shared core', () => {
-  const parts = { coreShape, temporalShape, tracingShape, apiShape, workerShape, creationShape, integrationsShape };
+  const parts = {
+    coreShape,
+    temporalShape,
+    tracingShape,
+    apiShape,
+    workerShape,
+    creationShape,
+    integrationsShape,
+    packetaFeedShape,
+  };
 
   it('gives every variable to one part only (a second owner would silently win the merge)', () => {
     const owners = new Map<string, string[]>();
@@ -125,6 +135,37 @@ describe("the integrations' part", () => {
       loadConfig({ SUPPORT_EMAIL: 'help@shop.example', PRIVACY_EXPORT_EMAIL: 'privacy@shop.example' }).privacy
         .exportEmail,
     ).toBe('privacy@shop.example');
+  });
+});
+
+describe("Packeta's pickup-point feed", () => {
+  it('imports nothing without an API key', () => {
+    expect(loadConfig({}).packetaFeed).toBeNull();
+  });
+
+  it('reads the key, the base URL without its trailing slash, the interval and the share', () => {
+    expect(
+      loadConfig({
+        PACKETA_FEED_API_KEY: 'abcdef0123456789',
+        PACKETA_FEED_URL: 'http://127.0.0.1:4010/packeta-feed/v5/',
+        PACKETA_FEED_INTERVAL: '15m',
+        PACKETA_FEED_MAX_VANISHED_SHARE: '0.5',
+      }).packetaFeed,
+    ).toEqual({
+      baseUrl: 'http://127.0.0.1:4010/packeta-feed/v5',
+      apiKey: 'abcdef0123456789',
+      timeoutMs: 300_000,
+      intervalMs: 900_000,
+      maxVanishedShare: 0.5,
+    });
+  });
+
+  it.each([
+    [{ PACKETA_FEED_API_KEY: 'abc/def' }, /PACKETA_FEED_API_KEY/],
+    [{ PACKETA_FEED_API_KEY: 'abc', PACKETA_FEED_MAX_VANISHED_SHARE: '0' }, /PACKETA_FEED_MAX_VANISHED_SHARE/],
+    [{ ...production, PACKETA_FEED_API_KEY: 'abc', PACKETA_FEED_URL: 'http://feed.example.com/v5' }, /https/],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
   });
 });
 

@@ -2,10 +2,10 @@ import { CarrierUnavailableError, type PickupNetworkPort } from '../port';
 
 /**
  * Packeta's pickup points come from its feed, not from a call: Packeta has no search method, and integrators keep a
- * copy of the feed (docs `pick-up-point-selection/overview`). Until the service keeps one (issue 58's feed import),
- * the network of a Packeta account answers as a network that is down: the order's pickup-point search lists it as
- * unavailable and a point cannot be set from it. A creation to a point the order already has does not need it
- * (Packeta checks the point itself and refuses an unknown or inactive one).
+ * copy of the feed (docs `pick-up-point-selection/overview`). The service's copy is the imported feed
+ * (`./feed/network.ts`, decisions 1220 to 1222), which src/adapters.ts gives the Packeta adapter. A Packeta adapter
+ * built where no database is at hand and no point is looked for (labelctl's account checks and label sheets) gets this
+ * network instead, which answers as a network that is down.
  */
 export const packetaNetworkWithoutFeed: PickupNetworkPort = {
   searchPickupPoints: () => Promise.reject(new CarrierUnavailableError('carrier_error', null)),

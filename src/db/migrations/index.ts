@@ -33,6 +33,7 @@ import { Migration20261204000000FlatUpdatedAfter } from './20261204000000-flat-u
 import { Migration20261204000100RequestLogPartitions } from './20261204000100-request-log-partitions';
 import { Migration20261205000000UpdatedAfterInOrder } from './20261205000000-updated-after-in-order';
 import { Migration20261213000000CarrierAccountEndpoint } from './20261213000000-carrier-account-endpoint';
+import { Migration20261214000000PacketaPickupPoints } from './20261214000000-packeta-pickup-points';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
 export const migrationsList = [
@@ -80,4 +81,5 @@ export const migrationsList = [
   { name: 'Migration20261204000100RequestLogPartitions', class: Migration20261204000100RequestLogPartitions },
   { name: 'Migration20261205000000UpdatedAfterInOrder', class: Migration20261205000000UpdatedAfterInOrder },
   { name: 'Migration20261213000000CarrierAccountEndpoint', class: Migration20261213000000CarrierAccountEndpoint },
+  { name: 'Migration20261214000000PacketaPickupPoints', class: Migration20261214000000PacketaPickupPoints },
 ];
