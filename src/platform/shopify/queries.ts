@@ -101,20 +101,20 @@ export const ORDER_METAFIELDS = {
 /** The app-owned metafield (app-reserved namespace) that holds the order's pickup point (decision 0701). */
 export const PICKUP_POINT_METAFIELD_KEY = 'pickup_point';
 
-export const ORDER_BY_ID = adminDocument<
-  OrderByIdQuery,
-  OrderByIdQueryVariables
->(`query OrderById($id: ID!) { order(id: $id) { ...OrderFields } }
-${ORDER_FIELDS}`, ORDER_OPTIONAL_FIELDS);
+export const ORDER_BY_ID = adminDocument<OrderByIdQuery, OrderByIdQueryVariables>(
+  `query OrderById($id: ID!) { order(id: $id) { ...OrderFields } }
+${ORDER_FIELDS}`,
+  ORDER_OPTIONAL_FIELDS,
+);
 
 /** Shopify's search is fuzzy; the adapter keeps only exact names of what it returns. */
-export const ORDERS_BY_NAME = adminDocument<
-  OrdersByNameQuery,
-  OrdersByNameQueryVariables
->(`query OrdersByName($query: String!) {
+export const ORDERS_BY_NAME = adminDocument<OrdersByNameQuery, OrdersByNameQueryVariables>(
+  `query OrdersByName($query: String!) {
   orders(first: 10, query: $query) { nodes { ...OrderFields } }
 }
-${ORDER_FIELDS}`, ORDER_OPTIONAL_FIELDS);
+${ORDER_FIELDS}`,
+  ORDER_OPTIONAL_FIELDS,
+);
 
 const LINE_FIELDS = `
 fragment LineFields on FulfillmentOrderLineItem {
@@ -162,7 +162,8 @@ ${FULFILLMENT_ORDER_FIELDS}`);
 export const ORDER_WITH_FULFILLMENT_ORDERS = adminDocument<
   OrderWithFulfillmentOrdersQuery,
   OrderWithFulfillmentOrdersQueryVariables
->(`query OrderWithFulfillmentOrders($id: ID!, $after: String) {
+>(
+  `query OrderWithFulfillmentOrders($id: ID!, $after: String) {
   order(id: $id) {
     ...OrderFields
     fulfillmentOrdersPage: ${FULFILLMENT_ORDERS_PAGE}
