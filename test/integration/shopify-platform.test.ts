@@ -296,21 +296,25 @@ describe('the recipient’s phone and the delivery method', () => {
     expect((await withScope.findOrdersByName(domain, '#3001'))[0]!.phone).toBe('+420603000003');
   });
 
-  it('takes the delivery method from displayable fulfillment orders: a merged or moved one (closed) is not', async () => {
+  it('takes the delivery method from displayable fulfillment orders: one merged or moved away (closed) is not', async () => {
     const domain = aShopDomain();
     const { platform } = shopifyAdapter(await anAccessToken(domain));
     const line = [{ id: 1, quantity: 1, total_after_discounts: czk('100.00') }];
     await anOrder(domain, {
       shipping_address: address,
-      fulfillment_orders: [
-        // Closed without a fulfilment: merged into the next one, as Shopify hides it from the merchant.
-        { id: 701, status: 'closed', delivery_method_type: 'pickup', line_items: line },
-        { id: 702, delivery_method_type: 'shipping', line_items: line },
-      ],
+      fulfillment_orders: [{ id: 701, delivery_method_type: 'pickup', line_items: line }],
     });
-    expect((await platform.listFulfillmentOrders(domain, '3001')).map((fo) => fo.deliveryMethodType)).toEqual([
-      'pickup',
-      'shipping',
+    expect((await platform.getOrder(domain, '3001'))!.deliveryMethod.type).toBe('retail');
+    // The merchant moves it to a new fulfillment order that ships: Shopify closes the old one and hides it.
+    const edit = await control('POST', `/_control/stores/${domain}/orders/3001/edits`, {
+      replace: [{ fulfillment_order_id: '701', new: { id: 702, delivery_method_type: 'shipping', line_items: line } }],
+    });
+    expect(edit.status).toBe(200);
+    expect(
+      (await platform.listFulfillmentOrders(domain, '3001')).map((fo) => [fo.status, fo.deliveryMethodType]),
+    ).toEqual([
+      ['closed', 'pickup'],
+      ['open', 'shipping'],
     ]);
     expect((await platform.getOrder(domain, '3001'))!.deliveryMethod.type).toBe('shipping');
     expect((await platform.getOrderWithFulfillmentOrders(domain, '3001'))!.order.deliveryMethod.type).toBe('shipping');

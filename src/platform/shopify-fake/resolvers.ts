@@ -106,13 +106,11 @@ const fulfillmentsOf = (store: StoreState, fo: StoredFulfillmentOrder) =>
   store.fulfillments.filter((f) => f.fulfillment_order_ids.includes(gid('FulfillmentOrder', fo.id)));
 
 /**
- * Shopify hides from the merchant (and from `displayable: true`) a fulfillment order closed without being fulfilled:
- * merged into another or moved to another location (here: replaced by an edit, or closed with no fulfilment).
+ * Shopify hides from the merchant (and from `displayable: true`) a fulfillment order closed because it was merged into
+ * another or moved to another location: here, one an edit replaced (closed, pointing to its replacement). One closed
+ * by fulfilling it stays displayable; the seeds say "fulfilled" with a closed status and no fulfilment.
  */
-function displayable(store: StoreState, fo: StoredFulfillmentOrder): boolean {
-  if (fo.replaced_by.length > 0) return false;
-  return fo.status !== 'closed' || fulfillmentsOf(store, fo).length > 0;
-}
+const displayable = (fo: StoredFulfillmentOrder): boolean => !(fo.status === 'closed' && fo.replaced_by.length > 0);
 
 function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
   const order = store.orders.get(fo.orderId)!;
@@ -230,7 +228,7 @@ function orderView(ctx: FakeContext, order: Order) {
       connection(
         [...store.fulfillmentOrders.values()]
           .filter((fo) => fo.orderId === order.id && visible(ctx, fo))
-          .filter((fo) => !args.displayable || displayable(store, fo))
+          .filter((fo) => !args.displayable || displayable(fo))
           .map((fo) => fulfillmentOrderView(store, fo)),
         args,
       ),
