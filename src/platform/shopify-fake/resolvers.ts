@@ -89,6 +89,29 @@ function methodType(order: Order, type: StoredFulfillmentOrder['delivery_method_
   return { pickup: 'PICK_UP', local: 'LOCAL', retail: 'RETAIL' }[type];
 }
 
+/** A stored fulfilment as Shopify's `Fulfillment` (the fake's are all in effect). */
+function fulfillmentView(f: StoreState['fulfillments'][number]) {
+  return {
+    __typename: 'Fulfillment',
+    id: gid('Fulfillment', f.id),
+    status: 'SUCCESS',
+    createdAt: f.created_at,
+    trackingInfo: ({ first }: { first?: number | null }) =>
+      [{ number: f.tracking_number, url: f.tracking_url, company: f.carrier_name }].slice(0, first ?? undefined),
+  };
+}
+
+/** The fulfilments that closed (part of) a fulfillment order, oldest first. */
+const fulfillmentsOf = (store: StoreState, fo: StoredFulfillmentOrder) =>
+  store.fulfillments.filter((f) => f.fulfillment_order_ids.includes(gid('FulfillmentOrder', fo.id)));
+
+/**
+ * Shopify hides from the merchant (and from `displayable: true`) a fulfillment order closed because it was merged into
+ * another or moved to another location: here, one an edit replaced (closed, pointing to its replacement). One closed
+ * by fulfilling it stays displayable; the seeds say "fulfilled" with a closed status and no fulfilment.
+ */
+const displayable = (fo: StoredFulfillmentOrder): boolean => !(fo.status === 'closed' && fo.replaced_by.length > 0);
+
 function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
   const order = store.orders.get(fo.orderId)!;
   const service = fo.assigned_location.fulfillment_service;
@@ -119,6 +142,8 @@ function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
       reasonNotes: h.reason,
       displayReason: 'Other',
     })),
+    fulfillments: (args: { first?: number; after?: string }) =>
+      connection(fulfillmentsOf(store, fo).map(fulfillmentView), args),
     lineItems: (args: { first?: number; after?: string }) =>
       connection(
         fo.line_items.map((l) => ({
@@ -185,15 +210,25 @@ function orderView(ctx: FakeContext, order: Order) {
           countryCodeV2: a.country,
           latitude: a.latitude,
           longitude: a.longitude,
+          phone: a.phone,
         }
       : null,
     phone: order.phone,
+    // Behind `read_customers` (its type's scope, from the schema) and protected customer data (the phone).
+    customer: order.customer
+      ? {
+          __typename: 'Customer',
+          id: gid('Customer', order.id),
+          defaultPhoneNumber: order.customer.phone ? { phoneNumber: order.customer.phone } : null,
+        }
+      : null,
     email: order.email,
     shippingLine: order.delivery_method.title ? { title: order.delivery_method.title } : null,
-    fulfillmentOrders: (args: { first?: number; after?: string }) =>
+    fulfillmentOrders: (args: { first?: number; after?: string; displayable?: boolean | null }) =>
       connection(
         [...store.fulfillmentOrders.values()]
           .filter((fo) => fo.orderId === order.id && visible(ctx, fo))
+          .filter((fo) => !args.displayable || displayable(fo))
           .map((fo) => fulfillmentOrderView(store, fo)),
         args,
       ),

@@ -8,6 +8,7 @@ import {
   validate,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type OperationDefinitionNode,
 } from 'graphql';
 import { z } from 'zod';
 import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
@@ -19,7 +20,7 @@ import { REQUIRED_SHOPIFY_SCOPES } from '../shopify/scopes';
 import { accessFieldResolver } from './access';
 import { adminSchema, adminSchemaManifest } from './admin-schema';
 import { registerShopifyAppFake } from './app';
-import type { Bucket, ShopState } from './shop-state';
+import type { Bucket, MutationFault, ShopState } from './shop-state';
 
 /** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
 export const FAKE_API_VERSIONS: readonly string[] = (() => {
@@ -45,7 +46,32 @@ const shopifyFaultSchema = z.discriminatedUnion('type', [
     .object({ type: z.literal('user_error'), message: z.string().min(1), code: z.string().nullable().default(null) })
     .strict(),
   z.object({ type: z.literal('http_429'), retry_after_seconds: z.number().int().min(0).max(3600).default(2) }).strict(),
+  z
+    .object({
+      type: z.literal('mutation'),
+      mutation: z.string().min(1),
+      after: z.number().int().min(0).default(0),
+      outcome: z.enum(['unavailable', 'late_answer']),
+      delay_ms: z.number().int().min(0).max(120_000).default(0),
+    })
+    .strict(),
 ]);
+
+/**
+ * The queued fault of this mutation, if its turn has come (taken from the queue); one whose `after` is not spent lets
+ * this one through and counts it.
+ */
+function mutationFault(s: ShopState, operation: OperationDefinitionNode): MutationFault | null {
+  const head = s.faults[0];
+  const field = operation.selectionSet.selections[0];
+  if (head?.type !== 'mutation' || field?.kind !== Kind.FIELD || field.name.value !== head.mutation) return null;
+  if (head.after > 0) {
+    head.after -= 1;
+    return null;
+  }
+  s.faults.shift();
+  return head;
+}
 
 function refilled(b: Bucket, now: number): Bucket {
   const available = Math.min(b.maximumAvailable, b.currentlyAvailable + ((now - b.at) / 1000) * b.restoreRate);
@@ -77,7 +103,8 @@ const graphqlErrors = (errors: readonly GraphQLError[]): Reply => json(200, { er
  * platform's store state, so the tests seed orders, export holds and faults through the sandbox platform's control API
  * and read fulfillments from it whichever platform the store is on. It checks the access token, keeps each shop's
  * leaky bucket of query cost and answers its scripted faults: the sandbox platform's (slow, throttled, unavailable,
- * unauthorized) and its own (`/_control/shopify/{shop}/faults`: a user error on the next mutation, an HTTP 429).
+ * unauthorized) and its own (`/_control/shopify/{shop}/faults`: a user error on the next mutation, an HTTP 429, a
+ * given mutation unavailable or answered too late after it committed).
  */
 export function registerShopifyFake(router: Router, state: PlatformSandboxState): void {
   const shops = new Map<string, ShopState>();
@@ -250,6 +277,8 @@ async function runGraphql(
     return throttled(requested, bucket);
   }
   const mutation = operation.operation === OperationTypeNode.MUTATION;
+  const fault = mutation ? mutationFault(s, operation) : null;
+  if (fault?.outcome === 'unavailable') return json(503, { errors: 'Service Unavailable' });
   const userError = mutation && s.faults[0]?.type === 'user_error' ? (s.faults.shift() as UserErrorFault) : null;
   const ctx = {
     store: state.store(domain),
@@ -266,6 +295,8 @@ async function runGraphql(
     variableValues: variables,
     fieldResolver: accessFieldResolver(adminSchema(options.version), s.grants),
   });
+  // Committed, but the answer comes too late for the caller: a timeout after Shopify did it.
+  if (fault?.outcome === 'late_answer') await sleep(fault.delay_ms);
   const actual = result.data ? actualCost(op, result.data) : requested;
   s.bucket = { ...bucket, currentlyAvailable: bucket.currentlyAvailable - actual };
   // Shopify names the deprecated fields a request used (since 2025-04).

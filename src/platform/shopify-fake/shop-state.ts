@@ -8,8 +8,22 @@ export interface Bucket {
   at: number;
 }
 
+/**
+ * A fault of one mutation (by its root field), `after` more of them let through: `unavailable` answers 503 and changes
+ * nothing; `late_answer` runs it (Shopify committed it) and holds the answer `delay_ms`, past the caller's time box.
+ */
+export interface MutationFault {
+  type: 'mutation';
+  mutation: string;
+  after: number;
+  outcome: 'unavailable' | 'late_answer';
+  delay_ms: number;
+}
+
 export type ShopifyFault =
-  { type: 'user_error'; message: string; code: string | null } | { type: 'http_429'; retry_after_seconds: number };
+  | { type: 'user_error'; message: string; code: string | null }
+  | { type: 'http_429'; retry_after_seconds: number }
+  | MutationFault;
 
 export interface ShopState {
   /** Shopify's numeric ID of the shop. */

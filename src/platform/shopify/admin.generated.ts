@@ -1024,6 +1024,24 @@ export type FulfillmentOriginAddressInput = {
   zip?: string | null | undefined;
 };
 
+/** The status of a fulfillment. */
+export type FulfillmentStatus =
+  /** The fulfillment was canceled. */
+  | 'CANCELLED'
+  /** There was an error with the fulfillment request. */
+  | 'ERROR'
+  /** The fulfillment request failed. */
+  | 'FAILURE'
+  /** The third-party fulfillment service has acknowledged the fulfillment and is processing it. */
+  | 'OPEN'
+  /**
+   * Shopify has created the fulfillment and is waiting for the third-party
+   * fulfillment service to transition it to `open` or `success`.
+   */
+  | 'PENDING'
+  /** The fulfillment was completed successfully. */
+  | 'SUCCESS';
+
 /**
  * The input fields that specify all possible fields for tracking information.
  *
@@ -1245,7 +1263,9 @@ export type OrderByIdQuery = {
       countryCodeV2: CountryCode | null;
       latitude: number | null;
       longitude: number | null;
+      phone: string | null;
     } | null;
+    customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
     shippingLine: { title: string } | null;
     fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
   } | null;
@@ -1280,7 +1300,9 @@ export type OrderFieldsFragment = {
     countryCodeV2: CountryCode | null;
     latitude: number | null;
     longitude: number | null;
+    phone: string | null;
   } | null;
+  customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
   shippingLine: { title: string } | null;
   fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
 };
@@ -1320,7 +1342,9 @@ export type OrdersByNameQuery = {
         countryCodeV2: CountryCode | null;
         latitude: number | null;
         longitude: number | null;
+        phone: string | null;
       } | null;
+      customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
       shippingLine: { title: string } | null;
       fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
     }>;
@@ -1486,7 +1510,9 @@ export type OrderWithFulfillmentOrdersQuery = {
       countryCodeV2: CountryCode | null;
       latitude: number | null;
       longitude: number | null;
+      phone: string | null;
     } | null;
+    customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
     shippingLine: { title: string } | null;
     fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
   } | null;
@@ -1526,13 +1552,22 @@ export type FulfillmentOrderHoldsQuery = {
   } | null;
 };
 
-export type FulfillmentOrderLocationsQueryVariables = Exact<{
+export type FulfillmentOrderStatesQueryVariables = Exact<{
   ids: Array<string | number> | string | number;
 }>;
 
-export type FulfillmentOrderLocationsQuery = {
+export type FulfillmentOrderStatesQuery = {
   nodes: Array<
-    { id: string; assignedLocation: { location: { id: string } | null } } | Record<PropertyKey, never> | null
+    | {
+        id: string;
+        status: FulfillmentOrderStatus;
+        assignedLocation: { location: { id: string } | null };
+        fulfillments: {
+          nodes: Array<{ id: string; status: FulfillmentStatus; trackingInfo: Array<{ number: string | null }> }>;
+        };
+      }
+    | Record<PropertyKey, never>
+    | null
   >;
 };
 

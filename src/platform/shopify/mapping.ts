@@ -107,6 +107,14 @@ export function pickupPointValue(point: PlatformPickupPoint): string {
   });
 }
 
+/**
+ * The recipient's phone: the shipping address's (given at checkout with the address, where `Order.phone` is often
+ * null), else the order's, else the customer's default (decision 0716). Blank counts as none.
+ */
+export function recipientPhone(...candidates: ReadonlyArray<string | null | undefined>): string | null {
+  return candidates.map((p) => p?.trim()).find((p): p is string => !!p) ?? null;
+}
+
 export function toOrder(o: WireOrder): PlatformOrder {
   const metafields: Record<string, string> = {};
   for (const [alias, name] of Object.entries(ORDER_METAFIELDS)) {
@@ -137,7 +145,7 @@ export function toOrder(o: WireOrder): PlatformOrder {
           longitude: a.longitude,
         }
       : null,
-    phone: o.phone,
+    phone: recipientPhone(a?.phone, o.phone, o.customerPhone?.defaultPhoneNumber?.phoneNumber),
     email: o.email,
     deliveryMethod: {
       type: orderMethod(o.fulfillmentOrders.nodes.map((f) => f.deliveryMethod?.methodType)),

@@ -24,6 +24,7 @@ import {
 import * as q from './queries';
 import type { AdminDocument } from './queries';
 import type { FulfillmentOrdersQuery } from './admin.generated';
+import { planFulfilment, type FulfillmentOrderState } from './fulfilment-plan';
 import { fulfillmentRefusal, type HoldUserError, type UserError } from './user-errors';
 
 /** An order's page of fulfillment orders, as both fulfillment-order queries select it. */
@@ -124,47 +125,64 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   /**
-   * `fulfillmentCreate` takes fulfillment orders of one order at one location per call: a label across locations
-   * (`all_locations`) is fulfilled one location at a time, in the order the locations first appear. Answers the first
-   * fulfilment (every fulfillment order is in `fulfillmentOrderIds`); a refusal stops at that location.
+   * `fulfillmentCreate` takes fulfillment orders of one order at one location per call and no idempotency key: a label
+   * across locations (`all_locations`) is fulfilled one location at a time, in the order the locations first appear,
+   * after reading every fulfillment order's state. What an earlier attempt of this label fulfilled (closed by a
+   * fulfilment with its tracking number) is done and not sent again, so a retry converges (decision 0715). Answers
+   * the first fulfilment (every fulfillment order is in `fulfillmentOrderIds`); a refusal stops at that location.
    */
   async fulfill(shop: string, request: FulfillRequest): Promise<Fulfillment> {
     const gids = request.fulfillmentOrderIds.map((id) => gidOf('FulfillmentOrder', id));
     let first: Fulfillment | null = null;
-    for (const group of await this.byLocation(shop, gids)) {
+    const answer = (id: string, tracking?: { number: string | null; url: string | null }): Fulfillment => ({
+      id,
+      fulfillmentOrderIds: gids,
+      trackingNumber: tracking?.number ?? request.trackingNumber,
+      trackingUrl: tracking?.url ?? request.trackingUrl,
+      notifyCustomer: request.notifyCustomer,
+    });
+    for (const step of planFulfilment(gids, await this.fulfillmentOrderStates(shop, gids), request.trackingNumber)) {
+      if (step.kind === 'done') {
+        first ??= answer(step.fulfillmentId);
+        continue;
+      }
       const data = await this.call('fulfillment', shop, q.FULFILLMENT_CREATE, {
         fulfillment: {
-          lineItemsByFulfillmentOrder: group.map((fulfillmentOrderId) => ({ fulfillmentOrderId })),
+          lineItemsByFulfillmentOrder: step.fulfillmentOrderIds.map((fulfillmentOrderId) => ({ fulfillmentOrderId })),
           trackingInfo: { number: request.trackingNumber, url: request.trackingUrl, company: request.carrierName },
           notifyCustomer: request.notifyCustomer,
         },
       });
       const { fulfillment, userErrors } = data.fulfillmentCreate ?? { fulfillment: null, userErrors: [] };
       if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
-      const tracking = fulfillment.trackingInfo[0];
-      first ??= {
-        id: fulfillment.id,
-        fulfillmentOrderIds: gids,
-        trackingNumber: tracking?.number ?? request.trackingNumber,
-        trackingUrl: tracking?.url ?? request.trackingUrl,
-        notifyCustomer: request.notifyCustomer,
-      };
+      first ??= answer(fulfillment.id, fulfillment.trackingInfo[0]);
     }
     return first!;
   }
 
-  /** The fulfillment orders grouped by assigned location (one read, none for a single one); unknown ones alone. */
-  private async byLocation(shop: string, gids: readonly string[]): Promise<string[][]> {
-    if (gids.length <= 1) return [[...gids]];
-    const data = await this.call('fulfillment', shop, q.FULFILLMENT_ORDER_LOCATIONS, { ids: [...gids] });
-    const groups = new Map<string, string[]>();
+  /** Each fulfillment order's status, location and fulfilments (one read), by GID; null for one Shopify has not. */
+  private async fulfillmentOrderStates(shop: string, gids: readonly string[]) {
+    const data = await this.call('fulfillment', shop, q.FULFILLMENT_ORDER_STATES, { ids: [...gids] });
+    const states = new Map<string, FulfillmentOrderState | null>();
     gids.forEach((gid, i) => {
       const node = data.nodes[i];
-      const location = node && 'assignedLocation' in node ? node.assignedLocation.location?.id : undefined;
-      const key = location ?? `unknown:${gid}`;
-      groups.set(key, [...(groups.get(key) ?? []), gid]);
+      states.set(
+        gid,
+        node && 'status' in node
+          ? {
+              id: node.id,
+              status: node.status,
+              locationId: node.assignedLocation.location?.id ?? null,
+              fulfillments: node.fulfillments.nodes.map((f) => ({
+                id: f.id,
+                status: f.status,
+                trackingNumbers: f.trackingInfo.map((t) => t.number ?? null),
+              })),
+            }
+          : null,
+      );
     });
-    return [...groups.values()];
+    return states;
   }
 
   async addOrderTags(shop: string, orderId: string, tags: string[]): Promise<string[]> {
