@@ -14,6 +14,8 @@ import { join } from 'node:path';
 import { startBusy, takeBusyOption } from './lib/busy.mjs';
 import { ensureDependencies } from './lib/deps.mjs';
 import { formatSlowestSuites, mergeJestResults, planJestRuns, UNIT_PROJECT } from './lib/jest-runs.mjs';
+
+const CLUSTER_PROJECT = 'cluster';
 import { choosesWorkers, integrationFiles, POSTGRES_DEFAULTS, unitFiles } from './lib/jest-workers.mjs';
 import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
@@ -33,14 +35,14 @@ if (plan.error) {
 ensureDependencies();
 const { findTemporalCli } = await import('./lib/temporal-cli.mjs');
 const { connectionBudget, findPostgres } = await import('./lib/postgres.mjs');
-const { findTemporalServer } = await import('./lib/temporal-cluster.mjs');
+const { findTemporalServerApart } = await import('./lib/temporal-cluster.mjs');
+// The cluster tests (test/cluster) run a real Temporal server: found, or built once per machine, here where its build
+// is seen, and only for a run of the cluster project. The build (minutes) runs beside typecheck, lint and the unit run,
+// which need no Temporal; the other runs wait for it (decision 1155).
+const serverLookup = plan.runs.some((r) => r.projects.includes(CLUSTER_PROJECT)) ? findTemporalServerApart() : null;
 const cli = await findTemporalCli();
 const postgres = await findPostgres();
 step(`Temporal CLI: ${cli}`);
-// The cluster tests (test/cluster) run a real Temporal server: found or built once here, where its build is seen.
-const server = findTemporalServer();
-if (!server) throw new Error('the cluster tests need the Temporal server and temporal-sql-tool (see above)');
-step(`Temporal server: ${server.server}`);
 // Files side by side: from the cores and what PostgreSQL's connections allow, unless the arguments say (--maxWorkers).
 const given = choosesWorkers(options.args);
 const budget = given ? null : await connectionBudget(postgres.url);
@@ -57,8 +59,6 @@ const workersOf = (jestRun) =>
 const env = {
   ...process.env,
   TEMPORAL_CLI_PATH: cli,
-  TEMPORAL_SERVER_PATH: server.server,
-  TEMPORAL_SQL_TOOL_PATH: server.sqlTool,
   PG_SERVER_URL: postgres.url,
 };
 const bin = (name) => `${projectRoot}/node_modules/.bin/${name}`;
@@ -80,7 +80,24 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'])
     interrupted = true;
     stopBusy();
     current?.kill(signal);
+    serverLookup?.child.kill(signal);
   });
+/** The Temporal server for the runs after the unit run: true once found (in `env`), false when it cannot be had. */
+let serverReady = serverLookup ? null : true;
+async function awaitServer() {
+  if (serverReady !== null) return serverReady;
+  const waited = Date.now();
+  const server = await serverLookup.result;
+  serverReady = Boolean(server);
+  if (!server) {
+    process.stderr.write('npm test: the cluster tests need the Temporal server and temporal-sql-tool (see above)\n');
+    return false;
+  }
+  const seconds = Math.round((Date.now() - waited) / 1000);
+  step(`Temporal server: ${server.server}${seconds > 0 ? ` (waited ${seconds}s for it)` : ''}`);
+  Object.assign(env, { TEMPORAL_SERVER_PATH: server.server, TEMPORAL_SQL_TOOL_PATH: server.sqlTool });
+  return true;
+}
 const run = (label, command, args, extraEnv = {}) => {
   step(label);
   return new Promise((resolve) => {
@@ -109,6 +126,10 @@ if (status === 0 && options.busy > 0 && !interrupted) {
 // Failed unit tests do not keep the other projects from running, as in one jest run; a signal ends the runs.
 for (const jestRun of status === 0 ? plan.runs : []) {
   if (interrupted) break;
+  if (jestRun.name !== UNIT_PROJECT && !(await awaitServer())) {
+    status = 1;
+    break;
+  }
   const jest = [
     bin('jest'),
     '--ci',
@@ -122,6 +143,11 @@ for (const jestRun of status === 0 ? plan.runs : []) {
   if (status === 0) status = code;
 }
 stopBusy();
+// A build still under way (typecheck or lint failed first) is let finish: its cache serves every later run.
+if (serverReady === null && !interrupted) {
+  step('waiting for the Temporal server build to finish: it is cached for every later run');
+  await awaitServer();
+}
 const outputs = plan.runs.map(resultsOf).filter((file) => existsSync(file));
 if (outputs.length > 0) {
   const summary = mergeJestResults(outputs.map((file) => JSON.parse(readFileSync(file, 'utf8'))));
