@@ -47,11 +47,13 @@ step(`Temporal CLI: ${cli}`);
 const given = choosesWorkers(options.args);
 const budget = given ? null : await connectionBudget(postgres.url);
 const files = integrationFiles({ cores, ...(budget ?? POSTGRES_DEFAULTS) });
+const hasUnitRun = plan.runs.some((r) => r.name === UNIT_PROJECT);
 if (given) step('jest: test files side by side as the arguments say');
 else {
   const assumed = budget ? '' : " (PostgreSQL's defaults assumed: it did not tell its connections)";
-  step(`jest: ${files.count} integration test files side by side (${files.why})${assumed}`);
-  step(`jest: ${unitFiles({ cores })} unit test files side by side (${cores} cores; they need no database)`);
+  if (plan.runs.length > (hasUnitRun ? 1 : 0))
+    step(`jest: ${files.count} integration test files side by side (${files.why})${assumed}`);
+  if (hasUnitRun) step(`jest: ${unitFiles({ cores })} unit test files side by side (${cores} cores, no database)`);
 }
 const workersOf = (jestRun) =>
   given ? [] : [`--maxWorkers=${jestRun.name === UNIT_PROJECT ? unitFiles({ cores }) : files.count}`];
