@@ -36,7 +36,7 @@ export function dateAhead(RealDate: DateConstructor, offsetMs: number): DateCons
 export default class YearAheadEnvironment extends NodeEnvironment {
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context);
-    const RealDate = this.global.Date as DateConstructor;
+    const RealDate = this.global.Date;
     this.global.Date = dateAhead(RealDate, YEAR_AHEAD_MS);
     // `jest.useFakeTimers()` starts its fake clock at jest's own (real) `Date.now()` unless told `now`: from the moved
     // clock instead, so a test with fake timers stays a year ahead too; `jest.useRealTimers()` restores this `Date`.
