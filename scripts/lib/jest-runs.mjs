@@ -59,9 +59,7 @@ export function planJestRuns(args, projectNames) {
   const groups = [
     ...(chosen.includes(UNIT_PROJECT) ? [{ name: UNIT_PROJECT, projects: [UNIT_PROJECT] }] : []),
     ...(others.length > 0 ? [{ name: 'servers', projects: others }] : []),
-    ...chosen
-      .filter((name) => ALONE_PROJECTS.includes(name))
-      .map((name) => ({ name, projects: [name] })),
+    ...chosen.filter((name) => ALONE_PROJECTS.includes(name)).map((name) => ({ name, projects: [name] })),
   ];
   const split = groups.length > 1 && !rest.includes('--passWithNoTests');
   return {
