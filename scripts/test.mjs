@@ -14,13 +14,12 @@ import { join } from 'node:path';
 import { startBusy, takeBusyOption } from './lib/busy.mjs';
 import { ensureDependencies } from './lib/deps.mjs';
 import { formatSlowestSuites, mergeJestResults, planJestRuns, UNIT_PROJECT } from './lib/jest-runs.mjs';
-
-const CLUSTER_PROJECT = 'cluster';
 import { choosesWorkers, integrationFiles, POSTGRES_DEFAULTS, unitFiles } from './lib/jest-workers.mjs';
 import { step } from './lib/log.mjs';
 import { runOnServiceNode } from './lib/node-runtime.mjs';
 import { dataDir, projectRoot } from './lib/paths.mjs';
 
+const CLUSTER_PROJECT = 'cluster';
 const started = Date.now();
 await runOnServiceNode();
 const cores = availableParallelism();
