@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
 // `npm test`'s jest runs (scripts/lib/jest-runs.mjs), its files side by side (scripts/lib/jest-workers.mjs) and its
-// load check (scripts/lib/busy.mjs): plain ESM of the scripts, called in a Node of their own.
+// load check (scripts/lib/busy.mjs) and its Temporal server lookup (scripts/lib/temporal-cluster.mjs): plain ESM of the
+// scripts, called in a Node of their own.
 const root = join(__dirname, '..', '..');
 function call(module: string, expression: string): any {
   const script = `import * as m from ${JSON.stringify(join(root, 'scripts/lib', module))};
@@ -232,5 +233,30 @@ describe('npm test -- --busy', () => {
       })()`,
     );
     expect(outcome).toEqual({ started: 2, alive: 2, stopped: 2, left: 0, again: 0 });
+  });
+});
+
+describe('npm test: the Temporal server looked for in a Node of its own', () => {
+  /** findTemporalServerApart with the binaries named by their variables, as a user may: nothing is built. */
+  function apart(server: string, sqlTool: string): unknown {
+    const script = `import { findTemporalServerApart } from ${JSON.stringify(join(root, 'scripts/lib/temporal-cluster.mjs'))};
+      process.stdout.write(JSON.stringify(await findTemporalServerApart().result));`;
+    const env = { ...process.env, TEMPORAL_SERVER_PATH: server, TEMPORAL_SQL_TOOL_PATH: sqlTool };
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return JSON.parse(out);
+  }
+
+  it('resolves to what findTemporalServer returns there', () => {
+    const server = join(root, 'package.json');
+    const sqlTool = join(root, 'jest.config.js');
+    expect(apart(server, sqlTool)).toEqual({ server, sqlTool });
+  });
+
+  it('resolves to null when it fails there (its output says why)', () => {
+    expect(apart(join(root, 'no-such-temporal-server'), join(root, 'jest.config.js'))).toBeNull();
   });
 });
