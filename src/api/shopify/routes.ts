@@ -7,7 +7,8 @@ import { ApiError } from '../../http/api-error';
 import { DEFAULT_CACHE_CONTROL } from '../../http/middleware';
 import type { AppContext, AppState } from '../../http/state';
 import { ShopifyAppRefusal, type ShopifyApp } from '../../platform/shopify/app';
-import { recordInstall, receiveWebhook, subscribedTopic } from '../../shopify-app/installation';
+import { recordInstall } from '../../shopify-app/installation';
+import { receiveWebhook, subscribedTopic } from '../../shopify-app/webhook-intake';
 import { REQUIRED_SHOPIFY_SCOPES } from '../../platform/shopify/scopes';
 
 /**
@@ -173,6 +174,7 @@ export function shopifyRoutes(deps: ShopifyRouteDeps): Middleware<AppState> {
       },
       {
         webhookId: verified.webhookId,
+        eventId: verified.eventId,
         shop: verified.shop,
         topic: subscribedTopic(verified.topic),
         apiVersion: verified.apiVersion,
@@ -180,16 +182,26 @@ export function shopifyRoutes(deps: ShopifyRouteDeps): Middleware<AppState> {
         payload,
       },
     );
-    const fields = { shop: verified.shop, topic: subscribedTopic(verified.topic), webhook_id: verified.webhookId };
-    if (outcome.kind === 'unknown_shop') {
-      warn(deps, ctx, 'Shopify webhook refused: no store for the shop', fields);
-      throw new ApiError('not_found', { message: 'No store of this service is on that shop.' });
-    }
-    if (outcome.kind === 'replayed')
-      warn(deps, ctx, 'Shopify webhook replayed: acknowledged, not processed again', fields);
+    const fields = {
+      shop: verified.shop,
+      topic: subscribedTopic(verified.topic),
+      webhook_id: verified.webhookId,
+      event_id: verified.eventId,
+    };
+    // Shopify wants a 200-series answer for every well-signed webhook, a shop with no store included (decision 0718).
+    if (outcome.kind === 'unknown_shop')
+      warn(deps, ctx, 'Shopify webhook of a shop with no store: acknowledged, only its event ID kept', fields);
+    else if (outcome.kind === 'replayed')
+      warn(deps, ctx, 'Shopify webhook replayed: acknowledged, not processed again', {
+        ...fields,
+        first_webhook_id: outcome.webhookId,
+      });
     else if (outcome.kind === 'ignored_topic') warn(deps, ctx, 'Shopify webhook of a topic the app ignores', fields);
     else deps.logger.info({ request_id: ctx.state.requestId, ...fields }, 'Shopify webhook accepted');
-    ctx.body = { received: outcome.kind !== 'replayed', webhook_id: verified.webhookId };
+    ctx.body = {
+      received: outcome.kind === 'accepted' || outcome.kind === 'ignored_topic',
+      webhook_id: verified.webhookId,
+    };
   });
 
   return router.routes() as unknown as Middleware<AppState>;
