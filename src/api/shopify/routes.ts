@@ -29,6 +29,8 @@ export interface ShopifyRouteDeps {
   maxBodyBytes: number;
   redactRetryMs: number;
   shopContact: (shop: string, accessToken: string) => Promise<{ name: string; email: string }>;
+  /** Creates the shared pickup-point metafield's definition on the shop (decision 0719); `exists` when it is there. */
+  pickupPointDefinition: (shop: string, accessToken: string) => Promise<'created' | 'exists'>;
 }
 
 const escapeHtml = (text: string) =>
@@ -49,6 +51,19 @@ function installedPage(shop: string, storeId: string, apiEnabled: boolean, suppo
 
 function warn(deps: ShopifyRouteDeps, ctx: AppContext, message: string, fields: Record<string, unknown>): void {
   deps.logger.warn({ request_id: ctx.state.requestId, path: ctx.path, ...fields }, message);
+}
+
+/**
+ * The shared pickup-point metafield's definition (decision 0719), once the install is recorded: a failure is logged and
+ * does not undo the install (points are still written and read without it; the next install or connect creates it).
+ */
+async function definePickupPoint(deps: ShopifyRouteDeps, ctx: AppContext, session: { shop: string; accessToken: string }) {
+  try {
+    const outcome = await deps.pickupPointDefinition(session.shop, session.accessToken);
+    deps.logger.info({ request_id: ctx.state.requestId, shop: session.shop, outcome }, 'pickup point metafield defined');
+  } catch (error) {
+    warn(deps, ctx, 'pickup point metafield not defined', { shop: session.shop, detail: (error as Error).message });
+  }
 }
 
 function refusalError(refusal: ShopifyAppRefusal): ApiError {
@@ -141,6 +156,7 @@ export function shopifyRoutes(deps: ShopifyRouteDeps): Middleware<AppState> {
       { request_id: ctx.state.requestId, shop: session.shop, store_id: outcome.storeId, created: outcome.created },
       'Shopify app installed',
     );
+    await definePickupPoint(deps, ctx, session);
     ctx.type = 'text/html';
     ctx.body = installedPage(session.shop, outcome.storeId, outcome.apiEnabled, deps.supportEmail);
   });

@@ -157,6 +157,7 @@ function registerInstall(router: Router, shop: (domain: string) => ShopState, ap
     s.accessToken = `shpat_${randomBytes(16).toString('hex')}`;
     s.grants = { ...s.grants, scopes: grant.scopes };
     s.installedApp = app.clientId;
+    s.tokenApp = app.clientId;
     return json(200, { access_token: s.accessToken, scope: grant.scopes.join(',') });
   });
 }
