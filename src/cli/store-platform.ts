@@ -71,7 +71,9 @@ async function definePickupPoint(config: Config, domain: string, token: string):
 }
 
 const pickupPointText = (outcome: string | undefined) =>
-  outcome ? `; pickup point metafield ${outcome === 'created' || outcome === 'exists' ? `definition ${outcome}` : outcome}` : '';
+  outcome
+    ? `; pickup point metafield ${outcome === 'created' || outcome === 'exists' ? `definition ${outcome}` : outcome}`
+    : '';
 
 /** An offline Admin API access token from a file (never the command line: shell history and process lists keep it). */
 function readToken(file: string): string {
@@ -123,7 +125,11 @@ export function registerStorePlatformCommands(store: Command, kit: CliKit): void
         );
         return { ...connected, pickup_point_definition: await definePickupPoint(kit.config(), found.domain, token) };
       });
-      kit.print(row, () => `connected ${sessionText(row)}${pickupPointText('pickup_point_definition' in row ? row.pickup_point_definition : undefined)}`);
+      kit.print(
+        row,
+        () =>
+          `connected ${sessionText(row)}${pickupPointText('pickup_point_definition' in row ? row.pickup_point_definition : undefined)}`,
+      );
     });
 
   store

@@ -43,7 +43,14 @@ export async function pendingRedactions(
   input: { storeId?: string; now: Date },
 ): Promise<PendingRedaction[]> {
   const rows = await em.execute<
-    Array<{ webhook_id: string; store_id: string; shop_domain: string; topic: string; requested_at: Date; payload: any }>
+    Array<{
+      webhook_id: string;
+      store_id: string;
+      shop_domain: string;
+      topic: string;
+      requested_at: Date;
+      payload: { orders_to_redact?: unknown } | null;
+    }>
   >(
     `select webhook_id, store_id, shop_domain, topic, coalesce(triggered_at, received_at) as requested_at, payload
        from shopify_webhooks

@@ -84,10 +84,10 @@ export async function startWebhookWorkflow(deps: WebhookStartDeps, webhookId: st
   }
   await deps.orm.em
     .fork()
-    .execute('update shopify_webhooks set workflow_started_at = ? where webhook_id = ? and workflow_started_at is null', [
-      deps.now(),
-      webhookId,
-    ]);
+    .execute(
+      'update shopify_webhooks set workflow_started_at = ? where webhook_id = ? and workflow_started_at is null',
+      [deps.now(), webhookId],
+    );
 }
 
 /**
@@ -95,13 +95,11 @@ export async function startWebhookWorkflow(deps: WebhookStartDeps, webhookId: st
  * rules want a 200-series answer for it, so it is acknowledged; only its event ID is kept (decision 0718).
  */
 async function recordUnknownShop(deps: WebhookStartDeps, dedupeId: string): Promise<boolean> {
-  const inserted = await deps.orm.em
-    .fork()
-    .execute<Array<{ event_id: string }>>(
-      `insert into shopify_webhook_unknown_shop_events (event_id, received_at) values (?, ?)
+  const inserted = await deps.orm.em.fork().execute<Array<{ event_id: string }>>(
+    `insert into shopify_webhook_unknown_shop_events (event_id, received_at) values (?, ?)
        on conflict (event_id) do nothing returning event_id`,
-      [dedupeId, deps.now()],
-    );
+    [dedupeId, deps.now()],
+  );
   return inserted.length === 0;
 }
 
@@ -161,14 +159,12 @@ const RESTART_LIMIT = 500;
  * many were started.
  */
 export async function startUnstartedWebhooks(deps: WebhookStartDeps, receivedBefore: Date): Promise<number> {
-  const rows = await deps.orm.em
-    .fork()
-    .execute<Array<{ webhook_id: string }>>(
-      `select webhook_id from shopify_webhooks
+  const rows = await deps.orm.em.fork().execute<Array<{ webhook_id: string }>>(
+    `select webhook_id from shopify_webhooks
         where processed_at is null and workflow_started_at is null and received_at < ?
         order by received_at limit ${RESTART_LIMIT}`,
-      [receivedBefore],
-    );
+    [receivedBefore],
+  );
   for (const row of rows) await startWebhookWorkflow(deps, row.webhook_id);
   return rows.length;
 }

@@ -89,7 +89,10 @@ async function metafieldsSeenBy(domain: string, token: string, orderId: string, 
 }
 
 const surfaceRead = (domain: string, orderId: string, surface: string) =>
-  control('GET', `/_control/shopify/${domain}/orders/${orderId}/metafields/shipping_label/pickup_point?surface=${surface}`);
+  control(
+    'GET',
+    `/_control/shopify/${domain}/orders/${orderId}/metafields/shipping_label/pickup_point?surface=${surface}`,
+  );
 
 describe('the order’s pickup point on Shopify', () => {
   it('is written where another app, the checkout and customer accounts read it', async () => {
@@ -142,7 +145,13 @@ describe('the order’s pickup point on Shopify', () => {
   it('finds a point written before in the app-reserved namespace and moves it to the shared one', async () => {
     const store = await anInstalledPickupStore();
     const order = await aPlatformOrder(store.domain);
-    const old = { id: 'old-point', carrier_code: 'carrier_a', name: 'Written under $app', country: 'CZ', customer_id: null };
+    const old = {
+      id: 'old-point',
+      carrier_code: 'carrier_a',
+      name: 'Written under $app',
+      country: 'CZ',
+      customer_id: null,
+    };
     // What the service wrote before decision 0719: the app's own namespace (`$app`), as the public app.
     const set = await adminCall(
       store.domain,

@@ -57,10 +57,17 @@ function warn(deps: ShopifyRouteDeps, ctx: AppContext, message: string, fields: 
  * The shared pickup-point metafield's definition (decision 0719), once the install is recorded: a failure is logged and
  * does not undo the install (points are still written and read without it; the next install or connect creates it).
  */
-async function definePickupPoint(deps: ShopifyRouteDeps, ctx: AppContext, session: { shop: string; accessToken: string }) {
+async function definePickupPoint(
+  deps: ShopifyRouteDeps,
+  ctx: AppContext,
+  session: { shop: string; accessToken: string },
+) {
   try {
     const outcome = await deps.pickupPointDefinition(session.shop, session.accessToken);
-    deps.logger.info({ request_id: ctx.state.requestId, shop: session.shop, outcome }, 'pickup point metafield defined');
+    deps.logger.info(
+      { request_id: ctx.state.requestId, shop: session.shop, outcome },
+      'pickup point metafield defined',
+    );
   } catch (error) {
     warn(deps, ctx, 'pickup point metafield not defined', { shop: session.shop, detail: (error as Error).message });
   }

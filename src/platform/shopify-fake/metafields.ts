@@ -102,7 +102,9 @@ export function surfaceValue(
 ): { value: string | null } | null {
   const definition = definitions.get(`${namespace}.${key}`);
   const granted =
-    surface === 'storefront' ? definition?.storefront === 'PUBLIC_READ' : (definition?.customerAccount ?? 'NONE') !== 'NONE';
+    surface === 'storefront'
+      ? definition?.storefront === 'PUBLIC_READ'
+      : (definition?.customerAccount ?? 'NONE') !== 'NONE';
   return granted ? { value: storedValue(order, namespace, key) ?? null } : null;
 }
 
@@ -121,11 +123,16 @@ export function createDefinition(
   appId: string,
   input: DefinitionInput,
 ): MetafieldDefinition | { code: string; message: string; field: string[] } {
-  if (input.ownerType !== 'ORDER') return { code: 'INVALID', message: 'The fake defines orders only.', field: ['ownerType'] };
+  if (input.ownerType !== 'ORDER')
+    return { code: 'INVALID', message: 'The fake defines orders only.', field: ['ownerType'] };
   const namespace = resolveNamespace(input.namespace, appId);
   const owner = ownerOf(namespace);
   if (owner !== null && owner !== appId)
-    return { code: 'RESERVED_NAMESPACE_KEY', message: 'The namespace is reserved for another app.', field: ['namespace'] };
+    return {
+      code: 'RESERVED_NAMESPACE_KEY',
+      message: 'The namespace is reserved for another app.',
+      field: ['namespace'],
+    };
   if (owner === null && input.access?.admin)
     return {
       code: 'ADMIN_ACCESS_INPUT_NOT_ALLOWED',

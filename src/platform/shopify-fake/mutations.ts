@@ -64,7 +64,10 @@ export function mutationRoot(ctx: FakeContext) {
       const created = createDefinition(ctx.definitions, ctx.appId, definition);
       return 'code' in created
         ? { createdDefinition: null, userErrors: [{ ...created, elementIndex: null, elementKey: null }] }
-        : { createdDefinition: { id: gid('MetafieldDefinition', `${created.namespace}.${created.key}`) }, userErrors: [] };
+        : {
+            createdDefinition: { id: gid('MetafieldDefinition', `${created.namespace}.${created.key}`) },
+            userErrors: [],
+          };
     },
 
     fulfillmentOrderHold: (args: Parameters<typeof fulfillmentOrderHold>[1]) => fulfillmentOrderHold(ctx, args),
@@ -160,7 +163,11 @@ function metafieldsSet(
     if (!order) return error('Owner does not exist.', 'INVALID_VALUE', 'ownerId');
     const namespace = resolveNamespace(m.namespace, ctx.appId);
     if (!mayAccess(ctx.definitions, ctx.appId, namespace, m.key, true))
-      return error('Access to this namespace and key on Metafields for this resource type is not allowed.', 'APP_NOT_AUTHORIZED', 'namespace');
+      return error(
+        'Access to this namespace and key on Metafields for this resource type is not allowed.',
+        'APP_NOT_AUTHORIZED',
+        'namespace',
+      );
     const type = ctx.definitions.get(`${namespace}.${m.key}`)?.type ?? m.type ?? 'json';
     const refused = storeValue(order, namespace, m.key, type, m.value);
     if (refused) return error(refused, 'INVALID_VALUE', 'value');

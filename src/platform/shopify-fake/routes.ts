@@ -145,7 +145,10 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
           scopes: z.array(z.string().regex(/^(read|write)_[a-z_]+$/)).optional(),
           customer_data_level: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
           /** The custom app the token is of (its `$app` namespace); one custom app unless named. */
-          app_id: z.string().regex(/^[a-z0-9_-]+$/).optional(),
+          app_id: z
+            .string()
+            .regex(/^[a-z0-9_-]+$/)
+            .optional(),
         })
         .strict(),
       request.body,
@@ -224,9 +227,7 @@ function registerOtherApps(router: Router, state: PlatformSandboxState, shop: (d
     const order = state.store(domain).orders.get(request.params.order!);
     if (!order) return json(404, { error: 'no such order' });
     const read = surfaceValue(shop(domain).definitions, order, request.params.namespace!, request.params.key!, surface);
-    return read
-      ? json(200, read)
-      : json(403, { error: `the metafield's definition does not grant ${surface} access` });
+    return read ? json(200, read) : json(403, { error: `the metafield's definition does not grant ${surface} access` });
   });
 }
 

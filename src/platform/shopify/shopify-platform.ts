@@ -230,7 +230,8 @@ export class ShopifyPlatform implements StorePlatformPort {
     const data = await this.call('installation', shop, q.PICKUP_POINT_DEFINITION_CREATE, {
       definition: {
         name: 'Pickup point',
-        description: 'The carrier pickup point the parcel goes to (Shipping Label API): JSON {id, carrier_code, name, country, customer_id}',
+        description:
+          'The carrier pickup point the parcel goes to (Shipping Label API): JSON {id, carrier_code, name, country, customer_id}',
         namespace: q.PICKUP_POINT_NAMESPACE,
         key: q.PICKUP_POINT_METAFIELD_KEY,
         type: 'json',
