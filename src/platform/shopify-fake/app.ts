@@ -239,6 +239,16 @@ function registerWebhooks(router: Router, shop: (domain: string) => ShopState, a
     return send(webhook);
   });
 
+  // One event delivered again under a new webhook ID (Shopify's guidance: deduplicate on `X-Shopify-Event-Id`).
+  router.add('POST', '/_control/shopify/:shop/webhooks/:id/redeliver', async (request) => {
+    const webhook = sent.get(request.params.id!);
+    if (!webhook || webhook.shop !== request.params.shop) throw new BadRequest('no such webhook');
+    const id = randomUUID();
+    const again: SentWebhook = { ...webhook, id, headers: { ...webhook.headers, 'x-shopify-webhook-id': id } };
+    sent.set(id, again);
+    return send(again);
+  });
+
   // The merchant uninstalls the app: the token stops working at once and `app/uninstalled` follows.
   router.add('POST', '/_control/shopify/:shop/uninstall', async (request) => {
     const domain = request.params.shop!;
