@@ -1,6 +1,7 @@
 import { createRequestLogPartitionsAhead, dropRequestLogBefore } from '../src/db/request-log-partitions';
 import type { ActivityDeps } from './deps';
 import { sweepUnstartedCreations } from './unstarted-creations';
+import { startUnstartedWebhooks } from '../src/shopify-app/webhook-intake';
 
 /**
  * Deletes webhook events created before `createdBefore`, their deliveries and attempts going with them (foreign keys
@@ -30,6 +31,11 @@ export interface PurgeRequestLogInput {
   staleCreationAfterMs?: number;
   /** Webhook events older than this go, with their deliveries and attempts (none while a delivery is pending). */
   webhookRetentionMs?: number;
+  /**
+   * SHOPIFY_REDACT_RETRY: with it, Shopify webhooks stored a minute or more ago whose workflow never started are
+   * started (decision 0718).
+   */
+  shopifyRedactRetryMs?: number;
 }
 
 export interface PurgeRequestLogResult {
@@ -44,6 +50,8 @@ export interface PurgeRequestLogResult {
   abandonedClaims?: number;
   /** Webhook events deleted past their retention. */
   webhookEvents?: number;
+  /** Stored Shopify webhooks whose workflow this run started. */
+  shopifyWebhooksStarted?: number;
 }
 
 export function createRequestLogActivities(deps: ActivityDeps) {
@@ -74,6 +82,19 @@ export function createRequestLogActivities(deps: ActivityDeps) {
         input.webhookRetentionMs === undefined
           ? 0
           : await deleteOldWebhookEvents(deps, new Date(deps.now().getTime() - input.webhookRetentionMs));
+      const shopifyWebhooksStarted =
+        input.shopifyRedactRetryMs === undefined
+          ? 0
+          : await startUnstartedWebhooks(
+              {
+                orm: deps.orm,
+                temporal: deps.temporal,
+                taskQueue: deps.webhooks.taskQueue,
+                now: deps.now,
+                redactRetryMs: input.shopifyRedactRetryMs,
+              },
+              new Date(deps.now().getTime() - 60_000),
+            );
       return {
         deleted,
         cutoff: cutoff.toISOString(),
@@ -81,6 +102,7 @@ export function createRequestLogActivities(deps: ActivityDeps) {
         createdPartitions,
         abandonedClaims,
         webhookEvents,
+        shopifyWebhooksStarted,
       };
     },
   };

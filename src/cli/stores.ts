@@ -4,6 +4,7 @@ import { createStore, setStoreGates } from '../access/stores';
 import { Store } from '../db/entities/store';
 import { bool, CliError, type CliKit, type Row } from './kit';
 import { registerStorePlatformCommands } from './store-platform';
+import { registerStorePrivacyCommands } from './store-privacy';
 
 const storeRow = (s: Store): Row => ({
   id: s.id,
@@ -114,4 +115,5 @@ export function registerStoreCommands(program: Command, kit: CliKit): void {
   });
 
   registerStorePlatformCommands(store, kit);
+  registerStorePrivacyCommands(store, kit);
 }

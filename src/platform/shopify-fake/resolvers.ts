@@ -3,6 +3,7 @@ import { legacyIdOf, normalizeOrderName, shownStatus } from '../sandbox/state';
 import type { OrderInput } from '../sandbox/schemas';
 import { ALL_ORDERS_SCOPE } from '../shopify/scopes';
 import { holdsAny, type AppGrants } from './access';
+import { mayAccess, resolveNamespace, storedValue, type Definitions } from './metafields';
 
 /**
  * The fake's resolvers over the sandbox platform's store state (the same orders, fulfillment orders, holds and
@@ -22,6 +23,9 @@ export interface FakeContext {
   userError: UserErrorFault | null;
   /** What the app's installation was granted (its session on the fake). */
   grants: AppGrants;
+  /** The calling app (its `$app` namespace is `app--<appId>`) and the shop's metafield definitions. */
+  appId: string;
+  definitions: Definitions;
   nowMs: number;
   /** The shop's own name and its owner's e-mail. */
   shop: { name: string; email: string };
@@ -172,7 +176,6 @@ function orderView(ctx: FakeContext, order: Order) {
   const zero = { amount: '0.00', currency: order.currency };
   const total = order.total_price ?? zero;
   const a = order.shipping_address;
-  const point = order.delivery_method.pickup_point;
   return {
     __typename: 'Order',
     id: gid('Order', order.id),
@@ -185,18 +188,15 @@ function orderView(ctx: FakeContext, order: Order) {
     subtotalPriceSet: bag(order.subtotal_price ?? total),
     totalOutstandingSet: bag(order.total_outstanding ?? zero),
     paymentGatewayNames: order.payment_gateways,
-    // The app-reserved namespace (no namespace, or `$app`) holds the pickup point (decision 0701).
+    // Shopify's ownership rules (metafields.ts): `$app` is the calling app's own namespace; another app's only as its
+    // definition grants; a metafield the app may not read is null.
     metafield: ({ namespace, key }: { namespace?: string | null; key: string }) => {
-      const appOwned = !namespace || namespace === '$app';
-      const value = appOwned
-        ? key === 'pickup_point' && point
-          ? JSON.stringify(point)
-          : undefined
-        : // The sandbox's seeds spell a metafield `namespace.key` or `namespace/key`; on Shopify both are one.
-          (order.metafields[`${namespace}.${key}`] ?? order.metafields[`${namespace}/${key}`]);
+      const resolved = resolveNamespace(namespace, ctx.appId);
+      if (!mayAccess(ctx.definitions, ctx.appId, resolved, key, false)) return null;
+      const value = storedValue(order, resolved, key);
       return value === undefined
         ? null
-        : { id: gid('Metafield', `${order.id}`), namespace: namespace ?? '$app', key, value, type: 'json' };
+        : { id: gid('Metafield', `${order.id}`), namespace: resolved, key, value, type: 'json' };
     },
     shippingAddress: a
       ? {

@@ -17,7 +17,8 @@ import { actualCost, requestedCost, type Operation } from './cost';
 import { mutationRoot } from './mutations';
 import { queryRoot, type UserErrorFault } from './resolvers';
 import { REQUIRED_SHOPIFY_SCOPES } from '../shopify/scopes';
-import { accessFieldResolver } from './access';
+import { accessFieldResolver, type AppGrants } from './access';
+import { surfaceValue } from './metafields';
 import { adminSchema, adminSchemaManifest } from './admin-schema';
 import { registerShopifyAppFake } from './app';
 import type { Bucket, MutationFault, ShopState } from './shop-state';
@@ -118,9 +119,12 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
         name: `Shop ${handle}`,
         email: `owner@${domain}`,
         accessToken: null,
+        tokenApp: CUSTOM_APP_ID,
         installedApp: null,
         formerApp: null,
         grants: { scopes: REQUIRED_SHOPIFY_SCOPES, customerDataLevel: 2 },
+        otherApps: new Map(),
+        definitions: new Map(),
         bucket: { ...DEFAULT_BUCKET, currentlyAvailable: DEFAULT_BUCKET.maximumAvailable, at: Date.now() },
         faults: [],
         requests: 0,
@@ -147,9 +151,10 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
           'retry-after': String(own.retry_after_seconds),
         },
       );
-    if (!s.accessToken || request.headers['x-shopify-access-token'] !== s.accessToken)
+    const caller = callerOf(s, request.headers['x-shopify-access-token']);
+    if (!caller)
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-    const reply = await runGraphql(state, domain, s, request, { version, throttle: scripted === 'throttle' });
+    const reply = await runGraphql(state, domain, s, request, { version, throttle: scripted === 'throttle', caller });
     // Every answer says which version served it (Shopify's X-Shopify-API-Version).
     return reply.kind === 'json'
       ? { ...reply, headers: { ...reply.headers, 'x-shopify-api-version': version } }
@@ -166,12 +171,18 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
           access_token: z.string().min(1).nullable(),
           scopes: z.array(z.string().regex(/^(read|write)_[a-z_]+$/)).optional(),
           customer_data_level: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+          /** The custom app the token is of (its `$app` namespace); one custom app unless named. */
+          app_id: z
+            .string()
+            .regex(/^[a-z0-9_-]+$/)
+            .optional(),
         })
         .strict(),
       request.body,
     );
     const s = shop(request.params.shop!);
     s.accessToken = body.access_token;
+    s.tokenApp = body.app_id ?? CUSTOM_APP_ID;
     s.grants = {
       scopes: body.scopes ?? REQUIRED_SHOPIFY_SCOPES,
       customerDataLevel: body.customer_data_level ?? 2,
@@ -205,7 +216,46 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
   router.add('GET', `${control}/requests`, async (request) =>
     json(200, { shop: request.params.shop, requests: shop(request.params.shop!).requests }),
   );
+  registerOtherApps(router, state, shop);
   registerShopifyAppFake(router, shop);
+}
+
+/** The custom app a token set through `PUT .../session` is of, unless the test names another. */
+const CUSTOM_APP_ID = 'custom-app';
+
+/** The app a request's access token is of, with its grants; null for a token of none. */
+function callerOf(s: ShopState, token: string | string[] | undefined): { appId: string; grants: AppGrants } | null {
+  if (typeof token !== 'string') return null;
+  if (s.accessToken && token === s.accessToken) return { appId: s.tokenApp, grants: s.grants };
+  return s.otherApps.get(token) ?? null;
+}
+
+/**
+ * Other apps on the shop and the surfaces outside the Admin API (decision 0719): another app's token (it calls the
+ * Admin API as itself), and what the Storefront API and checkout or customer accounts read of an order's metafield
+ * (metafields.ts: as its definition grants; 403 when it does not).
+ */
+function registerOtherApps(router: Router, state: PlatformSandboxState, shop: (domain: string) => ShopState): void {
+  router.add('PUT', '/_control/shopify/:shop/apps/:app', async (request) => {
+    const body = parseBody(
+      z.object({ access_token: z.string().min(16), scopes: z.array(z.string()).optional() }).strict(),
+      request.body,
+    );
+    const s = shop(request.params.shop!);
+    const grants: AppGrants = { scopes: body.scopes ?? REQUIRED_SHOPIFY_SCOPES, customerDataLevel: 2 };
+    s.otherApps.set(body.access_token, { appId: request.params.app!, grants });
+    return json(200, { shop: request.params.shop, app: request.params.app, ...grants });
+  });
+  router.add('GET', '/_control/shopify/:shop/orders/:order/metafields/:namespace/:key', async (request) => {
+    const surface = request.query.get('surface');
+    if (surface !== 'storefront' && surface !== 'customer_account')
+      throw new BadRequest('surface is storefront or customer_account');
+    const domain = request.params.shop!;
+    const order = state.store(domain).orders.get(request.params.order!);
+    if (!order) return json(404, { error: 'no such order' });
+    const read = surfaceValue(shop(domain).definitions, order, request.params.namespace!, request.params.key!, surface);
+    return read ? json(200, read) : json(403, { error: `the metafield's definition does not grant ${surface} access` });
+  });
 }
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -236,7 +286,7 @@ async function runGraphql(
   domain: string,
   s: ShopState,
   request: SandboxRequest,
-  options: { version: string; throttle: boolean },
+  options: { version: string; throttle: boolean; caller: { appId: string; grants: AppGrants } },
 ): Promise<Reply> {
   const { schema } = adminSchema(options.version);
   const body = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
@@ -284,7 +334,9 @@ async function runGraphql(
     store: state.store(domain),
     nextId: () => state.nextId(),
     userError,
-    grants: s.grants,
+    grants: options.caller.grants,
+    appId: options.caller.appId,
+    definitions: s.definitions,
     nowMs: Date.now(),
     shop: { name: s.name, email: s.email },
   };
@@ -293,7 +345,7 @@ async function runGraphql(
     document,
     rootValue: mutation ? mutationRoot(ctx) : queryRoot(ctx),
     variableValues: variables,
-    fieldResolver: accessFieldResolver(adminSchema(options.version), s.grants),
+    fieldResolver: accessFieldResolver(adminSchema(options.version), options.caller.grants),
   });
   // Committed, but the answer comes too late for the caller: a timeout after Shopify did it.
   if (fault?.outcome === 'late_answer') await sleep(fault.delay_ms);

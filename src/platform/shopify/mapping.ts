@@ -97,6 +97,17 @@ export function pickupPointOf(value: string | null | undefined): PlatformPickupP
   }
 }
 
+/**
+ * The order's pickup point (decision 0719): the shared metafield first; the app-reserved one where it was written
+ * before, while the shared one holds none.
+ */
+export const orderPickupPoint = (o: WireOrder): PlatformPickupPoint | null =>
+  pickupPointOf(o.sharedPickupPoint?.value) ?? pickupPointOf(o.pickupPoint?.value);
+
+/** A point found only where it was written before: what the adapter copies to the shared place on reading it. */
+export const pickupPointToMove = (o: WireOrder): PlatformPickupPoint | null =>
+  pickupPointOf(o.sharedPickupPoint?.value) ? null : pickupPointOf(o.pickupPoint?.value);
+
 export function pickupPointValue(point: PlatformPickupPoint): string {
   return JSON.stringify({
     id: point.id,
@@ -150,7 +161,7 @@ export function toOrder(o: WireOrder): PlatformOrder {
     deliveryMethod: {
       type: orderMethod(o.fulfillmentOrders.nodes.map((f) => f.deliveryMethod?.methodType)),
       title: o.shippingLine?.title ?? null,
-      pickupPoint: pickupPointOf(o.pickupPoint?.value),
+      pickupPoint: orderPickupPoint(o),
     },
     tags: o.tags,
     cancelledAt: o.cancelledAt,

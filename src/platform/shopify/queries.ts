@@ -25,6 +25,8 @@ import type {
   OrdersByNameQueryVariables,
   PickupPointSetMutation,
   PickupPointSetMutationVariables,
+  PickupPointDefinitionCreateMutation,
+  PickupPointDefinitionCreateMutationVariables,
   TagsAddMutation,
   TagsAddMutationVariables,
 } from './admin.generated';
@@ -78,6 +80,7 @@ fragment OrderFields on Order {
   convertedValue: metafield(namespace: "custom", key: "converted_value") { value }
   convertedCurrency: metafield(namespace: "custom", key: "converted_currency") { value }
   packetValue: metafield(namespace: "custom", key: "packet_value") { value }
+  sharedPickupPoint: metafield(namespace: "shipping_label", key: "pickup_point") { value }
   pickupPoint: metafield(key: "pickup_point") { value }
   shippingAddress { name company address1 address2 city zip countryCodeV2 latitude longitude phone }
   phone
@@ -98,7 +101,12 @@ export const ORDER_METAFIELDS = {
   packetValue: 'custom.packet_value',
 } as const;
 
-/** The app-owned metafield (app-reserved namespace) that holds the order's pickup point (decision 0701). */
+/**
+ * The order's pickup point (decision 0719): `shipping_label.pickup_point`, a merchant-owned namespace every app on the
+ * shop reads and writes, its definition giving checkout, storefront and customer accounts read access. `pickupPoint`
+ * above is where it lived before (decision 0701), the app-reserved namespace: read when the shared place is empty.
+ */
+export const PICKUP_POINT_NAMESPACE = 'shipping_label';
 export const PICKUP_POINT_METAFIELD_KEY = 'pickup_point';
 
 export const ORDER_BY_ID = adminDocument<OrderByIdQuery, OrderByIdQueryVariables>(
@@ -242,6 +250,16 @@ export const PICKUP_POINT_SET = adminDocument<
   }
 }`);
 
+export const PICKUP_POINT_DEFINITION_CREATE = adminDocument<
+  PickupPointDefinitionCreateMutation,
+  PickupPointDefinitionCreateMutationVariables
+>(`mutation PickupPointDefinitionCreate($definition: MetafieldDefinitionInput!) {
+  metafieldDefinitionCreate(definition: $definition) {
+    createdDefinition { id }
+    userErrors { field message code }
+  }
+}`);
+
 export const FULFILLMENT_ORDER_HOLD = adminDocument<
   FulfillmentOrderHoldMutation,
   FulfillmentOrderHoldMutationVariables
@@ -284,6 +302,7 @@ export const ADMIN_DOCUMENTS = {
   FULFILLMENT_CREATE,
   TAGS_ADD,
   PICKUP_POINT_SET,
+  PICKUP_POINT_DEFINITION_CREATE,
   FULFILLMENT_ORDER_HOLD,
   FULFILLMENT_ORDER_RELEASE_HOLD,
   SHOP_CONTACT,

@@ -7,7 +7,7 @@
 export const SHOPIFY_SCOPES = [
   {
     handle: 'write_orders',
-    for: 'orders by ID and name (read), `tagsAdd` on orders (the label and print tags) and `metafieldsSet` for the pickup point',
+    for: 'orders by ID and name (read), `tagsAdd` on orders (the label and print tags) and `metafieldsSet` for the pickup point and `metafieldDefinitionCreate` for its definition',
   },
   {
     handle: 'write_merchant_managed_fulfillment_orders',

@@ -1,5 +1,6 @@
 import {
   PlatformRequestError,
+  PlatformUnavailableError,
   type Fulfillment,
   type FulfillmentOrderHoldResult,
   type FulfillRequest,
@@ -14,10 +15,12 @@ import {
   gidOf,
   normalizeOrderName,
   orderNameQuery,
+  pickupPointToMove,
   pickupPointValue,
   toFulfillmentOrder,
   toOrder,
   type WireFulfillmentOrder,
+  type WireOrder,
   type WireLine,
   type WirePageInfo,
 } from './mapping';
@@ -60,7 +63,9 @@ export class ShopifyPlatform implements StorePlatformPort {
     const data = await this.call('order', shop, q.ORDER_BY_ID, {
       id: gidOf('Order', orderId),
     });
-    return data.order ? toOrder(data.order) : null;
+    if (!data.order) return null;
+    await this.movePickupPoint(shop, data.order);
+    return toOrder(data.order);
   }
 
   async findOrdersByName(shop: string, name: string): Promise<PlatformOrder[]> {
@@ -86,6 +91,7 @@ export class ShopifyPlatform implements StorePlatformPort {
     });
     const order = data.order;
     if (!order) return null;
+    await this.movePickupPoint(shop, order);
     const firstPage = { id: order.id, fulfillmentOrders: order.fulfillmentOrdersPage };
     return { order: toOrder(order), fulfillmentOrders: await this.allFulfillmentOrders(shop, firstPage) };
   }
@@ -193,21 +199,71 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async setOrderPickupPoint(shop: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder> {
+    const errors = await this.writePickupPoint(shop, gidOf('Order', orderId), point);
+    if (errors.length > 0) throw orderRefusal(orderId, 'setting the pickup point', errors);
+    const order = await this.getOrder(shop, orderId);
+    if (!order) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
+    return order;
+  }
+
+  /** The point into the shared metafield (decision 0719); Shopify's user errors, none when written. */
+  private async writePickupPoint(shop: string, orderGid: string, point: PlatformPickupPoint): Promise<UserError[]> {
     const data = await this.call('order_pickup_point', shop, q.PICKUP_POINT_SET, {
       metafields: [
         {
-          ownerId: gidOf('Order', orderId),
+          ownerId: orderGid,
+          namespace: q.PICKUP_POINT_NAMESPACE,
           key: q.PICKUP_POINT_METAFIELD_KEY,
           type: 'json',
           value: pickupPointValue(point),
         },
       ],
     });
-    const errors = data.metafieldsSet?.userErrors ?? [];
-    if (errors.length > 0) throw orderRefusal(orderId, 'setting the pickup point', errors);
-    const order = await this.getOrder(shop, orderId);
-    if (!order) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
-    return order;
+    return data.metafieldsSet?.userErrors ?? [];
+  }
+
+  /**
+   * Migration on read (decision 0719): a point found only in the app-reserved metafield, where the service wrote it
+   * before, is copied to the shared one, so other apps and the checkout see it from now on. The read stands on its
+   * own: a refused or failed copy changes nothing of it (the point is read from the old place) and the next read
+   * tries again.
+   */
+  private async movePickupPoint(shop: string, order: WireOrder): Promise<void> {
+    const point = pickupPointToMove(order);
+    if (!point) return;
+    try {
+      await this.writePickupPoint(shop, order.id, point);
+    } catch (error) {
+      if (!(error instanceof PlatformRequestError) && !(error instanceof PlatformUnavailableError)) throw error;
+    }
+  }
+
+  /**
+   * The shared pickup-point metafield's definition on orders (decision 0719), at install and `labelctl store connect`:
+   * a merchant-owned namespace (every app on the shop reads and writes it; Shopify refuses an `admin` access for it),
+   * read by the Storefront API, checkout and customer accounts, and copied from the cart's metafield of the same name
+   * when a checkout extension sets it there. `exists` when an earlier install or connect created it.
+   */
+  async ensurePickupPointDefinition(shop: string): Promise<'created' | 'exists'> {
+    const data = await this.call('installation', shop, q.PICKUP_POINT_DEFINITION_CREATE, {
+      definition: {
+        name: 'Pickup point',
+        description:
+          'The carrier pickup point the parcel goes to (Shipping Label API): JSON {id, carrier_code, name, country, customer_id}',
+        namespace: q.PICKUP_POINT_NAMESPACE,
+        key: q.PICKUP_POINT_METAFIELD_KEY,
+        type: 'json',
+        ownerType: 'ORDER',
+        access: { storefront: 'PUBLIC_READ', customerAccount: 'READ' },
+      },
+    });
+    const errors = data.metafieldDefinitionCreate?.userErrors ?? [];
+    if (errors.length === 0) return 'created';
+    if (errors.every((e) => e.code === 'TAKEN')) return 'exists';
+    throw new PlatformRequestError(
+      'refused',
+      `Shopify refused the pickup point's metafield definition: ${errors.map((e) => e.message).join('; ')}`,
+    );
   }
 
   async holdFulfillmentOrders(
