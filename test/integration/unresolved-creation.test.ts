@@ -84,7 +84,10 @@ const until = (shop: Shop, id: string, check: (body: any) => boolean, attempts =
     100,
   );
 
-/** Waits until the wall clock reaches `iso` (the API and the worker both read the real clock here). */
+/**
+ * Waits until the clock the API and the worker read reaches `iso`, an instant of the record (its
+ * `resolve_allowed_at`): the state a `not_created` resolve needs, on any machine.
+ */
 const reached = async (iso: string) => {
   const wait = Date.parse(iso) - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait + 50));
@@ -105,7 +108,10 @@ async function anUnclearCreation(carrier: 'carrier_a' | 'carrier_d' = 'carrier_a
 describe('resolve not_created', () => {
   it('is refused before resolve_allowed_at, then fails the creation and releases its key and fulfillment order', async () => {
     const { shop, account, order, key, creation } = await anUnclearCreation();
-    const early = await resolve(shop, creation.id, { outcome: 'not_created' });
+    // "Before resolve_allowed_at" by the record's own instants, not by how soon this machine answered the create:
+    // the API decides over the record with its clock, set here to the carrier call's time.
+    app.clock.set(creation.attention.sent_at);
+    const early = await resolve(shop, creation.id, { outcome: 'not_created' }).finally(() => app.clock.reset());
     expectError(
       early,
       409,
@@ -115,7 +121,10 @@ describe('resolve not_created', () => {
         resolve_allowed_at: creation.attention.resolve_allowed_at,
       }),
     );
-    expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Retry-After: the seconds from the carrier call to resolve_allowed_at (RESOLVE_ALLOWED_AFTER, whole seconds).
+    expect(early.headers.get('retry-after')).toBe(
+      String((Date.parse(creation.attention.resolve_allowed_at) - Date.parse(creation.attention.sent_at)) / 1000),
+    );
 
     await reached(creation.attention.resolve_allowed_at);
     const res = await resolve(shop, creation.id, { outcome: 'not_created', note: 'Not in the carrier portal.' });
