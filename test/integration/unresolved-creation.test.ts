@@ -1,6 +1,7 @@
 import { createApiKey } from '../../src/access/api-keys';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
+import { expectStatus } from '../helpers/status';
 import { aCarrierAccount } from '../helpers/labels';
 import { control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
@@ -78,7 +79,7 @@ const until = (shop: Shop, id: string, check: (body: any) => boolean, attempts =
       const res = await getCreation(shop, id);
       // Polling every 100 ms runs at the key's 10 reads a second: a 429 is not an answer about the creation.
       if (res.status === 429) return null;
-      return check(res.body) ? res.body : null;
+      return check(expectStatus(res, 200)) ? res.body : null;
     },
     attempts,
     100,
@@ -393,7 +394,10 @@ describe('needs_attention without a resolve', () => {
     await scriptFaults(account.id, [{ type: 'import_rejected' }]);
     const order = await anOrderOnPlatform(shop.domain);
     const res = await create(shop, `import-${order.orderId}`, { order_id: order.orderId });
-    expect(res.body).toMatchObject({ status: 'needs_attention', attention: { reason: 'confirmation_missing' } });
+    expect(expectStatus(res, 202)).toMatchObject({
+      status: 'needs_attention',
+      attention: { reason: 'confirmation_missing' },
+    });
     const [batch] = await ledger(account.id);
     await control('POST', `/_control/carrier-accounts/${account.id}/batches/${batch.batch_id}/complete`);
     const failed = await until(shop, res.body.id, (b) => b.status === 'failed');
