@@ -8,10 +8,10 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 import { secondAligned } from '../helpers/time';
 
 /**
- * The carrier timeout of the run (2 s) is far too close to a render that a loaded machine slows down: 30 renders of
- * 400 ms each, three at a time, tipped one past it (503 `carrier_unavailable`, `timeout`). This file's app gives the
- * carrier a minute, so the lease tests see only leases; the timeout has a test of its own, with an app whose timeout
- * is far below the carrier's delay.
+ * The carrier timeout of the run (2 s) is too close to renders a loaded machine slows down: 30 renders of 400 ms each,
+ * three at a time, through a sandbox other files load too, can tip one past it (503 `carrier_unavailable`, `timeout`).
+ * This file's app gives the carrier a minute, so the lease tests see only leases; the timeout has a test of its own,
+ * with an app whose timeout is far below the carrier's delay.
  */
 const RENDER_TIMEOUT_OUT_OF_REACH = '60s';
 
