@@ -43,11 +43,17 @@ export function createSandboxRouter(onError: (error: unknown) => void): Router {
   return router;
 }
 
+const SANDBOX_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 function main(): void {
   const config = loadSandboxConfig();
   const logger = createLogger(config.logLevel, 'shipping-label-sandbox', config.log);
   const onError = (error: unknown) => logger.error({ err: error }, 'sandbox handler failed');
   const server = createServer(requestListener(createSandboxRouter(onError), onError));
+  // Its clients (the API, the worker, the tests) keep pooled connections to it. With Node's 5 s an idle connection was
+  // closed just as a client starved of CPU for a second (a loaded machine) sent on it: `fetch failed`, `other side
+  // closed`. As the API's own server (src/http/connections.ts), it keeps them longer than its clients do.
+  server.keepAliveTimeout = SANDBOX_KEEP_ALIVE_TIMEOUT_MS;
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port }, 'sandbox listening');
     // The test setup and `npm run dev` spawn us with an IPC channel and wait for this.

@@ -3,6 +3,7 @@ import { setLimitOverride } from '../../src/limits/overrides';
 import { creationStateQuery } from '../../workflows/label-creation/contract';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
+import { expectStatus } from '../helpers/status';
 import { aCarrierAccount } from '../helpers/labels';
 import { control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
@@ -44,6 +45,23 @@ const create = (shop: Shop, key: string, body: Record<string, unknown>, headers:
 
 const getCreation = (shop: Shop, id: string, headers: Record<string, string> = {}) =>
   app.request('GET', `/v1/label-creations/${id}`, { headers: { ...shop.auth, ...headers } });
+
+/**
+ * An export holding the fulfillment order on the platform: a creation for it waits in `processing` until the test
+ * releases the hold. What keeps a creation in flight for a test, instead of a slow carrier whose delay a loaded machine
+ * can push past the carrier timeout (the creation would then need attention).
+ */
+async function anExportHold(shop: Shop, fulfillmentOrderId: string) {
+  const path = `/_control/stores/${shop.domain}/fulfillment-orders/${fulfillmentOrderId}`;
+  const held = await control('POST', `${path}/hold`, { reason: 'export' });
+  expect(held.status).toBe(200);
+  return {
+    release: async () => {
+      const released = await control('POST', `${path}/release`);
+      expect(released.status).toBe(200);
+    },
+  };
+}
 
 describe('POST /v1/labels: a new label', () => {
   it('answers 201 with the label (final tracking number, stored PDF), Location and Content-Location', async () => {
@@ -170,15 +188,21 @@ describe('POST /v1/labels: idempotency', () => {
       await setLimitOverride(app.orm.em.fork(), { storeId: shop.storeId, bucket, limit: 100, now: new Date() });
     }
     const order = await anOrderOnPlatform(shop.domain);
-    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 800 }]);
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => create(shop, `burst-${order.orderId}`, { order_id: order.orderId })),
-    );
+    // The creation stays in flight until its record exists, so the burst meets it running, on any machine.
+    const hold = await anExportHold(shop, order.fulfillmentOrderIds[0]!);
+    const key = `burst-${order.orderId}`;
+    const burst = Promise.all(Array.from({ length: 20 }, () => create(shop, key, { order_id: order.orderId })));
+    await eventually(async () => {
+      const listed = await app.request('GET', `/v1/label-creations?idempotency_key=${key}`, { headers: shop.auth });
+      return expectStatus(listed, 200).data.length > 0 ? true : null;
+    }, 200);
+    await hold.release();
+    const answers = await burst;
     // Any other answer is shown whole: a burst that fails here says which code it met.
     expect(answers.filter((a) => a.status !== 201 && a.status !== 202).map((a) => a.body)).toEqual([]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     const done = await getCreation(shop, answers[0]!.body.id, { Prefer: 'wait=30' });
-    expect(done.body.status).toBe('succeeded');
+    expect(expectStatus(done, 200).status).toBe('succeeded');
     expect(await ledger(account.id)).toHaveLength(1);
   });
 
@@ -203,7 +227,10 @@ describe('POST /v1/labels: idempotency', () => {
       expect(later.body.id).not.toBe(first.body.id);
       expect(later.body.order.id).toBe(other.orderGid);
       // The first creation keeps its record; only its binding of the key ended.
-      expect((await getCreation(shop, first.body.id)).body).toMatchObject({ status: 'succeeded', created: true });
+      expect(expectStatus(await getCreation(shop, first.body.id), 200)).toMatchObject({
+        status: 'succeeded',
+        created: true,
+      });
     } finally {
       app.clock.reset();
     }
@@ -239,7 +266,7 @@ describe('POST /v1/labels: idempotency', () => {
     // the creation and in the list.
     expect(stored.body.error.details).toEqual(refused.body.error.details);
     const listed = await app.request('GET', `/v1/label-creations?idempotency_key=${key}`, { headers: shop.auth });
-    expect(listed.body.data[0]).toEqual(stored.body);
+    expect(expectStatus(listed, 200).data[0]).toEqual(stored.body);
     const retried = await create(shop, key, { order_id: order.orderId, client_reference: 'a new body is fine' });
     expect(retried.status).toBe(201);
     expect(retried.body.id).not.toBe(failedId);
@@ -249,12 +276,12 @@ describe('POST /v1/labels: idempotency', () => {
 
 describe('POST /v1/labels: answers before the end, and GET /v1/label-creations', () => {
   it('answers 202 processing at once with Prefer: wait=0; the creation is then read until it leaves processing', async () => {
-    const { shop, account } = await aShopWithCarrierA();
+    const { shop } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);
-    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 1500 }]);
+    // The creation stays in processing until the test releases the export's hold, however fast or slow the machine.
+    const hold = await anExportHold(shop, order.fulfillmentOrderIds[0]!);
     const res = await create(shop, `early-${order.orderId}`, { order_id: order.orderGid }, { Prefer: 'wait=0' });
-    expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({
+    expect(expectStatus(res, 202)).toMatchObject({
       status: 'processing',
       next_action: 'poll',
       created: null,
@@ -264,14 +291,17 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
     expect(res.headers.get('location')).toBe(`${app.baseUrl}/v1/label-creations/${res.body.id}`);
     expect(res.headers.get('retry-after')).toBe('2');
     expect(res.headers.get('preference-applied')).toBe('wait=0');
+    await hold.release();
     const done = await getCreation(shop, res.body.id, { Prefer: 'wait=20' });
-    expect(done.status).toBe(200);
+    expect(expectStatus(done, 200)).toMatchObject({
+      status: 'succeeded',
+      created: true,
+      next_action: 'fetch_document',
+    });
     expect(done.headers.get('preference-applied')).toBe('wait=20');
-    expect(done.body).toMatchObject({ status: 'succeeded', created: true, next_action: 'fetch_document' });
 
     const listed = await app.request('GET', `/v1/label-creations?order_id=${order.orderId}`, { headers: shop.auth });
-    expect(listed.status).toBe(200);
-    expect(listed.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect(expectStatus(listed, 200)).toMatchObject({ has_more: false, next_cursor: null });
     expect(listed.body.data.map((c: { id: string }) => c.id)).toEqual([res.body.id]);
     for (const query of [
       `idempotency_key=early-${order.orderId}`,
@@ -279,39 +309,38 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
       `order_name=${encodeURIComponent(order.name)}`,
     ]) {
       const page = await app.request('GET', `/v1/label-creations?${query}`, { headers: shop.auth });
-      expect(page.body.data.map((c: { id: string }) => c.id)).toContain(res.body.id);
+      expect(expectStatus(page, 200).data.map((c: { id: string }) => c.id)).toContain(res.body.id);
     }
     const none = await app.request('GET', '/v1/label-creations?status=failed', { headers: shop.auth });
-    expect(none.body.data).toEqual([]);
+    expect(expectStatus(none, 200).data).toEqual([]);
   });
 
   it('names the order in every answer: an early 202 for an order named by ID, its poll, and the 201', async () => {
-    const { shop, account } = await aShopWithCarrierA();
+    const { shop } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);
-    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 1500 }]);
+    const hold = await anExportHold(shop, order.fulfillmentOrderIds[0]!);
     const named = { id: order.orderGid, legacy_id: order.orderId, name: order.name };
     const res = await create(shop, `named-${order.orderId}`, { order_id: order.orderId }, { Prefer: 'wait=0' });
-    expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ status: 'processing', order: named });
+    expect(expectStatus(res, 202)).toMatchObject({ status: 'processing', order: named });
     const poll = await getCreation(shop, res.body.id);
-    expect(poll.body.order).toEqual(named);
+    expect(expectStatus(poll, 200)).toMatchObject({ status: 'processing', order: named });
+    await hold.release();
     const done = await getCreation(shop, res.body.id, { Prefer: 'wait=20' });
-    expect(done.body).toMatchObject({ status: 'succeeded', order: named });
+    expect(expectStatus(done, 200)).toMatchObject({ status: 'succeeded', order: named });
     const again = await create(shop, `named-${order.orderId}`, { order_id: order.orderId }, { Prefer: 'wait=0' });
-    expect(again.status).toBe(201);
-    expect(again.body.order).toEqual(named);
+    expect(expectStatus(again, 201).order).toEqual(named);
   });
 
   it('an early 202 for an order named by order_name names the order the checks on arrival found', async () => {
-    const { shop, account } = await aShopWithCarrierA();
+    const { shop } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);
-    await scriptFaults(account.id, [{ type: 'slow', delay_ms: 1500 }]);
+    const hold = await anExportHold(shop, order.fulfillmentOrderIds[0]!);
     const given = order.name.replace(/^#/, '');
     const res = await create(shop, `by-name-${order.orderId}`, { order_name: given }, { Prefer: 'wait=0' });
-    expect(res.status).toBe(202);
-    expect(res.body.order).toEqual({ id: order.orderGid, legacy_id: order.orderId, name: order.name });
+    expect(expectStatus(res, 202).order).toEqual({ id: order.orderGid, legacy_id: order.orderId, name: order.name });
+    await hold.release();
     const done = await getCreation(shop, res.body.id, { Prefer: 'wait=20' });
-    expect(done.body).toMatchObject({
+    expect(expectStatus(done, 200)).toMatchObject({
       status: 'succeeded',
       order: { id: order.orderGid, legacy_id: order.orderId, name: order.name },
     });
@@ -320,19 +349,18 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
   it('lets at most 8 requests of a key hold a Prefer: wait; the others answer at once, as with wait=0', async () => {
     const { shop } = await aShopWithCarrierA();
     const order = await anOrderOnPlatform(shop.domain);
-    const fo = order.fulfillmentOrderIds[0]!;
-    await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${fo}/hold`, { reason: 'export' });
+    const hold = await anExportHold(shop, order.fulfillmentOrderIds[0]!);
     const started = await create(shop, `holds-${order.orderId}`, { order_id: order.orderId }, { Prefer: 'wait=0' });
-    expect(started.body.status).toBe('processing');
+    expect(expectStatus(started, 202).status).toBe('processing');
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => getCreation(shop, started.body.id, { Prefer: 'wait=3' })),
     );
     const applied = answers.map((a) => a.headers.get('preference-applied'));
     expect(applied.filter((p) => p === 'wait=3').length).toBeLessThanOrEqual(8);
     expect(applied.filter((p) => p === 'wait=0').length).toBeGreaterThanOrEqual(2);
-    for (const answer of answers) expect(answer.body.status).toBe('processing');
-    await control('POST', `/_control/stores/${shop.domain}/fulfillment-orders/${fo}/release`);
-    expect((await getCreation(shop, started.body.id, { Prefer: 'wait=30' })).body.status).toBe('succeeded');
+    for (const answer of answers) expect(expectStatus(answer, 200).status).toBe('processing');
+    await hold.release();
+    expect(expectStatus(await getCreation(shop, started.body.id, { Prefer: 'wait=30' }), 200).status).toBe('succeeded');
   });
 
   it('lists newest first with a cursor, and answers 404 for another store’s creation', async () => {
@@ -340,22 +368,22 @@ describe('POST /v1/labels: answers before the end, and GET /v1/label-creations',
     const ids: string[] = [];
     for (let i = 0; i < 3; i += 1) {
       const order = await anOrderOnPlatform(shop.domain);
-      ids.push((await create(shop, `page-${order.orderId}`, { order_id: order.orderId })).body.id);
+      ids.push(expectStatus(await create(shop, `page-${order.orderId}`, { order_id: order.orderId }), 201).id);
     }
     const first = await app.request('GET', '/v1/label-creations?limit=2', { headers: shop.auth });
-    expect(first.body.has_more).toBe(true);
+    expect(expectStatus(first, 200).has_more).toBe(true);
     const second = await app.request(
       'GET',
       `/v1/label-creations?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`,
       { headers: shop.auth },
     );
-    const listed = [...first.body.data, ...second.body.data] as Array<{ id: string; labels: unknown[] }>;
+    const listed = [...first.body.data, ...expectStatus(second, 200).data] as Array<{ id: string; labels: unknown[] }>;
     expect(listed.map((c) => c.id).sort()).toEqual([...ids].sort());
     expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
     // Each listed creation, its label included (read for the whole page at once), is what its own read answers.
     for (const creation of listed) {
       expect(creation.labels).toHaveLength(1);
-      expect(creation).toEqual((await getCreation(shop, creation.id)).body);
+      expect(creation).toEqual(expectStatus(await getCreation(shop, creation.id), 200));
     }
     const other = await aStoreWithKey(app.orm);
     // The key's first request reads on its own, the next ones in the admission statement: both answer 404.
@@ -482,7 +510,7 @@ describe('POST /v1/labels: unclear outcomes', () => {
       next_action: 'fix_and_retry',
     });
     const labels = await app.request('GET', `/v1/labels?order_id=${order.orderId}`, { headers: shop.auth });
-    expect(labels.body.data).toEqual([
+    expect(expectStatus(labels, 200).data).toEqual([
       expect.objectContaining({ status: 'failed', failure_reason: 'carrier_import_rejected', current: false }),
     ]);
   });
@@ -568,7 +596,7 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
     expect(events.slice(completed).filter((e) => e.markerRecordedEventAttributes)).toEqual([]);
     // The record says what the workflow would have written: nothing fulfilled or tagged, the locks released.
     const read = await getCreation(shop, res.body.id);
-    expect(read.body).toMatchObject({
+    expect(expectStatus(read, 200)).toMatchObject({
       status: 'succeeded',
       created: true,
       side_effects: { fulfillment: { mode: 'none', status: 'skipped' }, order_tags: { status: 'skipped' } },
@@ -606,7 +634,7 @@ describe('round trips of a creation (docs/decisions/0018-creation-round-trips.md
     const order = await anOrderOnPlatform(shop.domain);
     const key = `side-effects-${order.orderId}`;
     const res = await create(shop, key, { order_id: order.orderId, fulfillment: 'fulfill' });
-    expect(res.body.side_effects).toEqual({
+    expect(expectStatus(res, 201).side_effects).toEqual({
       fulfillment: { mode: 'fulfill', status: 'succeeded' },
       order_tags: { status: 'succeeded' },
     });

@@ -5,6 +5,7 @@ import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation'
 import { labelctlJsonWith, labelctlReadLate, labelctlWith } from '../helpers/labelctl';
 import { eventually, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
+import { expectStatus } from '../helpers/status';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { receiverUrl, untilReceived } from '../helpers/webhooks';
 
@@ -46,6 +47,23 @@ async function create(shop: Shop, prefix: string) {
   return { order, key, res };
 }
 
+const AGE_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * An age column (`42s`, `17m`: whole units, rounded down) is right for a creation created at `createdAt` (the API's
+ * whole seconds) when read by a labelctl that ran between `from` and `to`. The bounds come from the record and from
+ * when the command ran, not from how fast the machine was: a loaded machine may print `1m`.
+ */
+function expectAgeSince(age: string, createdAt: string, from: number, to: number): void {
+  const match = /^(\d+)([smhd])$/.exec(age);
+  expect(match).not.toBeNull();
+  const unit = AGE_UNITS[match![2]!]!;
+  const [shownFrom, shownTo] = [Number(match![1]) * unit, (Number(match![1]) + 1) * unit];
+  // The row's own instant has milliseconds the API's whole second drops: up to a second after `createdAt`.
+  const [elapsedFrom, elapsedTo] = [from - Date.parse(createdAt) - 1_000, to - Date.parse(createdAt)];
+  expect({ age, overlaps: shownFrom <= elapsedTo && elapsedFrom < shownTo }).toEqual({ age, overlaps: true });
+}
+
 /** The creation's workflow page in the Web UI (its latest run). */
 const workflowPage = (workflowId: string) => `${UI}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
 /** The Web UI's list of the workflows of one creation, for a creation whose workflow ID a later one took. */
@@ -58,7 +76,9 @@ describe('labelctl creations', () => {
     const { order, key, res } = await create(shop, 'cli-ok');
     expect(res.status).toBe(201);
 
+    const before = Date.now();
     const listed = await json('creations', 'list', '--store', shop.domain);
+    expectAgeSince(listed[0].age, res.body.created_at, before, Date.now());
     expect(listed).toEqual([
       {
         id: res.body.id,
@@ -70,7 +90,7 @@ describe('labelctl creations', () => {
         idempotency_key: key,
         attention: null,
         created_at: res.body.created_at,
-        age: expect.stringMatching(/^\d+s$/),
+        age: listed[0].age,
         workflow_id: `label-creation/${shop.storeId}/${key}`,
         web_ui_url: workflowPage(`label-creation/${shop.storeId}/${key}`),
       },
@@ -129,6 +149,7 @@ describe('labelctl creations', () => {
     const everyStore = (await json('creations', 'list', '--limit', '1000')) as Array<{ id: string }>;
     expect(everyStore.map((c) => c.id)).toEqual(expect.arrayContaining([res.body.id, done.res.body.id]));
 
+    const tableFrom = Date.now();
     const table = await labelctlWith(
       cliEnv,
       'creations',
@@ -138,12 +159,14 @@ describe('labelctl creations', () => {
       '--status',
       'needs_attention',
     );
+    const tableTo = Date.now();
     // The default table: the attention's reason, no links; every line within 100 characters.
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^id\s+status\s+order\s+error_code\s+attention\s+age$/);
     expect(lines[1]).toMatch(
-      new RegExp(`^${res.body.id}\\s+needs_attention\\s+${order.name}\\s+${res.body.attention.reason}\\s+\\d+s$`),
+      new RegExp(`^${res.body.id}\\s+needs_attention\\s+${order.name}\\s+${res.body.attention.reason}\\s+\\d+[smhd]$`),
     );
+    expectAgeSince(lines[1]!.split(/\s+/).pop()!, res.body.created_at, tableFrom, tableTo);
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(100);
     expect(table.stdout).not.toContain(UI);
     const wide = await labelctlWith(
@@ -172,7 +195,7 @@ describe('labelctl creations', () => {
       });
     await scriptFaults(account.id, [{ type: 'reject', reason: 'postcode_invalid' }]);
     const refused = await send();
-    expect(refused.body.error.code).toBe('carrier_rejected');
+    expect(expectStatus(refused, 422).error.code).toBe('carrier_rejected');
     const failedId = refused.body.error.details.label_creation_id as string;
     // The same key again after a failed attempt: a new creation under the same workflow ID.
     const again = await send();
@@ -185,7 +208,9 @@ describe('labelctl creations', () => {
       { id: failedId, status: 'failed', error_code: 'carrier_rejected', web_ui_url: creationRuns(failedId) },
     ]);
     const table = await labelctlWith(cliEnv, 'creations', 'list', '--store', shop.domain);
-    expect(table.stdout).toMatch(new RegExp(`${failedId}\\s+failed\\s+${order.name}\\s+carrier_rejected\\s+\\d+s`));
+    expect(table.stdout).toMatch(
+      new RegExp(`${failedId}\\s+failed\\s+${order.name}\\s+carrier_rejected\\s+\\d+[smhd]\\b`),
+    );
     const shown = await labelctlWith(cliEnv, 'creations', 'show', failedId);
     expect(shown.stdout).toContain('error:        carrier_rejected');
   });
@@ -299,14 +324,13 @@ describe('search attributes of the webhook delivery and retention workflows', ()
     const { shop, account } = await aShop();
     await scriptFaults(account.id, [{ type: 'timeout_not_created', hold_ms: 5000 }]);
     const { res } = await create(shop, 'sa-retention');
-    expect(res.body.status).toBe('needs_attention');
-    const resolveAllowedAt = Date.parse(res.body.attention.resolve_allowed_at as string);
-    await new Promise((r) => setTimeout(r, Math.max(0, resolveAllowedAt - Date.now()) + 1100));
+    expect(expectStatus(res, 202).status).toBe('needs_attention');
+    // `shipment_exists` is accepted at once (only `not_created` waits for resolve_allowed_at): nothing to wait for.
     const resolved = await app.request('POST', `/v1/label-creations/${res.body.id}/resolve`, {
       headers: shop.auth,
       body: { outcome: 'shipment_exists' },
     });
-    expect(resolved.body.status).toBe('abandoned');
+    expect(expectStatus(resolved, 200).status).toBe('abandoned');
     const described = await eventually(
       async () => {
         try {

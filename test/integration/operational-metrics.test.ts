@@ -1,5 +1,6 @@
 import { revokeApiKey } from '../../src/access/api-keys';
 import { randomToken } from '../../src/ids';
+import { ormPoolReader } from '../../src/metrics/pool-metrics';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { labelctlJson } from '../helpers/labelctl';
 import { sampleSum, sampleValue, scrapeWorker } from '../helpers/prometheus';
@@ -187,7 +188,9 @@ describe('database pools', () => {
     const waiting = app.orm.em.fork().execute('select 1');
     // The pool gauges are read as the scrape starts; its reads of the database then wait like `waiting`.
     const scraped = scrapeApi();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The scrape has read the gauges once its own database reads queue behind `waiting`: then the test lets go
+    // (a fixed pause was too short for a loaded machine to start the scrape).
+    await eventually(async () => (ormPoolReader(app.orm).read().waiting >= 2 ? true : null), 200);
     for (const release of releases) release();
     await Promise.all([...held, waiting]);
     const text = await scraped;

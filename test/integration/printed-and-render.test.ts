@@ -9,10 +9,16 @@ import { aStoreWithKey } from '../helpers/stores';
 import { freePort, spawnTs } from '../helpers/processes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { expectError } from '../helpers/errors';
+import { expectStatus } from '../helpers/status';
 
+/**
+ * The renders here are slowed on purpose (a render lease held while another request arrives): the carrier timeout of
+ * the run (2 s) is out of their reach, so a loaded machine cannot turn a slow render into a 503 `timeout` (the
+ * timeout has its own test in render-leases.test.ts).
+ */
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ env: { CARRIER_TIMEOUT: '60s' } });
 });
 afterAll(async () => app.close());
 afterEach(() => app.clock.reset());
@@ -49,7 +55,7 @@ describe('labels rendered at the carrier on demand', () => {
     expect((await app.request('GET', `/v1/labels/${label.id}/document?format=a4`, { headers: auth })).status).toBe(200);
     expect(await ledger(account.id)).toHaveLength(1);
     const single = await app.request('GET', `/v1/labels/${label.id}`, { headers: auth });
-    expect(single.body.document).toMatchObject({ availability: 'available', source: 'carrier' });
+    expect(expectStatus(single, 200).document).toMatchObject({ availability: 'available', source: 'carrier' });
   });
 
   it('answers 503 carrier_unavailable with Retry-After 5 when the render fails', async () => {
@@ -69,8 +75,8 @@ describe('labels rendered at the carrier on demand', () => {
 
   it('answers 409 render_in_progress while the same label and format renders', async () => {
     const { auth, label, account } = await renderedLabel();
-    // Slow, but within the carrier timeout (2 s in tests).
-    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 1500, times: 1 }]);
+    // Slow enough for the second request to arrive while the first renders, far within this app's carrier timeout.
+    await scriptFaults(account.id, [{ type: 'slow', operation: 'label', delay_ms: 5000, times: 1 }]);
     const first = app.request('GET', `/v1/labels/${label.id}/document`, { headers: auth });
     // Wait until the first request holds its render lease, however loaded the machine is.
     await eventually(async () => {
@@ -87,7 +93,7 @@ describe('labels rendered at the carrier on demand', () => {
 describe('POST /v1/labels/{label_id}/printed', () => {
   async function printable(options: { createdAt?: Date } = {}) {
     const store = await aStoreWithKey(app.orm);
-    const domain = (await app.request('GET', '/v1/shop', { headers: store.auth })).body.domain as string;
+    const domain = expectStatus(await app.request('GET', '/v1/shop', { headers: store.auth }), 200).domain as string;
     const account = await aCarrierAccount(app.orm, store.storeId, {
       carrierCode: 'carrier_a',
       printTag: 'label-printed',
@@ -210,7 +216,7 @@ describe('POST /v1/labels/{label_id}/printed', () => {
 
   it('answers 503 shopify_unavailable and counts nothing when the platform throttles', async () => {
     const { auth, label, printedCount } = await printable();
-    const domain = (await app.request('GET', '/v1/shop', { headers: auth })).body.domain as string;
+    const domain = expectStatus(await app.request('GET', '/v1/shop', { headers: auth }), 200).domain as string;
     await control('POST', `/_control/stores/${domain}/faults`, {
       faults: [{ type: 'throttled', times: 1, retry_after_seconds: 3 }],
     });
@@ -237,7 +243,7 @@ describe('POST /v1/labels/{label_id}/printed', () => {
     ['the platform is down (503)', 'unavailable'],
   ])('answers 503 shopify_unavailable with Retry-After 5 and counts nothing when %s', async (_name, type) => {
     const { auth, label, printedCount } = await printable();
-    const domain = (await app.request('GET', '/v1/shop', { headers: auth })).body.domain as string;
+    const domain = expectStatus(await app.request('GET', '/v1/shop', { headers: auth }), 200).domain as string;
     await control('POST', `/_control/stores/${domain}/faults`, { faults: [{ type }] });
     const res = await app.request('POST', `/v1/labels/${label.id}/printed`, {
       headers: { ...auth, 'idempotency-key': `platform-${type}` },
@@ -268,7 +274,7 @@ describe('POST /v1/labels/{label_id}/printed', () => {
 
   it('frees the key of a request whose process died mid-flight once its short lease runs out', async () => {
     const { auth, label, printedCount } = await printable();
-    const domain = (await app.request('GET', '/v1/shop', { headers: auth })).body.domain as string;
+    const domain = expectStatus(await app.request('GET', '/v1/shop', { headers: auth }), 200).domain as string;
     // The first request hangs in the platform call; its process is then killed.
     await control('POST', `/_control/stores/${domain}/faults`, { faults: [{ type: 'slow', delay_ms: 60_000 }] });
     const port = await freePort();

@@ -1,6 +1,7 @@
 import { createApiKey } from '../../src/access/api-keys';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
+import { expectStatus } from '../helpers/status';
 import { aCarrierAccount } from '../helpers/labels';
 import { control, eventually, ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
@@ -78,13 +79,16 @@ const until = (shop: Shop, id: string, check: (body: any) => boolean, attempts =
       const res = await getCreation(shop, id);
       // Polling every 100 ms runs at the key's 10 reads a second: a 429 is not an answer about the creation.
       if (res.status === 429) return null;
-      return check(res.body) ? res.body : null;
+      return check(expectStatus(res, 200)) ? res.body : null;
     },
     attempts,
     100,
   );
 
-/** Waits until the wall clock reaches `iso` (the API and the worker both read the real clock here). */
+/**
+ * Waits until the clock the API and the worker read reaches `iso`, an instant of the record (its
+ * `resolve_allowed_at`): the state a `not_created` resolve needs, on any machine.
+ */
 const reached = async (iso: string) => {
   const wait = Date.parse(iso) - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait + 50));
@@ -105,7 +109,10 @@ async function anUnclearCreation(carrier: 'carrier_a' | 'carrier_d' = 'carrier_a
 describe('resolve not_created', () => {
   it('is refused before resolve_allowed_at, then fails the creation and releases its key and fulfillment order', async () => {
     const { shop, account, order, key, creation } = await anUnclearCreation();
-    const early = await resolve(shop, creation.id, { outcome: 'not_created' });
+    // "Before resolve_allowed_at" by the record's own instants, not by how soon this machine answered the create:
+    // the API decides over the record with its clock, set here to the carrier call's time.
+    app.clock.set(creation.attention.sent_at);
+    const early = await resolve(shop, creation.id, { outcome: 'not_created' }).finally(() => app.clock.reset());
     expectError(
       early,
       409,
@@ -115,7 +122,10 @@ describe('resolve not_created', () => {
         resolve_allowed_at: creation.attention.resolve_allowed_at,
       }),
     );
-    expect(Number(early.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Retry-After: the seconds from the carrier call to resolve_allowed_at (RESOLVE_ALLOWED_AFTER, whole seconds).
+    expect(early.headers.get('retry-after')).toBe(
+      String((Date.parse(creation.attention.resolve_allowed_at) - Date.parse(creation.attention.sent_at)) / 1000),
+    );
 
     await reached(creation.attention.resolve_allowed_at);
     const res = await resolve(shop, creation.id, { outcome: 'not_created', note: 'Not in the carrier portal.' });
@@ -384,7 +394,10 @@ describe('needs_attention without a resolve', () => {
     await scriptFaults(account.id, [{ type: 'import_rejected' }]);
     const order = await anOrderOnPlatform(shop.domain);
     const res = await create(shop, `import-${order.orderId}`, { order_id: order.orderId });
-    expect(res.body).toMatchObject({ status: 'needs_attention', attention: { reason: 'confirmation_missing' } });
+    expect(expectStatus(res, 202)).toMatchObject({
+      status: 'needs_attention',
+      attention: { reason: 'confirmation_missing' },
+    });
     const [batch] = await ledger(account.id);
     await control('POST', `/_control/carrier-accounts/${account.id}/batches/${batch.batch_id}/complete`);
     const failed = await until(shop, res.body.id, (b) => b.status === 'failed');
