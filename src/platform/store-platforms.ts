@@ -11,6 +11,7 @@ import type {
 } from './port';
 import { ShopifyPlatform } from './shopify/shopify-platform';
 import type { ShopifyGraphqlClient } from './shopify/graphql-client';
+import type { ShopifyTokens } from './shopify/session-tokens';
 
 /**
  * The store-platform port for every store: each call goes to the platform the store is on (the sandbox platform, or
@@ -22,14 +23,24 @@ export class StorePlatforms implements StorePlatformPort {
     private readonly sandbox: StorePlatformPort,
     private readonly shopifyClient: ShopifyGraphqlClient,
     private readonly connectionOf: (shop: string) => Promise<PlatformConnection>,
+    /** Refreshes expiring tokens (decision 0710); without it every token is used as stored. */
+    private readonly tokens?: ShopifyTokens,
   ) {}
 
-  /** One lookup per port call; the Shopify adapter of this call holds the token it found. */
-  private async platformOf(shop: string): Promise<StorePlatformPort> {
+  /**
+   * One lookup per port call; the Shopify adapter of this call holds the session it found: its token, refreshed first
+   * when due, and once more after a 401.
+   */
+  private async platformOf(shop: string, what = 'store_platform'): Promise<StorePlatformPort> {
     const connection = await this.connectionOf(shop);
     if (connection.platform === 'sandbox') return this.sandbox;
-    const token = connection.accessToken;
-    return new ShopifyPlatform(this.shopifyClient, () => Promise.resolve(token));
+    const tokens = this.tokens;
+    if (!tokens) return new ShopifyPlatform(this.shopifyClient, () => Promise.resolve(connection.accessToken));
+    return new ShopifyPlatform(
+      this.shopifyClient,
+      () => tokens.tokenFor(connection, shop, what),
+      (s, call, used, afterRefresh) => tokens.afterUnauthorized(connection, s, call, used, afterRefresh),
+    );
   }
 
   async getOrder(shop: string, orderId: string): Promise<PlatformOrder | null> {

@@ -19,6 +19,7 @@ import { REQUIRED_SHOPIFY_SCOPES } from '../shopify/scopes';
 import { accessFieldResolver } from './access';
 import { adminSchema, adminSchemaManifest } from './admin-schema';
 import { registerShopifyAppFake } from './app';
+import { FakeTokens } from './tokens';
 import type { Bucket, ShopState } from './shop-state';
 
 /** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
@@ -81,6 +82,7 @@ const graphqlErrors = (errors: readonly GraphQLError[]): Reply => json(200, { er
  */
 export function registerShopifyFake(router: Router, state: PlatformSandboxState): void {
   const shops = new Map<string, ShopState>();
+  const tokens = new FakeTokens();
   let shopIds = 0;
   const shop = (domain: string): ShopState => {
     let s = shops.get(domain);
@@ -120,7 +122,8 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
           'retry-after': String(own.retry_after_seconds),
         },
       );
-    if (!s.accessToken || request.headers['x-shopify-access-token'] !== s.accessToken)
+    const presented = request.headers['x-shopify-access-token'];
+    if (!tokens.admits(domain, s, typeof presented === 'string' ? presented : undefined))
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
     const reply = await runGraphql(state, domain, s, request, { version, throttle: scripted === 'throttle' });
     // Every answer says which version served it (Shopify's X-Shopify-API-Version).
@@ -178,7 +181,8 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
   router.add('GET', `${control}/requests`, async (request) =>
     json(200, { shop: request.params.shop, requests: shop(request.params.shop!).requests }),
   );
-  registerShopifyAppFake(router, shop);
+  registerShopifyAppFake(router, shop, tokens);
+  tokens.registerControl(router);
 }
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
