@@ -1,5 +1,6 @@
 import { createRequestLogPartitionsAhead, dropRequestLogBefore } from '../src/db/request-log-partitions';
 import type { ActivityDeps } from './deps';
+import { migrateShopifyTokens } from './shopify-tokens';
 import { sweepUnstartedCreations } from './unstarted-creations';
 
 /**
@@ -44,6 +45,8 @@ export interface PurgeRequestLogResult {
   abandonedClaims?: number;
   /** Webhook events deleted past their retention. */
   webhookEvents?: number;
+  /** Shopify sessions moved to expiring tokens this run, and those left (absent without the public app). */
+  shopifyTokens?: { migrated: number; left: number };
 }
 
 export function createRequestLogActivities(deps: ActivityDeps) {
@@ -74,7 +77,9 @@ export function createRequestLogActivities(deps: ActivityDeps) {
         input.webhookRetentionMs === undefined
           ? 0
           : await deleteOldWebhookEvents(deps, new Date(deps.now().getTime() - input.webhookRetentionMs));
+      const shopifyTokens = await migrateShopifyTokens(deps);
       return {
+        ...(shopifyTokens ? { shopifyTokens } : {}),
         deleted,
         cutoff: cutoff.toISOString(),
         droppedPartitions: dropped,

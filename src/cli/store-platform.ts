@@ -15,7 +15,8 @@ import { ShopifyGraphqlClient } from '../platform/shopify/graphql-client';
 import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
 import { ShopifyPlatform } from '../platform/shopify/shopify-platform';
 import type { Config } from '../config';
-import type { CliKit } from './kit';
+import { migrateNonExpiringTokens } from '../shopify-app/token-migration';
+import { positive, type CliKit, type CliKitWithOrm, type Row } from './kit';
 
 /** An operator's mistake in `labelctl store connect`: one line, exit 2. */
 export class StorePlatformError extends Error {}
@@ -140,5 +141,37 @@ export function registerStorePlatformCommands(store: Command, kit: CliKit): void
         return sessionRow(await recordGrantedScopes(em, { storeId: found.id, grantedScopes, now: new Date() }));
       });
       kit.print(row, () => sessionText(row));
+    });
+}
+
+/**
+ * `labelctl store migrate-tokens`: the public app's non-expiring tokens exchanged for expiring ones now (decision
+ * 0711); the hourly housekeeping does the same. Needs the app's credentials (SHOPIFY_API_KEY, SHOPIFY_API_SECRET).
+ */
+export function registerTokenMigrationCommand(store: Command, kit: CliKitWithOrm): void {
+  store
+    .command('migrate-tokens')
+    .description(
+      'exchange the Shopify app’s non-expiring offline tokens for expiring ones (Shopify refuses them from 2027-01-01)',
+    )
+    .option('--limit <n>', 'at most this many stores', positive, 500)
+    .action(async (opts: { limit: number }) => {
+      const config = kit.config();
+      if (!config.shopifyApp)
+        throw new StorePlatformError(
+          'SHOPIFY_API_KEY and SHOPIFY_API_SECRET are not set: there is no app to migrate to',
+        );
+      const [{ composeAdapters }, orm] = await Promise.all([import('../adapters.js'), kit.orm()]);
+      const endpoint = composeAdapters(config, orm).shopifyApp!;
+      const summary = await migrateNonExpiringTokens(
+        { orm, settingsKey: config.settingsEncryptionKey, endpoint, now: () => new Date() },
+        opts.limit,
+      );
+      kit.print(summary as unknown as Row, () =>
+        [
+          ...summary.stores.map((s) => `${s.store_id} ${s.shop}: ${s.outcome}${s.reason ? ` (${s.reason})` : ''}`),
+          `${summary.stores.filter((s) => s.outcome === 'migrated').length} migrated; ${summary.left} left to migrate`,
+        ].join('\n'),
+      );
     });
 }

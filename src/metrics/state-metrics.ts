@@ -1,5 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Orm } from '../db/orm';
+import { countSessionsToMigrate } from '../db/shopify-tokens';
 import { circuitOpenUntil, type CarrierProtectionSettings } from '../domain/carrier-protection';
 import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
 
@@ -18,6 +19,8 @@ export interface OperationalState {
   creationQueue: { depth: number; limit: number };
   /** Per required Shopify scope, the installed stores whose granted scopes (as last checked) lack it. */
   shopifyMissingScopes: Record<string, number>;
+  /** Shopify sessions still on a non-expiring token that may be the public app's (decision 0711). */
+  shopifyTokensToMigrate: number;
   /** Each file of Packeta's pickup-point feed once imported or tried (decision 1220); none without the feed. */
   packetaFeed: Array<{ file: string; ageSeconds: number | null; failuresInARow: number; points: number | null }>;
 }
@@ -65,7 +68,7 @@ export async function readOperationalState(deps: {
   platformQueueMax: number;
 }): Promise<OperationalState> {
   const em = deps.orm.em.fork();
-  const [[totals], streaks, installations, feedFiles] = await Promise.all([
+  const [[totals], streaks, installations, feedFiles, tokensToMigrate] = await Promise.all([
     em.execute<Totals[]>(TOTALS),
     em.execute<Array<{ id: string; carrier: string; unclear: number; last_at: Date | null }>>(STREAKS),
     em.execute<Array<{ granted_scopes: string[] }>>(
@@ -75,6 +78,7 @@ export async function readOperationalState(deps: {
     em.execute<Array<{ feed_file: string; checked_at: Date | null; failures_in_a_row: number; points: number | null }>>(
       'select feed_file, checked_at, failures_in_a_row, points from packeta_feed_files order by feed_file',
     ),
+    countSessionsToMigrate(em),
   ]);
   const shopifyMissingScopes = Object.fromEntries(REQUIRED_SHOPIFY_SCOPES.map((scope) => [scope, 0]));
   for (const installation of installations)
@@ -87,6 +91,7 @@ export async function readOperationalState(deps: {
     outbox: { count: t.outbox_count, oldestSeconds: ageSeconds(t.outbox_oldest, now) },
     creationQueue: { depth: t.queue_depth, limit: deps.platformQueueMax },
     shopifyMissingScopes,
+    shopifyTokensToMigrate: tokensToMigrate,
     packetaFeed: feedFiles.map((f) => ({
       file: f.feed_file,
       ageSeconds: f.checked_at ? ageSeconds(f.checked_at, now) : null,
@@ -172,6 +177,11 @@ export function registerStateMetrics(registry: Registry, read: () => Promise<Ope
         this.set({ scope }, stores);
     },
   });
+  gauge(
+    'shipping_label_shopify_tokens_to_migrate',
+    'Shopify sessions still holding a non-expiring token of the public app (or of unknown origin): the hourly housekeeping and labelctl store migrate-tokens exchange them for expiring ones; refused by Shopify from 2027-01-01',
+    (s) => s.shopifyTokensToMigrate,
+  );
   registerPacketaFeedGauges(registry, state);
   const circuitLabels = ['carrier_account', 'carrier'] as const;
   new Gauge({
