@@ -182,7 +182,7 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
     json(200, { shop: request.params.shop, requests: shop(request.params.shop!).requests }),
   );
   registerShopifyAppFake(router, shop, tokens);
-  tokens.registerControl(router);
+  tokens.registerControl(router, shop);
 }
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {

@@ -92,7 +92,7 @@ export class FakeTokens {
   }
 
   /** The code's exchange at install: an expiring pair when asked (`expiring=1`), else a non-expiring token. */
-  install(domain: string, s: ShopState, clientId: string, scopes: string[], expiring: boolean): Reply {
+  install(domain: string, s: ShopState, clientId: string, scopes: readonly string[], expiring: boolean): Reply {
     const t = this.of(domain);
     this.forget(domain);
     t.clientId = clientId;
@@ -180,8 +180,17 @@ export class FakeTokens {
   }
 
   /** Tests' controls: the shop's clock, lifetimes and cut-over, a revoked refresh token, a lost answer, the requests. */
-  registerControl(router: Router): void {
+  registerControl(router: Router, shop: (domain: string) => ShopState): void {
     const control = '/_control/shopify/:shop/tokens';
+    // An install from before expiring tokens: the public app's non-expiring offline token, as Shopify issued it then.
+    router.add('POST', `${control}/non-expiring-install`, async (request) => {
+      const parsed = z.object({ client_id: z.string().min(1) }).strict().safeParse(request.body);
+      if (!parsed.success) throw new BadRequest('control body is invalid', parsed.error.issues);
+      const domain = request.params.shop!;
+      const s = shop(domain);
+      s.installedApp = parsed.data.client_id;
+      return this.install(domain, s, parsed.data.client_id, s.grants.scopes, false);
+    });
     router.add('PUT', control, async (request) => {
       const parsed = controlSchema.safeParse(request.body);
       if (!parsed.success) throw new BadRequest('control body is invalid', parsed.error.issues);
