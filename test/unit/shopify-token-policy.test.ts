@@ -32,7 +32,7 @@ describe('unauthorizedMeaning', () => {
     ['a refreshed token refused again', { refreshable: true, origin: 'app', afterRefresh: true }, 'access_lost'],
     ["the public app's non-expiring token", { refreshable: false, origin: 'app', afterRefresh: false }, 'access_lost'],
     ["a custom app's token", { refreshable: false, origin: 'custom_app', afterRefresh: false }, 'unavailable'],
-    ['a token of unknown origin', { refreshable: false, origin: null, afterRefresh: false }, 'unavailable'],
+    ['a token of unknown origin', { refreshable: false, origin: null, afterRefresh: false }, 'access_lost'],
   ] as const)('%s -> %s', (_name, context, meaning) => {
     expect(unauthorizedMeaning(context)).toBe(meaning);
   });

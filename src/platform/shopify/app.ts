@@ -281,9 +281,10 @@ async function tokenCall<T>(call: () => Promise<T>): Promise<T> {
         `Shopify's token endpoint answered HTTP ${response.code}${oauth ? ` (${oauth})` : ''}`,
       );
     }
-    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError' || isNetwork(error)))
+    // By name: fetch's errors come from Node's own realm, not necessarily this one's classes.
+    if (error instanceof Error && ['TimeoutError', 'AbortError', 'TypeError'].includes(error.name))
       throw new TokenEndpointError('lost', null, `Shopify's token endpoint did not answer: ${error.message}`);
-    if (error instanceof SyntaxError)
+    if (error instanceof Error && error.name === 'SyntaxError')
       throw new TokenEndpointError('lost', null, `Shopify's token endpoint answered no JSON: ${error.message}`);
     throw error;
   }

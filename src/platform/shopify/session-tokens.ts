@@ -70,7 +70,7 @@ export class ShopifyTokens {
     if (meaning === 'access_lost') {
       const reason = afterRefresh
         ? 'Shopify refused the access token it had just issued.'
-        : "Shopify refused the app's non-expiring access token (invalidated, or the app was uninstalled).";
+        : 'Shopify refused the non-expiring access token (invalidated from 2027-01-01, revoked, or the app uninstalled).';
       await this.loseAccess(connection.storeId, shop, reason);
       throw new PlatformAccessLostError(what, reason);
     }

@@ -33,7 +33,7 @@ export type UnauthorizedMeaning = 'refresh' | 'access_lost' | 'unavailable';
 export function unauthorizedMeaning(context: UnauthorizedContext): UnauthorizedMeaning {
   if (context.afterRefresh) return 'access_lost';
   if (context.refreshable) return 'refresh';
-  return context.origin === 'app' ? 'access_lost' : 'unavailable';
+  return context.origin === 'custom_app' ? 'unavailable' : 'access_lost';
 }
 
 /** A token endpoint answer that was not tokens: refused for good, or lost on the way (answer it again). */
