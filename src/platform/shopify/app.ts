@@ -282,10 +282,11 @@ async function tokenCall<T>(call: () => Promise<T>): Promise<T> {
       );
     }
     // By name: fetch's errors come from Node's own realm, not necessarily this one's classes.
-    if (error instanceof Error && ['TimeoutError', 'AbortError', 'TypeError'].includes(error.name))
-      throw new TokenEndpointError('lost', null, `Shopify's token endpoint did not answer: ${error.message}`);
-    if (error instanceof Error && error.name === 'SyntaxError')
-      throw new TokenEndpointError('lost', null, `Shopify's token endpoint answered no JSON: ${error.message}`);
+    const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+    if (name === 'TimeoutError' || name === 'AbortError' || name === 'TypeError')
+      throw new TokenEndpointError('lost', null, `Shopify's token endpoint did not answer: ${String(message)}`);
+    if (name === 'SyntaxError')
+      throw new TokenEndpointError('lost', null, `Shopify's token endpoint answered no JSON: ${String(message)}`);
     throw error;
   }
 }
