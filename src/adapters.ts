@@ -17,7 +17,7 @@ import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
 import { ShopifyGraphqlClient, type ShopifyObserver } from './platform/shopify/graphql-client';
 import { StorePlatforms } from './platform/store-platforms';
 import { ShopifyApp } from './platform/shopify/app';
-import { ShopifyTokens } from './platform/shopify/session-tokens';
+import { ShopifyTokens } from './shopify-app/session-tokens';
 import { platformConnection } from './db/platform-sessions-repository';
 import { packetaPointsStore } from './db/packeta-pickup-points';
 

@@ -92,10 +92,10 @@ export async function markAccessLost(tx: EntityManager, storeId: string, reason:
 
 /** A session found to hold a custom app's token (Shopify refused to exchange it as the public app's): never tried again. */
 export async function markCustomApp(em: EntityManager, storeId: string, now: Date): Promise<void> {
-  await em.execute(`update store_platform_sessions set token_origin = 'custom_app', updated_at = ? where store_id = ?`, [
-    now,
-    storeId,
-  ]);
+  await em.execute(
+    `update store_platform_sessions set token_origin = 'custom_app', updated_at = ? where store_id = ?`,
+    [now, storeId],
+  );
 }
 
 /** Sessions that still hold a non-expiring token and may be the public app's: what the migration has left. */

@@ -1,4 +1,4 @@
-import type { PlatformConnection } from '../db/platform-sessions-repository';
+import type { PlatformConnection, ShopifyConnection } from '../db/platform-sessions-repository';
 import type {
   Fulfillment,
   FulfillmentOrderHoldResult,
@@ -11,7 +11,21 @@ import type {
 } from './port';
 import { ShopifyPlatform } from './shopify/shopify-platform';
 import type { ShopifyGraphqlClient } from './shopify/graphql-client';
-import type { ShopifyTokens } from './shopify/session-tokens';
+
+/**
+ * A Shopify session's tokens for each call (decision 0710; `ShopifyTokens` in src/shopify-app/): the token to use now
+ * (refreshed when due), and what to try after a 401.
+ */
+export interface SessionTokens {
+  tokenFor(connection: ShopifyConnection, shop: string, what: string): Promise<string | null>;
+  afterUnauthorized(
+    connection: ShopifyConnection,
+    shop: string,
+    what: string,
+    used: string | null,
+    afterRefresh: boolean,
+  ): Promise<string>;
+}
 
 /**
  * The store-platform port for every store: each call goes to the platform the store is on (the sandbox platform, or
@@ -24,7 +38,7 @@ export class StorePlatforms implements StorePlatformPort {
     private readonly shopifyClient: ShopifyGraphqlClient,
     private readonly connectionOf: (shop: string) => Promise<PlatformConnection>,
     /** Refreshes expiring tokens (decision 0710); without it every token is used as stored. */
-    private readonly tokens?: ShopifyTokens,
+    private readonly tokens?: SessionTokens,
   ) {}
 
   /**

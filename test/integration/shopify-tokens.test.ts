@@ -32,6 +32,8 @@ afterAll(async () => {
 
 const aShop = () => `tok-${randomToken(8).toLowerCase()}.myshopify.com`;
 const HOUR_AND_A_MINUTE = 61 * 60;
+/** A cut-over already passed on the fake's clock (which runs from now), whatever today's date is. */
+const passedCutover = () => new Date(Date.now() - 86_400_000).toISOString();
 
 interface TokenLedger {
   requests: Array<{ grant_type: string; refresh_token_ending: string | null; outcome: string }>;
@@ -44,8 +46,7 @@ const tokens = async (shop: string, body?: Record<string, unknown>): Promise<Tok
   expect(res.status).toBe(200);
   return res.body as TokenLedger;
 };
-const refreshes = async (shop: string) =>
-  (await tokens(shop)).requests.filter((r) => r.grant_type === 'refresh_token');
+const refreshes = async (shop: string) => (await tokens(shop)).requests.filter((r) => r.grant_type === 'refresh_token');
 
 async function session(storeId: string) {
   const [row] = await app.orm.em.fork().execute<
@@ -256,7 +257,7 @@ describe('non-expiring tokens of the public app', () => {
       'urn:ietf:params:oauth:grant-type:token-exchange',
     ]);
     // Past the cut-over the migrated store keeps working, refreshes included.
-    await tokens(shop, { non_expiring_cutover: '2000-01-01T00:00:00Z', advance_clock_seconds: HOUR_AND_A_MINUTE });
+    await tokens(shop, { non_expiring_cutover: passedCutover(), advance_clock_seconds: HOUR_AND_A_MINUTE });
     const res = await readOrder(app, auth, order.orderId);
     expect(res.status).toBe(200);
     expect(await refreshes(shop)).toHaveLength(1);
@@ -287,8 +288,7 @@ describe('non-expiring tokens of the public app', () => {
   it('fail as access_required past the cut-over when not migrated, while a migrated store works', async () => {
     const old = await anOldStore();
     const current = await anInstalledStore();
-    for (const shop of [old.shop, current.shop])
-      await tokens(shop, { non_expiring_cutover: '2000-01-01T00:00:00Z' });
+    for (const shop of [old.shop, current.shop]) await tokens(shop, { non_expiring_cutover: passedCutover() });
     const refused = await readOrder(app, old.auth, old.order.orderId);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('access_required');
@@ -299,7 +299,7 @@ describe('non-expiring tokens of the public app', () => {
 
   it('of a custom app keep working as they are past the cut-over, and are never migrated', async () => {
     const custom = await anOldStore(`shpat_${randomToken(24)}`);
-    await tokens(custom.shop, { non_expiring_cutover: '2000-01-01T00:00:00Z' });
+    await tokens(custom.shop, { non_expiring_cutover: passedCutover() });
     const res = await readOrder(app, custom.auth, custom.order.orderId);
     expect(res.status).toBe(200);
     const run = await labelctlWith(shopify.env, '--json', 'store', 'migrate-tokens');

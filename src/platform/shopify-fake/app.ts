@@ -76,11 +76,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 const oauthError = (status: number, error: string, description: string): Reply =>
   json(status, { error, error_description: description });
 
-export function registerShopifyAppFake(
-  router: Router,
-  shop: (domain: string) => ShopState,
-  tokens: FakeTokens,
-): void {
+export function registerShopifyAppFake(router: Router, shop: (domain: string) => ShopState, tokens: FakeTokens): void {
   const apps = new Map<string, FakeApp>();
   registerInstall(router, shop, apps, tokens);
   registerWebhooks(router, shop, apps, tokens);

@@ -184,7 +184,10 @@ export class FakeTokens {
     const control = '/_control/shopify/:shop/tokens';
     // An install from before expiring tokens: the public app's non-expiring offline token, as Shopify issued it then.
     router.add('POST', `${control}/non-expiring-install`, async (request) => {
-      const parsed = z.object({ client_id: z.string().min(1) }).strict().safeParse(request.body);
+      const parsed = z
+        .object({ client_id: z.string().min(1) })
+        .strict()
+        .safeParse(request.body);
       if (!parsed.success) throw new BadRequest('control body is invalid', parsed.error.issues);
       const domain = request.params.shop!;
       const s = shop(domain);

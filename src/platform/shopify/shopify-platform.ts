@@ -37,7 +37,12 @@ export type TokenFor = (shop: string) => Promise<string | null>;
  * What a 401 to `used` leaves to try (decision 0710): a token for one more request, or it throws what the call ends
  * with. `afterRefresh`: the 401 answered a token already tried again.
  */
-export type OnUnauthorized = (shop: string, what: string, used: string | null, afterRefresh: boolean) => Promise<string>;
+export type OnUnauthorized = (
+  shop: string,
+  what: string,
+  used: string | null,
+  afterRefresh: boolean,
+) => Promise<string>;
 
 /** `StorePlatformPort` over Shopify's Admin GraphQL API in the pinned version (docs/shopify.md). */
 export class ShopifyPlatform implements StorePlatformPort {

@@ -1,11 +1,11 @@
-import type { ShopifyConnection } from '../../db/platform-sessions-repository';
-import type { Orm } from '../../db/orm';
-import { lockSession, markAccessLost, storeIssuedTokens, type LockedSession } from '../../db/shopify-tokens';
-import { inTransaction } from '../../db/transaction';
-import { PlatformAccessLostError, PlatformUnauthorizedError, PlatformUnavailableError } from '../port';
-import type { IssuedTokens } from './app';
-import { TokenEndpointError } from './app';
-import { REFRESH_MARGIN_MS, refreshDue, unauthorizedMeaning } from './token-policy';
+import type { ShopifyConnection } from '../db/platform-sessions-repository';
+import type { Orm } from '../db/orm';
+import { lockSession, markAccessLost, storeIssuedTokens, type LockedSession } from '../db/shopify-tokens';
+import { inTransaction, type Tx } from '../db/transaction';
+import { PlatformAccessLostError, PlatformUnauthorizedError, PlatformUnavailableError } from '../platform/port';
+import { TokenEndpointError, type IssuedTokens } from '../platform/shopify/app';
+import { REFRESH_MARGIN_MS, refreshDue, unauthorizedMeaning } from '../platform/shopify/token-policy';
+import type { SessionTokens } from '../platform/store-platforms';
 
 /** Shopify's token endpoint as the refresh needs it (`ShopifyApp`, or none without SHOPIFY_API_KEY). */
 export interface TokenEndpoint {
@@ -40,7 +40,7 @@ type RefreshResult = { token: string } | { lost: string };
  * concurrent callers share the refresh in flight. A lost answer is asked again with the same refresh token (Shopify
  * keeps it valid until the new access token is first used); a refused refresh token marks the store's access lost.
  */
-export class ShopifyTokens {
+export class ShopifyTokens implements SessionTokens {
   private readonly inFlight = new Map<string, Promise<RefreshResult>>();
 
   constructor(private readonly deps: ShopifyTokensDeps) {}
@@ -65,7 +65,11 @@ export class ShopifyTokens {
     used: string | null,
     afterRefresh: boolean,
   ): Promise<string> {
-    const meaning = unauthorizedMeaning({ refreshable: connection.refreshable, origin: connection.origin, afterRefresh });
+    const meaning = unauthorizedMeaning({
+      refreshable: connection.refreshable,
+      origin: connection.origin,
+      afterRefresh,
+    });
     if (meaning === 'unavailable') throw new PlatformUnauthorizedError(what);
     if (meaning === 'access_lost') {
       const reason = afterRefresh
@@ -110,7 +114,11 @@ export class ShopifyTokens {
       if (session.accessLost) return { lost: session.accessLost };
       const margin = this.deps.marginMs ?? REFRESH_MARGIN_MS;
       // Another process (or an earlier refresh here) stored a new token meanwhile: use it.
-      if (session.accessToken && session.accessToken !== seen && !refreshDue(session.expiresAt, this.deps.now(), margin))
+      if (
+        session.accessToken &&
+        session.accessToken !== seen &&
+        !refreshDue(session.expiresAt, this.deps.now(), margin)
+      )
         return { token: session.accessToken };
       if (!force && session.accessToken && !refreshDue(session.expiresAt, this.deps.now(), margin))
         return { token: session.accessToken };
@@ -123,7 +131,7 @@ export class ShopifyTokens {
 
   /** Shopify's refresh, asked again once with the same refresh token when its answer is lost. */
   private async askShopify(
-    tx: Parameters<Parameters<typeof inTransaction>[1]>[0],
+    tx: Tx,
     endpoint: TokenEndpoint,
     session: LockedSession,
     shop: string,
