@@ -203,6 +203,20 @@ describe('an expired access token', () => {
     }
   });
 
+  it('is refreshed once by labelctl and the API at once', async () => {
+    const { shop, storeId, auth, order } = await anInstalledStore();
+    await tokens(shop, { advance_clock_seconds: HOUR_AND_A_MINUTE });
+    const [check, ...reads] = await Promise.all([
+      labelctlWith(shopify.env, 'store', 'platform', storeId, '--check'),
+      ...Array.from({ length: 5 }, () => readOrder(app, auth, order.orderId)),
+    ]);
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain('scopes complete');
+    expect(reads.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await refreshes(shop)).toHaveLength(1);
+  });
+
   it('recovers from a lost refresh answer with the same refresh token', async () => {
     const { shop, auth, order } = await anInstalledStore();
     await tokens(shop, { advance_clock_seconds: HOUR_AND_A_MINUTE, lose_next_answers: 1 });
