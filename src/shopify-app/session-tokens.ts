@@ -124,7 +124,8 @@ export class ShopifyTokens implements SessionTokens {
         return { token: session.accessToken };
       // Nothing to refresh with here (no refresh token, or no app credentials in this process): a token not yet
       // expired may still serve the call; after a 401 there is nothing left to try.
-      if (!session.refreshToken || !endpoint) return !force && session.accessToken ? { token: session.accessToken } : null;
+      if (!session.refreshToken || !endpoint)
+        return !force && session.accessToken ? { token: session.accessToken } : null;
       return this.askShopify(tx, endpoint, session, shop);
     });
     if (result) return result;
