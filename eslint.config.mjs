@@ -56,7 +56,7 @@ const NO_GET_CONNECTION = {
 
 /**
  * Tests that share PostgreSQL, the Temporal server and the workers of the global setup, whose clocks run on (npm test
- * moves only the unit project's clock a year ahead, README "Tests"): no fixed instant. A pure use (a value no clock
+ * moves only the unit project's clock a year ahead, docs/development.md, decision 1151): no fixed instant. A pure use (a value no clock
  * is compared with) is allowed line by line with a reason: `// eslint-disable-next-line no-restricted-syntax -- pure: <why>`.
  */
 const ISO_INSTANT = String.raw`/\d{4}-\d\d-\d\dT\d\d:\d\d/`;

@@ -1,4 +1,5 @@
 const { availableParallelism } = require('node:os');
+const { integrationFiles, POSTGRES_DEFAULTS } = require('./scripts/lib/jest-workers.mjs');
 
 /** @type {import('jest').Config} */
 const transform = {
@@ -14,8 +15,9 @@ const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 module.exports = {
   projects: [
     {
+      // Date a year ahead in every unit test file (and only Date): a test pinning today's date fails today (decision 1151).
       displayName: 'unit',
-      testEnvironment: 'node',
+      testEnvironment: '<rootDir>/test/helpers/year-ahead-environment.ts',
       transform,
       moduleNameMapper,
       testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
@@ -72,11 +74,11 @@ module.exports = {
       slowTestThreshold: 60,
     },
   ],
-  // jest's default is one worker fewer than the cores: on 2 cores one file at a time. The integration files spend most
-  // of their time waiting on the servers, timers and processes they drive (one worker kept 2 cores about a sixth
-  // busy), so four run side by side on any machine (issue 45, decision 1150). `npm test` runs the cluster project
-  // alone after them (scripts/lib/jest-runs.mjs).
-  maxWorkers: Math.max(4, availableParallelism() - 1),
+  // Files side by side: one more than the cores, and no more than PostgreSQL's connections hold (decision 1152; issue
+  // 45, decision 1150, found the files mostly wait). Here PostgreSQL's defaults are assumed: `npm test` reads the
+  // server's own budget, passes the result as --maxWorkers and the unit run's own (scripts/lib/jest-workers.mjs), and
+  // runs the cluster project alone after the others (scripts/lib/jest-runs.mjs).
+  maxWorkers: integrationFiles({ cores: availableParallelism(), ...POSTGRES_DEFAULTS }).count,
   testTimeout: 60_000,
   // A cluster test's build output (npm run cluster builds beside dist/) is no source of tests or modules.
   modulePathIgnorePatterns: ['<rootDir>/.data/'],

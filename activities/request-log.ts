@@ -2,6 +2,7 @@ import { createRequestLogPartitionsAhead, dropRequestLogBefore } from '../src/db
 import type { ActivityDeps } from './deps';
 import { migrateShopifyTokens } from './shopify-tokens';
 import { sweepUnstartedCreations } from './unstarted-creations';
+import { startUnstartedWebhooks } from '../src/shopify-app/webhook-intake';
 
 /**
  * Deletes webhook events created before `createdBefore`, their deliveries and attempts going with them (foreign keys
@@ -31,6 +32,11 @@ export interface PurgeRequestLogInput {
   staleCreationAfterMs?: number;
   /** Webhook events older than this go, with their deliveries and attempts (none while a delivery is pending). */
   webhookRetentionMs?: number;
+  /**
+   * SHOPIFY_REDACT_RETRY: with it, Shopify webhooks stored a minute or more ago whose workflow never started are
+   * started (decision 0718).
+   */
+  shopifyRedactRetryMs?: number;
 }
 
 export interface PurgeRequestLogResult {
@@ -47,6 +53,8 @@ export interface PurgeRequestLogResult {
   webhookEvents?: number;
   /** Shopify sessions moved to expiring tokens this run, and those left (absent without the public app). */
   shopifyTokens?: { migrated: number; left: number };
+  /** Stored Shopify webhooks whose workflow this run started. */
+  shopifyWebhooksStarted?: number;
 }
 
 export function createRequestLogActivities(deps: ActivityDeps) {
@@ -78,6 +86,19 @@ export function createRequestLogActivities(deps: ActivityDeps) {
           ? 0
           : await deleteOldWebhookEvents(deps, new Date(deps.now().getTime() - input.webhookRetentionMs));
       const shopifyTokens = await migrateShopifyTokens(deps);
+      const shopifyWebhooksStarted =
+        input.shopifyRedactRetryMs === undefined
+          ? 0
+          : await startUnstartedWebhooks(
+              {
+                orm: deps.orm,
+                temporal: deps.temporal,
+                taskQueue: deps.webhooks.taskQueue,
+                now: deps.now,
+                redactRetryMs: input.shopifyRedactRetryMs,
+              },
+              new Date(deps.now().getTime() - 60_000),
+            );
       return {
         ...(shopifyTokens ? { shopifyTokens } : {}),
         deleted,
@@ -86,6 +107,7 @@ export function createRequestLogActivities(deps: ActivityDeps) {
         createdPartitions,
         abandonedClaims,
         webhookEvents,
+        shopifyWebhooksStarted,
       };
     },
   };

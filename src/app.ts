@@ -163,6 +163,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
           new ShopifyPlatform(new ShopifyGraphqlClient(deps.config.shopify), () => Promise.resolve(token)).shopContact(
             shop,
           ),
+        pickupPointDefinition: (shop, token) =>
+          new ShopifyPlatform(new ShopifyGraphqlClient(deps.config.shopify), () =>
+            Promise.resolve(token),
+          ).ensurePickupPointDefinition(shop),
       }),
     );
   }

@@ -1,7 +1,8 @@
-// `npm test`'s jest runs. The unit project runs under faketime with the clock a year ahead (scripts/lib/faketime.mjs);
-// the other projects talk to PostgreSQL and the Temporal server, whose clocks faketime does not move, and run on the
-// real clock; the cluster project last, alone (ALONE_PROJECTS). `--selectProjects` and `--ignoreProjects` given to `npm test -- ...` choose the runs; every other
-// argument goes to each run.
+// `npm test`'s jest runs. The unit project runs first, on its own: it needs no database, so its files side by side
+// follow the cores alone (scripts/lib/jest-workers.mjs); its environment moves Date a year ahead (decision 1151). The
+// other projects talk to PostgreSQL and the Temporal server; the cluster project last, alone (ALONE_PROJECTS).
+// `--selectProjects` and `--ignoreProjects` given to `npm test -- ...` choose the runs; every other argument goes to
+// each run.
 
 const SELECT = ['--selectProjects', '--select-projects'];
 const IGNORE = ['--ignoreProjects', '--ignore-projects'];
@@ -39,8 +40,7 @@ function splitProjectOptions(args) {
 }
 
 /**
- * The runs for `args` over the projects of jest.config.js (`projectNames`, in its order): the unit project's, with the
- * fake clock, then one of every other selected project but those of ALONE_PROJECTS, then one of each of those; `{ error }`
+ * The runs for `args` over the projects of jest.config.js (`projectNames`, in its order): the unit project's, then one of every other selected project but those of ALONE_PROJECTS, then one of each of those; `{ error }`
  * for a project jest.config.js does not name. With several runs, a path pattern may match tests of only some of them:
  * each passes with no tests (`--passWithNoTests`) and `requireTests` asks the caller to fail when they found none
  * together, as one jest run would.
@@ -57,11 +57,9 @@ export function planJestRuns(args, projectNames) {
   if (chosen.length === 0) return { error: 'no jest project left to run (--selectProjects / --ignoreProjects)' };
   const others = chosen.filter((name) => name !== UNIT_PROJECT && !ALONE_PROJECTS.includes(name));
   const groups = [
-    ...(chosen.includes(UNIT_PROJECT) ? [{ name: UNIT_PROJECT, projects: [UNIT_PROJECT], fakeClock: true }] : []),
-    ...(others.length > 0 ? [{ name: 'servers', projects: others, fakeClock: false }] : []),
-    ...chosen
-      .filter((name) => ALONE_PROJECTS.includes(name))
-      .map((name) => ({ name, projects: [name], fakeClock: false })),
+    ...(chosen.includes(UNIT_PROJECT) ? [{ name: UNIT_PROJECT, projects: [UNIT_PROJECT] }] : []),
+    ...(others.length > 0 ? [{ name: 'servers', projects: others }] : []),
+    ...chosen.filter((name) => ALONE_PROJECTS.includes(name)).map((name) => ({ name, projects: [name] })),
   ];
   const split = groups.length > 1 && !rest.includes('--passWithNoTests');
   return {

@@ -112,3 +112,28 @@ export async function dropDatabase(serverUrl, name) {
     await client.end();
   }
 }
+
+/**
+ * The server's connection budget for `integrationFiles` (scripts/lib/jest-workers.mjs): `max_connections`, the slots
+ * kept for superusers (and, from PostgreSQL 16, `reserved_connections`), and the client connections already open
+ * but this one's. Null when the server does not answer it; the caller then assumes PostgreSQL's defaults.
+ */
+export async function connectionBudget(url) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query(
+      `select current_setting('max_connections')::int as max,
+              current_setting('superuser_reserved_connections')::int
+                + coalesce(nullif(current_setting('reserved_connections', true), ''), '0')::int as reserved,
+              (select count(*)::int from pg_stat_activity
+                where backend_type = 'client backend' and pid <> pg_backend_pid()) as in_use`,
+    );
+    return { maxConnections: rows[0].max, reserved: rows[0].reserved, inUse: rows[0].in_use };
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -23,6 +23,30 @@ export function findTemporalServer() {
       sqlTool: { name: 'temporal-sql-tool', env: 'TEMPORAL_SQL_TOOL_PATH', pkg: 'go.temporal.io/server/cmd/tools/sql' },
     },
   });
+}
+
+/**
+ * `findTemporalServer` in a Node of its own, so that its build (minutes, once per machine) runs beside other work:
+ * `result` resolves to what it returns (null when it failed; its output says why), `child` is the process.
+ */
+export function findTemporalServerApart(node = process.execPath) {
+  const script = `import { writeSync } from 'node:fs';
+    import { findTemporalServer } from ${JSON.stringify(import.meta.url)};
+    writeSync(3, JSON.stringify(findTemporalServer()));`;
+  const child = spawn(node, ['--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit', 'pipe'] });
+  const result = new Promise((resolve) => {
+    let out = '';
+    child.stdio[3].on('data', (chunk) => (out += chunk));
+    child.once('error', () => resolve(null));
+    child.once('close', (code) => {
+      try {
+        resolve(code === 0 ? JSON.parse(out) : null);
+      } catch {
+        resolve(null);
+      }
+    });
+  });
+  return { child, result };
 }
 
 /** `{ ui }`: the Web UI server (its module embeds the built UI), or null. */

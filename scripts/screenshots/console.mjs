@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // Renders a terminal session recorded with `script` (ANSI colours and all) to a PNG, for docs/manual-checks.md.
 // Its tools are not the project's dependencies: install them apart and name the directory, e.g.
-//   npm install --prefix /tmp/shot playwright-core ansi-to-html && apt-get install chromium
-//   SCREENSHOT_TOOLS=/tmp/shot node scripts/screenshots/console.mjs session.log docs/screenshots/dev-console.png
+//   npm install --prefix .data/screenshot-tools playwright-core ansi-to-html && apt-get install chromium
+//   SCREENSHOT_TOOLS=.data/screenshot-tools node scripts/screenshots/console.mjs session.log docs/screenshots/dev-console.png
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { launchChromium } from './chromium.mjs';
 
 const [logFile, pngFile] = process.argv.slice(2);
-const tools = createRequire(join(process.env.SCREENSHOT_TOOLS ?? '.', 'package.json'));
+const tools = createRequire(resolve(process.env.SCREENSHOT_TOOLS ?? '.', 'package.json'));
 const Convert = tools('ansi-to-html');
 const { chromium } = tools('playwright-core');
 

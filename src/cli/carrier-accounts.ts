@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { accountSettings } from '../carriers/account-settings';
-import { apiPasswordOwner, PacketaAdapter } from '../carriers/packeta/adapter';
+import { apiPasswordOwner, PacketaAdapter, SealedPasswordError } from '../carriers/packeta/adapter';
 import { LABEL_FORMATS } from '../carriers/packeta/label-formats';
 import { packetaNetworkWithoutFeed } from '../carriers/packeta/pickup-points';
 import {
@@ -48,6 +48,11 @@ function homeCarrier(value: string, previous: Record<string, string>): Record<st
 
 /** What a check's failure tells the operator; Packeta's own text is kept out of it, as from API answers. */
 function checkFailure(error: unknown): CliError {
+  if (error instanceof SealedPasswordError)
+    return new CliError(
+      'check failed: the stored API password does not open with this SETTINGS_ENCRYPTION_KEY (the account was ' +
+        'created under another key); set the key it was created with, or create the account again',
+    );
   if (error instanceof CarrierRejectedError) {
     const why =
       error.reason === 'credentials_invalid'

@@ -70,6 +70,24 @@ async function readGrantedScopes(
   }
 }
 
+/**
+ * The shared pickup-point metafield's definition on the custom app's shop (decision 0719): `created`, `exists`, or why
+ * not (the connection stands without it; connecting again tries again).
+ */
+async function definePickupPoint(config: Config, domain: string, token: string): Promise<string | undefined> {
+  const shopify = new ShopifyPlatform(new ShopifyGraphqlClient(config.shopify), () => Promise.resolve(token));
+  try {
+    return await shopify.ensurePickupPointDefinition(domain);
+  } catch (error) {
+    return `not defined: ${(error as Error).message}`;
+  }
+}
+
+const pickupPointText = (outcome: string | undefined) =>
+  outcome
+    ? `; pickup point metafield ${outcome === 'created' || outcome === 'exists' ? `definition ${outcome}` : outcome}`
+    : '';
+
 /** An offline Admin API access token from a file (never the command line: shell history and process lists keep it). */
 function readToken(file: string): string {
   let text: string;
@@ -115,11 +133,16 @@ export function registerStorePlatformCommands(store: Command, kit: CliKitWithOrm
           throw new StorePlatformError(
             `the token's installation lacks ${missing.join(', ')}; the app needs ${REQUIRED_SHOPIFY_SCOPES.join(', ')} (docs/shopify.md). Nothing was changed`,
           );
-        return sessionRow(
+        const connected = sessionRow(
           await connectShopify(em, key(), { storeId: found.id, accessToken: token, grantedScopes, now: new Date() }),
         );
+        return { ...connected, pickup_point_definition: await definePickupPoint(kit.config(), found.domain, token) };
       });
-      kit.print(row, () => `connected ${sessionText(row)}`);
+      kit.print(
+        row,
+        () =>
+          `connected ${sessionText(row)}${pickupPointText('pickup_point_definition' in row ? row.pickup_point_definition : undefined)}`,
+      );
     });
 
   store

@@ -4,6 +4,7 @@ import { createStore, setStoreGates } from '../access/stores';
 import { Store } from '../db/entities/store';
 import { bool, CliError, type CliKitWithOrm, type Row } from './kit';
 import { registerStorePlatformCommands, registerTokenMigrationCommand } from './store-platform';
+import { registerStorePrivacyCommands } from './store-privacy';
 
 const storeRow = (s: Store): Row => ({
   id: s.id,
@@ -115,4 +116,5 @@ export function registerStoreCommands(program: Command, kit: CliKitWithOrm): voi
 
   registerStorePlatformCommands(store, kit);
   registerTokenMigrationCommand(store, kit);
+  registerStorePrivacyCommands(store, kit);
 }

@@ -3,6 +3,7 @@ import type { Orm } from '../db/orm';
 import { countSessionsToMigrate } from '../db/shopify-tokens';
 import { circuitOpenUntil, type CarrierProtectionSettings } from '../domain/carrier-protection';
 import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
+import { OLDEST_REDACTION_SQL, OVERDUE_REDACTIONS_SQL, overdueCutoff } from '../privacy/pending-redactions';
 
 /**
  * Gauges of what waits in PostgreSQL, read when Prometheus scrapes the API (docs/decisions/0900-port-and-state-metrics.md):
@@ -23,6 +24,8 @@ export interface OperationalState {
   shopifyTokensToMigrate: number;
   /** Each file of Packeta's pickup-point feed once imported or tried (decision 1220); none without the feed. */
   packetaFeed: Array<{ file: string; ageSeconds: number | null; failuresInARow: number; points: number | null }>;
+  /** Redactions Shopify asked for not done yet: those asked 25 days ago or more, and the oldest's age (decision 0718). */
+  shopifyRedactions: { overdue: number; oldestSeconds: number };
 }
 
 interface Totals {
@@ -68,7 +71,7 @@ export async function readOperationalState(deps: {
   platformQueueMax: number;
 }): Promise<OperationalState> {
   const em = deps.orm.em.fork();
-  const [[totals], streaks, installations, feedFiles, tokensToMigrate] = await Promise.all([
+  const [[totals], streaks, installations, feedFiles, [redactions], tokensToMigrate] = await Promise.all([
     em.execute<Totals[]>(TOTALS),
     em.execute<Array<{ id: string; carrier: string; unclear: number; last_at: Date | null }>>(STREAKS),
     em.execute<Array<{ granted_scopes: string[] }>>(
@@ -77,6 +80,10 @@ export async function readOperationalState(deps: {
     ),
     em.execute<Array<{ feed_file: string; checked_at: Date | null; failures_in_a_row: number; points: number | null }>>(
       'select feed_file, checked_at, failures_in_a_row, points from packeta_feed_files order by feed_file',
+    ),
+    em.execute<Array<{ overdue: number; oldest: Date | null }>>(
+      `select (${OVERDUE_REDACTIONS_SQL}) as overdue, (${OLDEST_REDACTION_SQL}) as oldest`,
+      [overdueCutoff(deps.now())],
     ),
     countSessionsToMigrate(em),
   ]);
@@ -92,6 +99,7 @@ export async function readOperationalState(deps: {
     creationQueue: { depth: t.queue_depth, limit: deps.platformQueueMax },
     shopifyMissingScopes,
     shopifyTokensToMigrate: tokensToMigrate,
+    shopifyRedactions: { overdue: redactions!.overdue, oldestSeconds: ageSeconds(redactions!.oldest, now) },
     packetaFeed: feedFiles.map((f) => ({
       file: f.feed_file,
       ageSeconds: f.checked_at ? ageSeconds(f.checked_at, now) : null,
@@ -181,6 +189,16 @@ export function registerStateMetrics(registry: Registry, read: () => Promise<Ope
     'shipping_label_shopify_tokens_to_migrate',
     'Shopify sessions still holding a non-expiring token of the public app (or of unknown origin): the hourly housekeeping and labelctl store migrate-tokens exchange them for expiring ones; refused by Shopify from 2027-01-01',
     (s) => s.shopifyTokensToMigrate,
+  );
+  gauge(
+    'shipping_label_shopify_redactions_overdue',
+    'Redactions Shopify asked for (customers/redact, shop/redact) still not done 25 days after the request; Shopify expects them within 30 (labelctl store privacy names what blocks them)',
+    (s) => s.shopifyRedactions.overdue,
+  );
+  gauge(
+    'shipping_label_shopify_redaction_oldest_age_seconds',
+    'Age of the oldest redaction Shopify asked for that is not done yet (0 when none waits)',
+    (s) => s.shopifyRedactions.oldestSeconds,
   );
   registerPacketaFeedGauges(registry, state);
   const circuitLabels = ['carrier_account', 'carrier'] as const;

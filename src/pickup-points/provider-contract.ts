@@ -13,8 +13,8 @@ import {
 } from '../domain/pickup-points';
 
 /**
- * The custom pickup point provider contract (shared/spec/pickup-point-provider.md): what the service sends and how
- * it reads the answer. Items are validated one by one: an item without a valid required field is dropped, an unusable
+ * The custom pickup point provider contract (the specification's "Custom Pickup Point Provider Contract"): what the
+ * service sends and how it reads the answer. Items are validated one by one: an item without a valid required field is dropped, an unusable
  * optional field (`place`, `pin`, an `openingHours` entry) is left out of a point that is kept; both are reported,
  * never fatal.
  */

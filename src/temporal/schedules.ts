@@ -68,12 +68,13 @@ export async function ensureSchedules(client: Client, config: Config): Promise<v
     config.requestLog.purgeIntervalMs,
     'purgeRequestLogWorkflow',
     // The same hourly run fails creations nothing carries on any more (a minute after their own deadline) and deletes
-    // webhook events past their retention.
+    // webhook events past their retention, and starts stored Shopify webhooks whose workflow never started.
     [
       {
         retentionMs: config.requestLog.retentionMs,
         staleCreationAfterMs: config.creation.notStartedMs + 60_000,
         webhookRetentionMs: config.webhooks.retentionMs,
+        shopifyRedactRetryMs: config.privacy.redactRetryMs,
       },
     ],
     queue,

@@ -143,6 +143,8 @@ export function postWebhook(
     body: string;
     secret?: string;
     webhookId?: string;
+    /** `X-Shopify-Event-Id`; none when absent (as from a sender older than the header). */
+    eventId?: string;
     hmac?: string;
     /** When Shopify says the event happened (`X-Shopify-Triggered-At`); now by default. */
     triggeredAt?: Date;
@@ -157,6 +159,7 @@ export function postWebhook(
       'x-shopify-shop-domain': input.shop,
       'x-shopify-api-version': '2026-10',
       'x-shopify-webhook-id': input.webhookId ?? `wh-${randomToken(12)}`,
+      ...(input.eventId ? { 'x-shopify-event-id': input.eventId } : {}),
       'x-shopify-triggered-at': (input.triggeredAt ?? new Date()).toISOString(),
     },
     body: input.body,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +110,18 @@ describe('a Packeta account created and checked by labelctl', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(password);
     expect(await labelctlJsonWith({}, 'carrier-accounts', 'check', created.id)).toMatchObject({ check: 'ok' });
+    // Under another SETTINGS_ENCRYPTION_KEY the stored password does not open: labelctl says so, not "Packeta refused".
+    const otherKey = await labelctlWith(
+      { SETTINGS_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
+      'carrier-accounts',
+      'check',
+      created.id,
+    );
+    expect([otherKey.code, otherKey.stderr]).toEqual([
+      2,
+      'labelctl: check failed: the stored API password does not open with this SETTINGS_ENCRYPTION_KEY (the account ' +
+        'was created under another key); set the key it was created with, or create the account again\n',
+    ]);
 
     // The carrier account endpoint of the API shows no endpoint secrets either.
     const api = await app.request('GET', `/v1/carrier-accounts/${created.id}`, { headers: shop.auth });

@@ -3,6 +3,7 @@ import { ShopifyQueryError } from '../../src/platform/shopify/graphql-client';
 import { aShopDomain } from '../helpers/platform-port-contract';
 import { control } from '../helpers/sandbox';
 import { adminSchemaManifest } from '../../src/platform/shopify-fake/admin-schema';
+import { CUSTOMER_PHONE_SCOPE, REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
 import { anAccessToken, fakeShopifyRequests, shopifyAdapter } from '../helpers/shopify';
 
 // What only the Shopify adapter has: access tokens, the cost bucket (THROTTLED with real cost extensions, 429), user
@@ -177,5 +178,145 @@ describe('ShopifyPlatform on the fake Shopify', () => {
     );
     expect(deprecated).toEqual(['Order.totalPrice']);
     expect(served).toHaveLength(1);
+  });
+});
+
+/** An order with one fulfillment order at each of two locations (Praha, Brno). */
+async function aShopWithAnOrderAtTwoLocations() {
+  const domain = aShopDomain();
+  const token = await anAccessToken(domain);
+  const line = [{ id: 1, quantity: 1, total_after_discounts: czk('100.00') }];
+  const res = await control('PUT', `/_control/stores/${domain}/orders`, {
+    id: 2001,
+    name: '#2001',
+    fulfillment_orders: [
+      { id: 601, assigned_location: { id: 1, name: 'Praha' }, line_items: line },
+      { id: 602, assigned_location: { id: 2, name: 'Brno' }, line_items: line },
+    ],
+  });
+  expect(res.status).toBe(200);
+  return { domain, token };
+}
+
+const labelFulfilment = (trackingNumber: string) => ({
+  fulfillmentOrderIds: ['601', '602'],
+  trackingNumber,
+  trackingUrl: null,
+  carrierName: 'Carrier A',
+  notifyCustomer: false,
+});
+
+const fulfilmentsMade = async (domain: string) =>
+  (await control('GET', `/_control/stores/${domain}/fulfillments`)).body.fulfillments as Array<{
+    id: string;
+    fulfillment_order_ids: string[];
+    tracking_number: string | null;
+  }>;
+
+const fulfillmentCreateFault = (domain: string, fault: Record<string, unknown>) =>
+  control('POST', `/_control/shopify/${domain}/faults`, {
+    faults: [{ type: 'mutation', mutation: 'fulfillmentCreate', ...fault }],
+  });
+
+describe('fulfilment that converges (fulfillmentCreate has no idempotency key)', () => {
+  it('the second location’s call fails once: the retry fulfils only that location', async () => {
+    const { domain, token } = await aShopWithAnOrderAtTwoLocations();
+    const { platform } = shopifyAdapter(token);
+    expect((await fulfillmentCreateFault(domain, { after: 1, outcome: 'unavailable' })).status).toBe(201);
+    expect(await failure(platform.fulfill(domain, labelFulfilment('Z100')))).toBeInstanceOf(PlatformUnavailableError);
+    expect((await fulfilmentsMade(domain)).map((f) => f.fulfillment_order_ids)).toEqual([
+      ['gid://shopify/FulfillmentOrder/601'],
+    ]);
+    const retried = await platform.fulfill(domain, labelFulfilment('Z100'));
+    const made = await fulfilmentsMade(domain);
+    expect(made.map((f) => [f.fulfillment_order_ids, f.tracking_number])).toEqual([
+      [['gid://shopify/FulfillmentOrder/601'], 'Z100'],
+      [['gid://shopify/FulfillmentOrder/602'], 'Z100'],
+    ]);
+    // The first location's fulfilment, the one the earlier attempt made.
+    expect(retried).toMatchObject({ id: `gid://shopify/Fulfillment/${made[0]!.id}`, trackingNumber: 'Z100' });
+    expect((await platform.listFulfillmentOrders(domain, '2001')).map((fo) => fo.status)).toEqual(['closed', 'closed']);
+  });
+
+  it('the first call times out after Shopify committed it: the retry finds it done and fulfils the rest', async () => {
+    const { domain, token } = await aShopWithAnOrderAtTwoLocations();
+    const { platform } = shopifyAdapter(token, 1_000);
+    await fulfillmentCreateFault(domain, { outcome: 'late_answer', delay_ms: 3_000 });
+    const timedOut = await failure(platform.fulfill(domain, labelFulfilment('Z200')));
+    expect(timedOut).toBeInstanceOf(PlatformUnavailableError);
+    expect((await fulfilmentsMade(domain)).map((f) => f.fulfillment_order_ids)).toEqual([
+      ['gid://shopify/FulfillmentOrder/601'],
+    ]);
+    await platform.fulfill(domain, labelFulfilment('Z200'));
+    expect((await fulfilmentsMade(domain)).map((f) => f.fulfillment_order_ids)).toEqual([
+      ['gid://shopify/FulfillmentOrder/601'],
+      ['gid://shopify/FulfillmentOrder/602'],
+    ]);
+    // Everything done already: a further retry sends no fulfillmentCreate at all.
+    await platform.fulfill(domain, labelFulfilment('Z200'));
+    expect(await fulfilmentsMade(domain)).toHaveLength(2);
+  });
+
+  it('a fulfillment order another fulfilment closed (not this label’s number) is still refused not_open', async () => {
+    const { domain, token } = await aShopWithAnOrderAtTwoLocations();
+    const { platform } = shopifyAdapter(token);
+    await platform.fulfill(domain, { ...labelFulfilment('OTHER-1'), fulfillmentOrderIds: ['601'] });
+    const refused = await failure(platform.fulfill(domain, labelFulfilment('Z300')));
+    expect(refused).toBeInstanceOf(PlatformRequestError);
+    expect(refused).toMatchObject({ code: 'not_open' });
+    expect((await fulfilmentsMade(domain)).map((f) => f.tracking_number)).toEqual(['OTHER-1']);
+  });
+});
+
+describe('the recipient’s phone and the delivery method', () => {
+  const address = { name: 'Jana Nováková', street: 'Dlouhá 12', city: 'Praha', postcode: '110 00', country: 'CZ' };
+  async function anOrder(domain: string, order: Record<string, unknown>) {
+    const res = await control('PUT', `/_control/stores/${domain}/orders`, { id: 3001, name: '#3001', ...order });
+    expect(res.status).toBe(200);
+  }
+
+  it('reads the shipping address’s phone first, then the order’s', async () => {
+    const domain = aShopDomain();
+    const { platform } = shopifyAdapter(await anAccessToken(domain));
+    await anOrder(domain, { shipping_address: { ...address, phone: '+420601000001' }, phone: '+420602000002' });
+    expect((await platform.getOrder(domain, '3001'))!.phone).toBe('+420601000001');
+    await anOrder(domain, { shipping_address: address, phone: '+420602000002' });
+    expect((await platform.getOrder(domain, '3001'))!.phone).toBe('+420602000002');
+  });
+
+  it('the customer’s phone last, where the installation holds read_customers; without it the order reads all the same', async () => {
+    const domain = aShopDomain();
+    await anOrder(domain, { shipping_address: address, phone: null, customer: { phone: '+420603000003' } });
+    const withoutScope = shopifyAdapter(await anAccessToken(domain)).platform;
+    expect(await withoutScope.getOrder(domain, '3001')).toMatchObject({ name: '#3001', phone: null });
+    const withScope = shopifyAdapter(
+      await anAccessToken(domain, { scopes: [...REQUIRED_SHOPIFY_SCOPES, CUSTOMER_PHONE_SCOPE] }),
+    ).platform;
+    expect((await withScope.getOrder(domain, '3001'))!.phone).toBe('+420603000003');
+    expect((await withScope.findOrdersByName(domain, '#3001'))[0]!.phone).toBe('+420603000003');
+  });
+
+  it('takes the delivery method from displayable fulfillment orders: one merged or moved away (closed) is not', async () => {
+    const domain = aShopDomain();
+    const { platform } = shopifyAdapter(await anAccessToken(domain));
+    const line = [{ id: 1, quantity: 1, total_after_discounts: czk('100.00') }];
+    await anOrder(domain, {
+      shipping_address: address,
+      fulfillment_orders: [{ id: 701, delivery_method_type: 'pickup', line_items: line }],
+    });
+    expect((await platform.getOrder(domain, '3001'))!.deliveryMethod.type).toBe('retail');
+    // The merchant moves it to a new fulfillment order that ships: Shopify closes the old one and hides it.
+    const edit = await control('POST', `/_control/stores/${domain}/orders/3001/edits`, {
+      replace: [{ fulfillment_order_id: '701', new: { id: 702, delivery_method_type: 'shipping', line_items: line } }],
+    });
+    expect(edit.status).toBe(200);
+    expect(
+      (await platform.listFulfillmentOrders(domain, '3001')).map((fo) => [fo.status, fo.deliveryMethodType]),
+    ).toEqual([
+      ['closed', 'pickup'],
+      ['open', 'shipping'],
+    ]);
+    expect((await platform.getOrder(domain, '3001'))!.deliveryMethod.type).toBe('shipping');
+    expect((await platform.getOrderWithFulfillmentOrders(domain, '3001'))!.order.deliveryMethod.type).toBe('shipping');
   });
 });

@@ -3,9 +3,9 @@ import { adminSchemaManifest } from '../../src/platform/shopify-fake/admin-schem
 import { REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
 import { expectError } from '../helpers/errors';
-import { aPlatformId } from '../helpers/labels';
+import { aCarrierAccount, aPlatformId } from '../helpers/labels';
 import { sampleValue } from '../helpers/prometheus';
-import { control } from '../helpers/sandbox';
+import { control, ledger } from '../helpers/sandbox';
 import { connectToFakeShopify, fakeShopifyRequests, type FakeGrants } from '../helpers/shopify';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -23,6 +23,7 @@ afterAll(async () => app.close());
 
 const czk = (amount: string) => ({ amount, currency: 'CZK' });
 const DAY = 86_400_000;
+const PRAHA_ADDRESS = { name: 'Jana Nováková', street: 'Dlouhá 12', city: 'Praha', postcode: '110 00', country: 'CZ' };
 
 /** A store on the fake Shopify whose installation holds `grants`, creating at carrier A. */
 async function aShopifyStore(grants: FakeGrants = {}) {
@@ -160,6 +161,62 @@ describe('fulfilment', () => {
       [order.fulfillmentOrderGids[0]],
       [order.fulfillmentOrderGids[1]],
     ]);
+  });
+});
+
+describe('fulfilment that converges: a retry fulfils what is still open, never twice', () => {
+  const line = [{ id: 1, quantity: 1, total_after_discounts: czk('499.00'), weight_grams: 600 }];
+  const anOrderAtTwoLocations = (shop: Shop) =>
+    anOrderOnPlatform(shop.domain, {
+      fulfillment_orders: [
+        { id: aPlatformId(), assigned_location: { id: 1, name: 'Praha' }, line_items: line },
+        { id: aPlatformId(), assigned_location: { id: 2, name: 'Brno' }, line_items: line },
+      ],
+    });
+  const fulfillmentCreateFault = async (shop: Shop, fault: Record<string, unknown>) => {
+    const res = await control('POST', `/_control/shopify/${shop.domain}/faults`, {
+      faults: [{ type: 'mutation', mutation: 'fulfillmentCreate', ...fault }],
+    });
+    expect(res.status).toBe(201);
+  };
+
+  it.each([
+    ['the second location’s call fails once (503)', { after: 1, outcome: 'unavailable' }],
+    // Past SHOPIFY_TIMEOUT (10 s, the worker's default): the activity gives up on an answer Shopify committed.
+    ['the first call times out after Shopify committed it', { outcome: 'late_answer', delay_ms: 12_000 }],
+  ])('%s: fulfilled, one fulfilment per location', async (_what, fault) => {
+    const shop = await aShopifyStore();
+    const order = await anOrderAtTwoLocations(shop);
+    await fulfillmentCreateFault(shop, fault);
+    const res = await create(shop, { order_id: order.orderId, all_locations: true });
+    expect(res.status).toBe(201);
+    expect(res.body.side_effects.fulfillment).toEqual({ mode: 'fulfill', status: 'succeeded' });
+    const made = await fulfillments(shop.domain);
+    expect(made.map((f) => f.fulfillment_order_ids)).toEqual([
+      [order.fulfillmentOrderGids[0]],
+      [order.fulfillmentOrderGids[1]],
+    ]);
+  });
+});
+
+describe('the recipient’s phone', () => {
+  it('a carrier C pickup-point label for an order whose phone is only on the shipping address is created', async () => {
+    const shop = await aStoreWithKey(app.orm, { platform: 'sandbox' });
+    await connectToFakeShopify(app.orm, shop);
+    const account = await aCarrierAccount(app.orm, shop.storeId, {
+      carrierCode: 'carrier_c',
+      services: [{ code: 'c_pickup', name: 'Pickup point', codSupported: true, pickupPointRequired: true }],
+      sender: { name: 'Shop s.r.o.', countryCode: 'CZ', iban: 'CZ6508000000192000145399' },
+    });
+    await aRule(app.orm, shop.storeId, { priority: 1, carrierAccountId: account.id, serviceCode: 'c_pickup' });
+    const order = await anOrderOnPlatform(shop.domain, {
+      phone: null,
+      shipping_address: { ...PRAHA_ADDRESS, phone: '+420601234567' },
+      delivery_method: { type: 'pickup', pickup_point: { id: 'CZ10001', carrier_code: 'carrier_c', country: 'CZ' } },
+    });
+    const res = await create(shop, { order_id: order.orderId, fulfillment: 'none' });
+    expect([res.status, res.body.error ?? null]).toEqual([201, null]);
+    expect(await ledger(account.id)).toEqual([expect.objectContaining({ reference: res.body.id })]);
   });
 });
 

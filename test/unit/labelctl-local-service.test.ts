@@ -84,7 +84,7 @@ describe('where labelctl finds the running service', () => {
   });
 
   it('ignores lines that are no variable of its own', () => {
-    writeFile('PATH=/tmp/evil\nNODE_OPTIONS=--require /tmp/evil.js\nSANDBOX_URL=http://127.0.0.1:4110\n');
+    writeFile('PATH=/opt/evil\nNODE_OPTIONS=--require /opt/evil.js\nSANDBOX_URL=http://127.0.0.1:4110\n');
     const env = labelctlEnvironment({}, checkout);
     expect(env.PATH).toBeUndefined();
     expect(env.NODE_OPTIONS).toBeUndefined();

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
-// `npm test`'s jest runs (scripts/lib/jest-runs.mjs) and its libfaketime (scripts/lib/faketime.mjs): plain ESM of the
+// `npm test`'s jest runs (scripts/lib/jest-runs.mjs), its files side by side (scripts/lib/jest-workers.mjs) and its
+// load check (scripts/lib/busy.mjs) and its Temporal server lookup (scripts/lib/temporal-cluster.mjs): plain ESM of the
 // scripts, called in a Node of their own.
 const root = join(__dirname, '..', '..');
 function call(module: string, expression: string): any {
@@ -15,33 +16,26 @@ const PROJECTS = ['unit', 'integration', 'integration-shopify', 'cluster'];
 const plan = (args: string[]) =>
   call('jest-runs.mjs', `m.planJestRuns(${JSON.stringify(args)}, ${JSON.stringify(PROJECTS)})`);
 const runs = (args: string[]) =>
-  (plan(args).runs as Array<{ name: string; fakeClock: boolean; args: string[] }>).map((r) => [
-    r.name,
-    r.fakeClock,
-    r.args,
-  ]);
+  (plan(args).runs as Array<{ name: string; args: string[] }>).map((r) => [r.name, r.args]);
 
 describe('npm test: the jest runs', () => {
-  it('runs the unit project with the fake clock, then the others, then the cluster alone; each passes with no tests, all together may not', () => {
+  it('runs the unit project first, then the others, then the cluster alone; each passes with no tests, all together may not', () => {
     expect(plan(['-t', 'rotation'])).toEqual({
       requireTests: true,
       runs: [
         {
           name: 'unit',
           projects: ['unit'],
-          fakeClock: true,
           args: ['--selectProjects', 'unit', '--passWithNoTests', '-t', 'rotation'],
         },
         {
           name: 'servers',
           projects: ['integration', 'integration-shopify'],
-          fakeClock: false,
           args: ['--selectProjects', 'integration', 'integration-shopify', '--passWithNoTests', '-t', 'rotation'],
         },
         {
           name: 'cluster',
           projects: ['cluster'],
-          fakeClock: false,
           args: ['--selectProjects', 'cluster', '--passWithNoTests', '-t', 'rotation'],
         },
       ],
@@ -49,27 +43,27 @@ describe('npm test: the jest runs', () => {
   });
 
   it.each([
-    [['--selectProjects', 'integration'], [['servers', false, ['--selectProjects', 'integration']]]],
-    [['--selectProjects=unit', 'test/unit/ids'], [['unit', true, ['--selectProjects', 'unit', 'test/unit/ids']]]],
+    [['--selectProjects', 'integration'], [['servers', ['--selectProjects', 'integration']]]],
+    [['--selectProjects=unit', 'test/unit/ids'], [['unit', ['--selectProjects', 'unit', 'test/unit/ids']]]],
     [
       ['test/integration/access', '--select-projects', 'cluster', 'unit'],
       [
-        ['unit', true, ['--selectProjects', 'unit', '--passWithNoTests', 'test/integration/access']],
-        ['cluster', false, ['--selectProjects', 'cluster', '--passWithNoTests', 'test/integration/access']],
+        ['unit', ['--selectProjects', 'unit', '--passWithNoTests', 'test/integration/access']],
+        ['cluster', ['--selectProjects', 'cluster', '--passWithNoTests', 'test/integration/access']],
       ],
     ],
     [
       ['--ignoreProjects', 'cluster', 'integration-shopify', '--runInBand'],
       [
-        ['unit', true, ['--selectProjects', 'unit', '--passWithNoTests', '--runInBand']],
-        ['servers', false, ['--selectProjects', 'integration', '--passWithNoTests', '--runInBand']],
+        ['unit', ['--selectProjects', 'unit', '--passWithNoTests', '--runInBand']],
+        ['servers', ['--selectProjects', 'integration', '--passWithNoTests', '--runInBand']],
       ],
     ],
     [
       ['--ignoreProjects=unit'],
       [
-        ['servers', false, ['--selectProjects', 'integration', 'integration-shopify', '--passWithNoTests']],
-        ['cluster', false, ['--selectProjects', 'cluster', '--passWithNoTests']],
+        ['servers', ['--selectProjects', 'integration', 'integration-shopify', '--passWithNoTests']],
+        ['cluster', ['--selectProjects', 'cluster', '--passWithNoTests']],
       ],
     ],
   ])('%j starts only the runs its projects need', (args, expected) => {
@@ -144,69 +138,125 @@ describe('npm test: the jest runs', () => {
   });
 });
 
-describe('npm test: libfaketime for the unit run', () => {
-  /** ensureLibfaketime over a machine described by `machine`; what it returned or threw, and the commands it ran. */
-  const ensure = (machine: { found: boolean; apt?: boolean; root?: boolean; installs?: boolean[] }) =>
-    call(
-      'faketime.mjs',
-      `(() => {
-        const machine = ${JSON.stringify({ apt: true, root: true, installs: [], ...machine })};
-        const ran = [];
-        let found = machine.found;
-        const deps = {
-          findLibrary: () => (found ? '/usr/lib/x/faketime/libfaketime.so.1' : null),
-          hasAptGet: () => machine.apt,
-          isRoot: () => machine.root,
-          run: (command, args) => {
-            ran.push([command, ...args].join(' '));
-            if (args[0] !== 'install') return true;
-            const ok = machine.installs.shift() ?? false;
-            found = found || ok;
-            return ok;
-          },
-          log: () => undefined,
-        };
-        try {
-          return { path: m.ensureLibfaketime(deps), ran };
-        } catch (e) {
-          return { error: e.message, ran };
-        }
-      })()`,
-    );
-  const install = 'apt-get install -y --no-install-recommends faketime';
+describe('npm test: test files side by side', () => {
+  const files = (budget: { cores: number; maxConnections: number; reserved: number; inUse: number }) =>
+    call('jest-workers.mjs', `m.integrationFiles(${JSON.stringify(budget)})`);
 
-  it('uses the library it finds and installs nothing', () => {
-    expect(ensure({ found: true })).toEqual({ path: '/usr/lib/x/faketime/libfaketime.so.1', ran: [] });
+  it.each([
+    // 2 cores, PostgreSQL's defaults: 100 - 3 - 10 = 87 connections, three files of 25.
+    [{ cores: 2, maxConnections: 100, reserved: 3, inUse: 0 }, 3, 'cores'],
+    // Another run holding 40: 47 left, one file.
+    [{ cores: 2, maxConnections: 100, reserved: 3, inUse: 40 }, 1, 'connections'],
+    [{ cores: 8, maxConnections: 100, reserved: 3, inUse: 0 }, 3, 'connections'],
+    [{ cores: 8, maxConnections: 400, reserved: 3, inUse: 5 }, 9, 'cores'],
+    [{ cores: 1, maxConnections: 400, reserved: 3, inUse: 0 }, 2, 'cores'],
+    // No connections left at all: still one file, which then says so itself.
+    [{ cores: 4, maxConnections: 20, reserved: 3, inUse: 19 }, 1, 'connections'],
+  ])('%j: %i files, bound by the %s', (budget, count, bound) => {
+    const result = files(budget);
+    expect(result.count).toBe(count);
+    expect(result.bound).toBe(bound);
   });
 
-  it('installs the package with apt-get as root; after a failed install, updates the lists and tries once more', () => {
-    expect(ensure({ found: false, installs: [true] }).ran).toEqual([install]);
-    expect(ensure({ found: false, installs: [false, true] })).toEqual({
-      path: '/usr/lib/x/faketime/libfaketime.so.1',
-      ran: [install, 'apt-get update', install],
-    });
+  it('says why, with the cores, the connections and the share of each file', () => {
+    expect(files({ cores: 2, maxConnections: 100, reserved: 3, inUse: 0 }).why).toBe(
+      "2 cores, 100 PostgreSQL connections with 3 reserved and 0 in use, ~25 each and 10 for the run's worker: 3 by the cores, 3 by the connections",
+    );
+  });
+
+  it('runs the unit files side by side by the cores alone: four, or one fewer than the cores', () => {
+    expect([1, 2, 4, 5, 16].map((cores) => call('jest-workers.mjs', `m.unitFiles({ cores: ${cores} })`))).toEqual([
+      4, 4, 4, 4, 15,
+    ]);
   });
 
   it.each([
-    ['no apt-get', { found: false, apt: false }, []],
-    ['not root', { found: false, root: false }, []],
-    ['apt-get failing twice', { found: false, installs: [false, false] }, [install, 'apt-get update', install]],
-  ])('fails with what to do when it cannot install: %s', (_name, machine, ran) => {
-    const outcome = ensure(machine);
-    expect(outcome.ran).toEqual(ran);
-    expect(outcome.error).toMatch(/clock a year ahead under libfaketime, which is missing/);
-    expect(outcome.error).toMatch(/apt-get install faketime/);
+    [['--maxWorkers=1'], true],
+    [['--maxWorkers', '2'], true],
+    [['--max-workers=50%'], true],
+    [['-w', '2'], true],
+    [['-w2'], true],
+    [['--runInBand'], true],
+    [['-i'], true],
+    [['test/integration/access', '--selectProjects', 'integration'], false],
+    [['-t', 'workers'], false],
+  ])('%j chooses the workers itself: %s', (args, chooses) => {
+    expect(call('jest-workers.mjs', `m.choosesWorkers(${JSON.stringify(args)})`)).toBe(chooses);
+  });
+});
+
+describe('npm test -- --busy', () => {
+  const take = (args: string[], cores = 2) => call('busy.mjs', `m.takeBusyOption(${JSON.stringify(args)}, ${cores})`);
+
+  it.each([
+    [[], 2, { busy: 0, args: [] }],
+    [['--busy'], 2, { busy: 2, args: [] }],
+    [['--busy'], 1, { busy: 2, args: [] }],
+    [['--busy'], 8, { busy: 8, args: [] }],
+    [['--busy=3'], 2, { busy: 3, args: [] }],
+    [
+      ['test/integration/render-leases', '--busy', '--selectProjects', 'integration'],
+      2,
+      { busy: 2, args: ['test/integration/render-leases', '--selectProjects', 'integration'] },
+    ],
+    [
+      ['--selectProjects', 'integration', 'integration-shopify', '--busy=1', '-t', 'busy'],
+      2,
+      { busy: 1, args: ['--selectProjects', 'integration', 'integration-shopify', '-t', 'busy'] },
+    ],
+  ])('%j on %i cores', (args, cores, expected) => {
+    expect(take(args, cores)).toEqual(expected);
   });
 
-  it('preloads the library into the processes it starts, beside any library already preloaded', () => {
-    expect(call('faketime.mjs', `m.fakeClockEnv('/l/libfaketime.so.1', '+365d', { LD_PRELOAD: '/other.so' })`)).toEqual(
-      {
-        LD_PRELOAD: '/l/libfaketime.so.1:/other.so',
-        FAKETIME: '+365d',
-      },
+  it('refuses a count that is no whole number from 1', () => {
+    for (const arg of ['--busy=0', '--busy=two', '--busy=', '--busy=1.5']) {
+      expect(take([arg]).error).toMatch(/the number of CPU-bound processes is a whole number from 1/);
+    }
+  });
+
+  it('leaves --busy out of the jest runs it plans around the rest', () => {
+    const { args } = take(['test/integration/access', '--busy', '--selectProjects', 'integration']);
+    expect(runs(args)).toEqual([['servers', ['--selectProjects', 'integration', 'test/integration/access']]]);
+  });
+
+  it('starts CPU-bound processes and stops them all', () => {
+    const outcome = call(
+      'busy.mjs',
+      `(async () => {
+        const busy = m.startBusy(2);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const alive = busy.pids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } });
+        const stopped = busy.stop();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const left = busy.pids.filter((pid) => { try { process.kill(pid, 0); return true; } catch { return false; } });
+        return { started: busy.pids.length, alive: alive.length, stopped, left: left.length, again: busy.stop() };
+      })()`,
     );
-    expect(call('faketime.mjs', `m.fakeClockEnv('/l/libfaketime.so.1', '+365d', {})`).LD_PRELOAD).toBe(
-      '/l/libfaketime.so.1',
-    );
+    expect(outcome).toEqual({ started: 2, alive: 2, stopped: 2, left: 0, again: 0 });
+  });
+});
+
+describe('npm test: the Temporal server looked for in a Node of its own', () => {
+  /** findTemporalServerApart with the binaries named by their variables, as a user may: nothing is built. */
+  function apart(server: string, sqlTool: string): unknown {
+    const script = `import { findTemporalServerApart } from ${JSON.stringify(join(root, 'scripts/lib/temporal-cluster.mjs'))};
+      process.stdout.write(JSON.stringify(await findTemporalServerApart().result));`;
+    const env = { ...process.env, TEMPORAL_SERVER_PATH: server, TEMPORAL_SQL_TOOL_PATH: sqlTool };
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return JSON.parse(out);
+  }
+
+  it('resolves to what findTemporalServer returns there', () => {
+    const server = join(root, 'package.json');
+    const sqlTool = join(root, 'jest.config.js');
+    expect(apart(server, sqlTool)).toEqual({ server, sqlTool });
+  });
+
+  it('resolves to null when it fails there (its output says why)', () => {
+    expect(apart(join(root, 'no-such-temporal-server'), join(root, 'jest.config.js'))).toBeNull();
   });
 });

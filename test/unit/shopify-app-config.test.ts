@@ -1,6 +1,6 @@
 import { REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
 import { SHOPIFY_CALLBACK_PATH } from '../../src/platform/shopify/app';
-import { SHOPIFY_WEBHOOK_TOPICS } from '../../src/shopify-app/installation';
+import { SHOPIFY_WEBHOOK_TOPICS } from '../../src/shopify-app/webhook-intake';
 import { loadConfig } from '../../src/config';
 import { appToml } from '../helpers/shopify-app';
 

@@ -5,6 +5,7 @@ import {
   orderMethod,
   orderNameQuery,
   pickupPointOf,
+  recipientPhone,
   times,
   toHold,
   toLine,
@@ -12,6 +13,15 @@ import {
 import { fulfillmentRefusalCode } from '../../src/platform/shopify/user-errors';
 
 describe('Shopify answers as the port’s values', () => {
+  it.each([
+    [['+420 601 111 111', '+420 602 222 222', '+420 603 333 333'], '+420 601 111 111'],
+    [[null, '+420 602 222 222', '+420 603 333 333'], '+420 602 222 222'],
+    [['  ', null, '+420 603 333 333'], '+420 603 333 333'],
+    [[undefined, null, undefined], null],
+  ] as const)('the recipient’s phone of (address, order, customer) %j is %j', (candidates, expected) => {
+    expect(recipientPhone(...candidates)).toBe(expected);
+  });
+
   it.each([
     [['PICKUP_POINT'], 'pickup'],
     [['SHIPPING', 'PICKUP_POINT'], 'pickup'],

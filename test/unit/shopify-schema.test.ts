@@ -12,11 +12,12 @@ import {
   validate,
   visit,
   visitWithTypeInfo,
+  type FieldNode,
 } from 'graphql';
 import { loadConfig } from '../../src/config';
 import { ADMIN_SCHEMA_DIR, adminSchema, adminSchemaManifest } from '../../src/platform/shopify-fake/admin-schema';
 import { ADMIN_DOCUMENTS } from '../../src/platform/shopify/queries';
-import { grants, REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
+import { CUSTOMER_PHONE_SCOPE, grants, REQUIRED_SHOPIFY_SCOPES } from '../../src/platform/shopify/scopes';
 
 // The adapter's documents against Shopify's own Admin schema (vendored from @shopify/dev-mcp, `npm run
 // shopify:schema`): valid and using nothing deprecated in the pinned version and in the next one the package has.
@@ -68,25 +69,37 @@ describe('the vendored schema', () => {
 describe('the required access scopes (src/platform/shopify/scopes.ts)', () => {
   const { schema, access } = adminSchema(manifest.pinned);
 
-  /** Every scope rule a document meets, as Shopify's schema annotates fields and their types (a connection's nodes). */
-  function rulesOf(text: string): Array<{ at: string; anyOf: readonly string[] }> {
-    const rules: Array<{ at: string; anyOf: readonly string[] }> = [];
+  type Rule = { at: string; anyOf: readonly string[]; optional: boolean };
+  /**
+   * Every scope rule a document meets, as Shopify's schema annotates fields and their types (a connection's nodes);
+   * `optional` within a field the document marks optional (its response key in `optionalFields`).
+   */
+  function rulesOf(text: string, optionalFields: readonly string[] = []): Rule[] {
+    const rules: Rule[] = [];
     const info = new TypeInfo(schema);
+    const marked = (node: FieldNode) => optionalFields.includes((node.alias ?? node.name).value);
+    let depthInOptional = 0;
     visit(
       parse(text),
       visitWithTypeInfo(info, {
-        Field() {
-          const parent = info.getParentType();
-          const field = info.getFieldDef();
-          if (!parent || !field) return;
-          const at = `${parent.name}.${field.name}`;
-          let type = getNamedType(field.type);
-          const nodes = isObjectType(type) && type.name.endsWith('Connection') ? type.getFields().nodes : undefined;
-          if (nodes) type = getNamedType(nodes.type);
-          for (const key of [at, type.name]) {
-            const rule = access.get(key);
-            if (rule) rules.push({ at, anyOf: rule.scopes });
-          }
+        Field: {
+          leave(node) {
+            if (marked(node)) depthInOptional -= 1;
+          },
+          enter(node) {
+            if (marked(node)) depthInOptional += 1;
+            const parent = info.getParentType();
+            const field = info.getFieldDef();
+            if (!parent || !field) return;
+            const at = `${parent.name}.${field.name}`;
+            let type = getNamedType(field.type);
+            const nodes = isObjectType(type) && type.name.endsWith('Connection') ? type.getFields().nodes : undefined;
+            if (nodes) type = getNamedType(nodes.type);
+            for (const key of [at, type.name]) {
+              const rule = access.get(key);
+              if (rule) rules.push({ at, anyOf: rule.scopes, optional: depthInOptional > 0 });
+            }
+          },
         },
       }),
     );
@@ -94,8 +107,12 @@ describe('the required access scopes (src/platform/shopify/scopes.ts)', () => {
   }
 
   it.each(Object.entries(ADMIN_DOCUMENTS))('suffice for every field %s reads or writes', (_name, document) => {
-    const unmet = rulesOf(document.text).filter((rule) => !rule.anyOf.some((s) => grants(REQUIRED_SHOPIFY_SCOPES, s)));
+    const rules = rulesOf(document.text, document.optionalFields);
+    const unmet = rules.filter((r) => !r.optional && !r.anyOf.some((s) => grants(REQUIRED_SHOPIFY_SCOPES, s)));
     expect(unmet).toEqual([]);
+    // What a document marks optional needs no more than the optional customer scope (decision 0716).
+    const withOptional = [...REQUIRED_SHOPIFY_SCOPES, CUSTOMER_PHONE_SCOPE];
+    expect(rules.filter((r) => r.optional && !r.anyOf.some((s) => grants(withOptional, s)))).toEqual([]);
   });
 
   it('are the ones docs/shopify.md lists, in its table', () => {

@@ -7,7 +7,8 @@ import { ApiError } from '../../http/api-error';
 import { DEFAULT_CACHE_CONTROL } from '../../http/middleware';
 import type { AppContext, AppState } from '../../http/state';
 import { ShopifyAppRefusal, type ShopifyApp } from '../../platform/shopify/app';
-import { recordInstall, receiveWebhook, subscribedTopic } from '../../shopify-app/installation';
+import { recordInstall } from '../../shopify-app/installation';
+import { receiveWebhook, subscribedTopic } from '../../shopify-app/webhook-intake';
 import { REQUIRED_SHOPIFY_SCOPES } from '../../platform/shopify/scopes';
 
 /**
@@ -28,6 +29,8 @@ export interface ShopifyRouteDeps {
   maxBodyBytes: number;
   redactRetryMs: number;
   shopContact: (shop: string, accessToken: string) => Promise<{ name: string; email: string }>;
+  /** Creates the shared pickup-point metafield's definition on the shop (decision 0719); `exists` when it is there. */
+  pickupPointDefinition: (shop: string, accessToken: string) => Promise<'created' | 'exists'>;
 }
 
 const escapeHtml = (text: string) =>
@@ -48,6 +51,26 @@ function installedPage(shop: string, storeId: string, apiEnabled: boolean, suppo
 
 function warn(deps: ShopifyRouteDeps, ctx: AppContext, message: string, fields: Record<string, unknown>): void {
   deps.logger.warn({ request_id: ctx.state.requestId, path: ctx.path, ...fields }, message);
+}
+
+/**
+ * The shared pickup-point metafield's definition (decision 0719), once the install is recorded: a failure is logged and
+ * does not undo the install (points are still written and read without it; the next install or connect creates it).
+ */
+async function definePickupPoint(
+  deps: ShopifyRouteDeps,
+  ctx: AppContext,
+  session: { shop: string; accessToken: string },
+) {
+  try {
+    const outcome = await deps.pickupPointDefinition(session.shop, session.accessToken);
+    deps.logger.info(
+      { request_id: ctx.state.requestId, shop: session.shop, outcome },
+      'pickup point metafield defined',
+    );
+  } catch (error) {
+    warn(deps, ctx, 'pickup point metafield not defined', { shop: session.shop, detail: (error as Error).message });
+  }
 }
 
 function refusalError(refusal: ShopifyAppRefusal): ApiError {
@@ -140,6 +163,7 @@ export function shopifyRoutes(deps: ShopifyRouteDeps): Middleware<AppState> {
       { request_id: ctx.state.requestId, shop: session.shop, store_id: outcome.storeId, created: outcome.created },
       'Shopify app installed',
     );
+    await definePickupPoint(deps, ctx, session);
     ctx.type = 'text/html';
     ctx.body = installedPage(session.shop, outcome.storeId, outcome.apiEnabled, deps.supportEmail);
   });
@@ -173,6 +197,7 @@ export function shopifyRoutes(deps: ShopifyRouteDeps): Middleware<AppState> {
       },
       {
         webhookId: verified.webhookId,
+        eventId: verified.eventId,
         shop: verified.shop,
         topic: subscribedTopic(verified.topic),
         apiVersion: verified.apiVersion,
@@ -180,16 +205,26 @@ export function shopifyRoutes(deps: ShopifyRouteDeps): Middleware<AppState> {
         payload,
       },
     );
-    const fields = { shop: verified.shop, topic: subscribedTopic(verified.topic), webhook_id: verified.webhookId };
-    if (outcome.kind === 'unknown_shop') {
-      warn(deps, ctx, 'Shopify webhook refused: no store for the shop', fields);
-      throw new ApiError('not_found', { message: 'No store of this service is on that shop.' });
-    }
-    if (outcome.kind === 'replayed')
-      warn(deps, ctx, 'Shopify webhook replayed: acknowledged, not processed again', fields);
+    const fields = {
+      shop: verified.shop,
+      topic: subscribedTopic(verified.topic),
+      webhook_id: verified.webhookId,
+      event_id: verified.eventId,
+    };
+    // Shopify wants a 200-series answer for every well-signed webhook, a shop with no store included (decision 0718).
+    if (outcome.kind === 'unknown_shop')
+      warn(deps, ctx, 'Shopify webhook of a shop with no store: acknowledged, only its event ID kept', fields);
+    else if (outcome.kind === 'replayed')
+      warn(deps, ctx, 'Shopify webhook replayed: acknowledged, not processed again', {
+        ...fields,
+        first_webhook_id: outcome.webhookId,
+      });
     else if (outcome.kind === 'ignored_topic') warn(deps, ctx, 'Shopify webhook of a topic the app ignores', fields);
     else deps.logger.info({ request_id: ctx.state.requestId, ...fields }, 'Shopify webhook accepted');
-    ctx.body = { received: outcome.kind !== 'replayed', webhook_id: verified.webhookId };
+    ctx.body = {
+      received: outcome.kind === 'accepted' || outcome.kind === 'ignored_topic',
+      webhook_id: verified.webhookId,
+    };
   });
 
   return router.routes() as unknown as Middleware<AppState>;

@@ -22,6 +22,17 @@ import { CANCELLED_STATUS } from './statuses';
 import type { PacketaAccountSettings, PacketaEndpoint } from './types';
 import { element, textOf, type XmlElement } from './xml';
 
+/**
+ * The account's sealed API password does not open under this process's `SETTINGS_ENCRYPTION_KEY` (another key than
+ * the one it was sealed with): the account's configuration, not Packeta, so a creation fails as Packeta's own refusal
+ * of the password would (`credentials_invalid`), while `labelctl` names the real cause.
+ */
+export class SealedPasswordError extends CarrierRejectedError {
+  constructor() {
+    super('credentials_invalid', 'the API password does not open');
+  }
+}
+
 /** The owner a Packeta API password is sealed to (src/crypto: a sealed value opens only on its own account). */
 export const apiPasswordOwner = (accountId: string): string => `carrier_account:${accountId}`;
 
@@ -87,8 +98,7 @@ export class PacketaAdapter implements ClaimCapableCarrierPort, PickupNetworkPor
       apiPasswordOwner(account.accountId),
       this.settings(account).sealedApiPassword,
     );
-    // A password that does not open (another SETTINGS_ENCRYPTION_KEY) is the account's configuration, not Packeta.
-    if (password === null) throw new CarrierRejectedError('credentials_invalid', 'the API password does not open');
+    if (password === null) throw new SealedPasswordError();
     try {
       return await callPacketa(this.options.endpoint, method, password, args, operation);
     } catch (error) {

@@ -1,8 +1,9 @@
 import { BigIntType, EntitySchema, type Opt } from '@mikro-orm/core';
 
 /**
- * A store's custom pickup point provider (shared/spec/pickup-point-provider.md): the operator's HTTPS endpoint and
- * the headers sent to it, sealed (src/pickup-points/header-vault.ts). On the wire its points carry `custom:<code>`.
+ * A store's custom pickup point provider (the specification's "Custom Pickup Point Provider Contract"): the
+ * operator's HTTPS endpoint and the headers sent to it, sealed (src/pickup-points/header-vault.ts). On the wire its
+ * points carry `custom:<code>`.
  */
 export class PickupPointProvider {
   id!: string;

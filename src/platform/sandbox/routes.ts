@@ -31,9 +31,14 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
 
 function orderToWire(order: Omit<OrderInput, 'fulfillment_orders'>): Record<string, unknown> {
   const zero = { amount: '0.00', currency: order.currency };
+  const { customer, shipping_address: address, ...rest } = order;
+  const { phone: addressPhone, ...shippingAddress } = address ?? { phone: null };
   return {
-    ...order,
+    ...rest,
     id: orderGid(order.id),
+    shipping_address: address ? shippingAddress : null,
+    // The recipient's phone as the Shopify adapter reads it: the shipping address's, the order's, the customer's.
+    phone: addressPhone ?? order.phone ?? customer?.phone ?? null,
     legacy_id: order.id,
     total_price: order.total_price ?? zero,
     subtotal_price: order.subtotal_price ?? order.total_price ?? zero,

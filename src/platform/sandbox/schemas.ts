@@ -69,11 +69,19 @@ export const orderSchema = z
         country: z.string().length(2),
         latitude: z.number().min(-90).max(90).nullable().default(null),
         longitude: z.number().min(-180).max(180).nullable().default(null),
+        /** The phone given with the address at checkout (Shopify's `MailingAddress.phone`). */
+        phone: z.string().nullable().default(null),
       })
       .strict()
       .nullable()
       .default(null),
     phone: z.string().nullable().default(null),
+    /** The customer who placed it; their default phone (Shopify's `Customer.defaultPhoneNumber`). */
+    customer: z
+      .object({ phone: z.string().nullable().default(null) })
+      .strict()
+      .nullable()
+      .default(null),
     email: z.string().nullable().default(null),
     delivery_method: z
       .object({

@@ -165,6 +165,7 @@ function registerInstall(
     const s = shop(domain);
     s.grants = { ...s.grants, scopes: grant.scopes };
     s.installedApp = app.clientId;
+    s.tokenApp = app.clientId;
     return tokens.install(domain, s, app.clientId, grant.scopes, body.expiring === '1');
   });
 }
@@ -249,6 +250,16 @@ function registerWebhooks(
     const webhook = sent.get(request.params.id!);
     if (!webhook || webhook.shop !== request.params.shop) throw new BadRequest('no such webhook');
     return send(webhook);
+  });
+
+  // One event delivered again under a new webhook ID (Shopify's guidance: deduplicate on `X-Shopify-Event-Id`).
+  router.add('POST', '/_control/shopify/:shop/webhooks/:id/redeliver', async (request) => {
+    const webhook = sent.get(request.params.id!);
+    if (!webhook || webhook.shop !== request.params.shop) throw new BadRequest('no such webhook');
+    const id = randomUUID();
+    const again: SentWebhook = { ...webhook, id, headers: { ...webhook.headers, 'x-shopify-webhook-id': id } };
+    sent.set(id, again);
+    return send(again);
   });
 
   // The merchant uninstalls the app: the token stops working at once and `app/uninstalled` follows.

@@ -1,5 +1,5 @@
-import { pickupPointSchema } from '../sandbox/schemas';
 import { accessDenied, holdsAny } from './access';
+import { createDefinition, mayAccess, resolveNamespace, storeValue, type DefinitionInput } from './metafields';
 import { byGid, fulfillmentOrderView, gid, holdId, orderView, visible, type FakeContext } from './resolvers';
 
 /**
@@ -57,6 +57,18 @@ export function mutationRoot(ctx: FakeContext) {
     },
 
     metafieldsSet: (args: Parameters<typeof metafieldsSet>[1]) => metafieldsSet(ctx, args),
+
+    metafieldDefinitionCreate: ({ definition }: { definition: DefinitionInput }) => {
+      const userErrors = forced(true);
+      if (userErrors) return { createdDefinition: null, userErrors };
+      const created = createDefinition(ctx.definitions, ctx.appId, definition);
+      return 'code' in created
+        ? { createdDefinition: null, userErrors: [{ ...created, elementIndex: null, elementKey: null }] }
+        : {
+            createdDefinition: { id: gid('MetafieldDefinition', `${created.namespace}.${created.key}`) },
+            userErrors: [],
+          };
+    },
 
     fulfillmentOrderHold: (args: Parameters<typeof fulfillmentOrderHold>[1]) => fulfillmentOrderHold(ctx, args),
 
@@ -124,13 +136,16 @@ function fulfillmentCreate(ctx: FakeContext, { fulfillment }: { fulfillment: Ful
   };
 }
 
-/** `metafieldsSet` on orders: the app's `pickup_point` changes the delivery method; others are kept as given. */
+/**
+ * `metafieldsSet` on orders, with Shopify's ownership rules (metafields.ts): `$app` is the calling app's namespace;
+ * another app's reserved namespace only as its definition's `admin` access allows.
+ */
 function metafieldsSet(
   ctx: FakeContext,
   {
     metafields,
   }: {
-    metafields: Array<{ ownerId: string; namespace?: string | null; key: string; value: string }>;
+    metafields: Array<{ ownerId: string; namespace?: string | null; key: string; type?: string | null; value: string }>;
   },
 ) {
   const { store, forced, mayChangeOrders } = mutationKit(ctx);
@@ -146,24 +161,17 @@ function metafieldsSet(
       userErrors: [{ field: ['metafields', String(i), field], message, code, elementIndex: i }],
     });
     if (!order) return error('Owner does not exist.', 'INVALID_VALUE', 'ownerId');
-    if (!m.namespace || m.namespace === '$app') {
-      if (m.key !== 'pickup_point') return error('Unknown app metafield.', 'INVALID_VALUE', 'key');
-      let parsed;
-      try {
-        parsed = pickupPointSchema.safeParse(JSON.parse(m.value));
-      } catch {
-        return error('Value is invalid JSON.', 'INVALID_VALUE', 'value');
-      }
-      if (!parsed.success) return error('Value is not a pickup point.', 'INVALID_VALUE', 'value');
-      order.delivery_method = { ...order.delivery_method, pickup_point: parsed.data };
-    } else order.metafields[`${m.namespace}.${m.key}`] = m.value;
-    set.push({
-      id: gid('Metafield', order.id),
-      namespace: m.namespace ?? '$app',
-      key: m.key,
-      value: m.value,
-      type: 'json',
-    });
+    const namespace = resolveNamespace(m.namespace, ctx.appId);
+    if (!mayAccess(ctx.definitions, ctx.appId, namespace, m.key, true))
+      return error(
+        'Access to this namespace and key on Metafields for this resource type is not allowed.',
+        'APP_NOT_AUTHORIZED',
+        'namespace',
+      );
+    const type = ctx.definitions.get(`${namespace}.${m.key}`)?.type ?? m.type ?? 'json';
+    const refused = storeValue(order, namespace, m.key, type, m.value);
+    if (refused) return error(refused, 'INVALID_VALUE', 'value');
+    set.push({ id: gid('Metafield', order.id), namespace, key: m.key, value: m.value, type });
   }
   return { metafields: set, userErrors: [] };
 }

@@ -3,6 +3,7 @@ import { legacyIdOf, normalizeOrderName, shownStatus } from '../sandbox/state';
 import type { OrderInput } from '../sandbox/schemas';
 import { ALL_ORDERS_SCOPE } from '../shopify/scopes';
 import { holdsAny, type AppGrants } from './access';
+import { mayAccess, resolveNamespace, storedValue, type Definitions } from './metafields';
 
 /**
  * The fake's resolvers over the sandbox platform's store state (the same orders, fulfillment orders, holds and
@@ -22,6 +23,9 @@ export interface FakeContext {
   userError: UserErrorFault | null;
   /** What the app's installation was granted (its session on the fake). */
   grants: AppGrants;
+  /** The calling app (its `$app` namespace is `app--<appId>`) and the shop's metafield definitions. */
+  appId: string;
+  definitions: Definitions;
   nowMs: number;
   /** The shop's own name and its owner's e-mail. */
   shop: { name: string; email: string };
@@ -89,6 +93,29 @@ function methodType(order: Order, type: StoredFulfillmentOrder['delivery_method_
   return { pickup: 'PICK_UP', local: 'LOCAL', retail: 'RETAIL' }[type];
 }
 
+/** A stored fulfilment as Shopify's `Fulfillment` (the fake's are all in effect). */
+function fulfillmentView(f: StoreState['fulfillments'][number]) {
+  return {
+    __typename: 'Fulfillment',
+    id: gid('Fulfillment', f.id),
+    status: 'SUCCESS',
+    createdAt: f.created_at,
+    trackingInfo: ({ first }: { first?: number | null }) =>
+      [{ number: f.tracking_number, url: f.tracking_url, company: f.carrier_name }].slice(0, first ?? undefined),
+  };
+}
+
+/** The fulfilments that closed (part of) a fulfillment order, oldest first. */
+const fulfillmentsOf = (store: StoreState, fo: StoredFulfillmentOrder) =>
+  store.fulfillments.filter((f) => f.fulfillment_order_ids.includes(gid('FulfillmentOrder', fo.id)));
+
+/**
+ * Shopify hides from the merchant (and from `displayable: true`) a fulfillment order closed because it was merged into
+ * another or moved to another location: here, one an edit replaced (closed, pointing to its replacement). One closed
+ * by fulfilling it stays displayable; the seeds say "fulfilled" with a closed status and no fulfilment.
+ */
+const displayable = (fo: StoredFulfillmentOrder): boolean => !(fo.status === 'closed' && fo.replaced_by.length > 0);
+
 function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
   const order = store.orders.get(fo.orderId)!;
   const service = fo.assigned_location.fulfillment_service;
@@ -119,6 +146,8 @@ function fulfillmentOrderView(store: StoreState, fo: StoredFulfillmentOrder) {
       reasonNotes: h.reason,
       displayReason: 'Other',
     })),
+    fulfillments: (args: { first?: number; after?: string }) =>
+      connection(fulfillmentsOf(store, fo).map(fulfillmentView), args),
     lineItems: (args: { first?: number; after?: string }) =>
       connection(
         fo.line_items.map((l) => ({
@@ -147,7 +176,6 @@ function orderView(ctx: FakeContext, order: Order) {
   const zero = { amount: '0.00', currency: order.currency };
   const total = order.total_price ?? zero;
   const a = order.shipping_address;
-  const point = order.delivery_method.pickup_point;
   return {
     __typename: 'Order',
     id: gid('Order', order.id),
@@ -160,18 +188,15 @@ function orderView(ctx: FakeContext, order: Order) {
     subtotalPriceSet: bag(order.subtotal_price ?? total),
     totalOutstandingSet: bag(order.total_outstanding ?? zero),
     paymentGatewayNames: order.payment_gateways,
-    // The app-reserved namespace (no namespace, or `$app`) holds the pickup point (decision 0701).
+    // Shopify's ownership rules (metafields.ts): `$app` is the calling app's own namespace; another app's only as its
+    // definition grants; a metafield the app may not read is null.
     metafield: ({ namespace, key }: { namespace?: string | null; key: string }) => {
-      const appOwned = !namespace || namespace === '$app';
-      const value = appOwned
-        ? key === 'pickup_point' && point
-          ? JSON.stringify(point)
-          : undefined
-        : // The sandbox's seeds spell a metafield `namespace.key` or `namespace/key`; on Shopify both are one.
-          (order.metafields[`${namespace}.${key}`] ?? order.metafields[`${namespace}/${key}`]);
+      const resolved = resolveNamespace(namespace, ctx.appId);
+      if (!mayAccess(ctx.definitions, ctx.appId, resolved, key, false)) return null;
+      const value = storedValue(order, resolved, key);
       return value === undefined
         ? null
-        : { id: gid('Metafield', `${order.id}`), namespace: namespace ?? '$app', key, value, type: 'json' };
+        : { id: gid('Metafield', `${order.id}`), namespace: resolved, key, value, type: 'json' };
     },
     shippingAddress: a
       ? {
@@ -185,15 +210,25 @@ function orderView(ctx: FakeContext, order: Order) {
           countryCodeV2: a.country,
           latitude: a.latitude,
           longitude: a.longitude,
+          phone: a.phone,
         }
       : null,
     phone: order.phone,
+    // Behind `read_customers` (its type's scope, from the schema) and protected customer data (the phone).
+    customer: order.customer
+      ? {
+          __typename: 'Customer',
+          id: gid('Customer', order.id),
+          defaultPhoneNumber: order.customer.phone ? { phoneNumber: order.customer.phone } : null,
+        }
+      : null,
     email: order.email,
     shippingLine: order.delivery_method.title ? { title: order.delivery_method.title } : null,
-    fulfillmentOrders: (args: { first?: number; after?: string }) =>
+    fulfillmentOrders: (args: { first?: number; after?: string; displayable?: boolean | null }) =>
       connection(
         [...store.fulfillmentOrders.values()]
           .filter((fo) => fo.orderId === order.id && visible(ctx, fo))
+          .filter((fo) => !args.displayable || displayable(fo))
           .map((fo) => fulfillmentOrderView(store, fo)),
         args,
       ),

@@ -8,6 +8,7 @@ import {
   validate,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type OperationDefinitionNode,
 } from 'graphql';
 import { z } from 'zod';
 import { BadRequest, json, sleep, type Reply, type Router, type SandboxRequest } from '../../sandbox/http';
@@ -16,11 +17,12 @@ import { actualCost, requestedCost, type Operation } from './cost';
 import { mutationRoot } from './mutations';
 import { queryRoot, type UserErrorFault } from './resolvers';
 import { REQUIRED_SHOPIFY_SCOPES } from '../shopify/scopes';
-import { accessFieldResolver } from './access';
+import { accessFieldResolver, type AppGrants } from './access';
+import { surfaceValue } from './metafields';
 import { adminSchema, adminSchemaManifest } from './admin-schema';
 import { registerShopifyAppFake } from './app';
 import { FakeTokens } from './tokens';
-import type { Bucket, ShopState } from './shop-state';
+import type { Bucket, MutationFault, ShopState } from './shop-state';
 
 /** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
 export const FAKE_API_VERSIONS: readonly string[] = (() => {
@@ -46,7 +48,32 @@ const shopifyFaultSchema = z.discriminatedUnion('type', [
     .object({ type: z.literal('user_error'), message: z.string().min(1), code: z.string().nullable().default(null) })
     .strict(),
   z.object({ type: z.literal('http_429'), retry_after_seconds: z.number().int().min(0).max(3600).default(2) }).strict(),
+  z
+    .object({
+      type: z.literal('mutation'),
+      mutation: z.string().min(1),
+      after: z.number().int().min(0).default(0),
+      outcome: z.enum(['unavailable', 'late_answer']),
+      delay_ms: z.number().int().min(0).max(120_000).default(0),
+    })
+    .strict(),
 ]);
+
+/**
+ * The queued fault of this mutation, if its turn has come (taken from the queue); one whose `after` is not spent lets
+ * this one through and counts it.
+ */
+function mutationFault(s: ShopState, operation: OperationDefinitionNode): MutationFault | null {
+  const head = s.faults[0];
+  const field = operation.selectionSet.selections[0];
+  if (head?.type !== 'mutation' || field?.kind !== Kind.FIELD || field.name.value !== head.mutation) return null;
+  if (head.after > 0) {
+    head.after -= 1;
+    return null;
+  }
+  s.faults.shift();
+  return head;
+}
 
 function refilled(b: Bucket, now: number): Bucket {
   const available = Math.min(b.maximumAvailable, b.currentlyAvailable + ((now - b.at) / 1000) * b.restoreRate);
@@ -78,7 +105,8 @@ const graphqlErrors = (errors: readonly GraphQLError[]): Reply => json(200, { er
  * platform's store state, so the tests seed orders, export holds and faults through the sandbox platform's control API
  * and read fulfillments from it whichever platform the store is on. It checks the access token, keeps each shop's
  * leaky bucket of query cost and answers its scripted faults: the sandbox platform's (slow, throttled, unavailable,
- * unauthorized) and its own (`/_control/shopify/{shop}/faults`: a user error on the next mutation, an HTTP 429).
+ * unauthorized) and its own (`/_control/shopify/{shop}/faults`: a user error on the next mutation, an HTTP 429, a
+ * given mutation unavailable or answered too late after it committed).
  */
 export function registerShopifyFake(router: Router, state: PlatformSandboxState): void {
   const shops = new Map<string, ShopState>();
@@ -93,9 +121,12 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
         name: `Shop ${handle}`,
         email: `owner@${domain}`,
         accessToken: null,
+        tokenApp: CUSTOM_APP_ID,
         installedApp: null,
         formerApp: null,
         grants: { scopes: REQUIRED_SHOPIFY_SCOPES, customerDataLevel: 2 },
+        otherApps: new Map(),
+        definitions: new Map(),
         bucket: { ...DEFAULT_BUCKET, currentlyAvailable: DEFAULT_BUCKET.maximumAvailable, at: Date.now() },
         faults: [],
         requests: 0,
@@ -122,10 +153,14 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
           'retry-after': String(own.retry_after_seconds),
         },
       );
-    const presented = request.headers['x-shopify-access-token'];
-    if (!tokens.admits(domain, s, typeof presented === 'string' ? presented : undefined))
+    const caller = callerOf(
+      s,
+      tokens.admits(domain, s, request.headers['x-shopify-access-token']),
+      request.headers['x-shopify-access-token'],
+    );
+    if (!caller)
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
-    const reply = await runGraphql(state, domain, s, request, { version, throttle: scripted === 'throttle' });
+    const reply = await runGraphql(state, domain, s, request, { version, throttle: scripted === 'throttle', caller });
     // Every answer says which version served it (Shopify's X-Shopify-API-Version).
     return reply.kind === 'json'
       ? { ...reply, headers: { ...reply.headers, 'x-shopify-api-version': version } }
@@ -142,12 +177,18 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
           access_token: z.string().min(1).nullable(),
           scopes: z.array(z.string().regex(/^(read|write)_[a-z_]+$/)).optional(),
           customer_data_level: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+          /** The custom app the token is of (its `$app` namespace); one custom app unless named. */
+          app_id: z
+            .string()
+            .regex(/^[a-z0-9_-]+$/)
+            .optional(),
         })
         .strict(),
       request.body,
     );
     const s = shop(request.params.shop!);
     s.accessToken = body.access_token;
+    s.tokenApp = body.app_id ?? CUSTOM_APP_ID;
     s.grants = {
       scopes: body.scopes ?? REQUIRED_SHOPIFY_SCOPES,
       customerDataLevel: body.customer_data_level ?? 2,
@@ -181,8 +222,54 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
   router.add('GET', `${control}/requests`, async (request) =>
     json(200, { shop: request.params.shop, requests: shop(request.params.shop!).requests }),
   );
+  registerOtherApps(router, state, shop);
   registerShopifyAppFake(router, shop, tokens);
   tokens.registerControl(router, shop);
+}
+
+/** The custom app a token set through `PUT .../session` is of, unless the test names another. */
+const CUSTOM_APP_ID = 'custom-app';
+
+/**
+ * The app a request's access token is of, with its grants; null for a token of none. `installed`: the token is the
+ * shop's installation's and still valid (./tokens.ts: expiry, cut-over).
+ */
+function callerOf(
+  s: ShopState,
+  installed: boolean,
+  token: string | string[] | undefined,
+): { appId: string; grants: AppGrants } | null {
+  if (typeof token !== 'string') return null;
+  if (installed) return { appId: s.tokenApp, grants: s.grants };
+  return s.otherApps.get(token) ?? null;
+}
+
+/**
+ * Other apps on the shop and the surfaces outside the Admin API (decision 0719): another app's token (it calls the
+ * Admin API as itself), and what the Storefront API and checkout or customer accounts read of an order's metafield
+ * (metafields.ts: as its definition grants; 403 when it does not).
+ */
+function registerOtherApps(router: Router, state: PlatformSandboxState, shop: (domain: string) => ShopState): void {
+  router.add('PUT', '/_control/shopify/:shop/apps/:app', async (request) => {
+    const body = parseBody(
+      z.object({ access_token: z.string().min(16), scopes: z.array(z.string()).optional() }).strict(),
+      request.body,
+    );
+    const s = shop(request.params.shop!);
+    const grants: AppGrants = { scopes: body.scopes ?? REQUIRED_SHOPIFY_SCOPES, customerDataLevel: 2 };
+    s.otherApps.set(body.access_token, { appId: request.params.app!, grants });
+    return json(200, { shop: request.params.shop, app: request.params.app, ...grants });
+  });
+  router.add('GET', '/_control/shopify/:shop/orders/:order/metafields/:namespace/:key', async (request) => {
+    const surface = request.query.get('surface');
+    if (surface !== 'storefront' && surface !== 'customer_account')
+      throw new BadRequest('surface is storefront or customer_account');
+    const domain = request.params.shop!;
+    const order = state.store(domain).orders.get(request.params.order!);
+    if (!order) return json(404, { error: 'no such order' });
+    const read = surfaceValue(shop(domain).definitions, order, request.params.namespace!, request.params.key!, surface);
+    return read ? json(200, read) : json(403, { error: `the metafield's definition does not grant ${surface} access` });
+  });
 }
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -213,7 +300,7 @@ async function runGraphql(
   domain: string,
   s: ShopState,
   request: SandboxRequest,
-  options: { version: string; throttle: boolean },
+  options: { version: string; throttle: boolean; caller: { appId: string; grants: AppGrants } },
 ): Promise<Reply> {
   const { schema } = adminSchema(options.version);
   const body = (request.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
@@ -254,12 +341,16 @@ async function runGraphql(
     return throttled(requested, bucket);
   }
   const mutation = operation.operation === OperationTypeNode.MUTATION;
+  const fault = mutation ? mutationFault(s, operation) : null;
+  if (fault?.outcome === 'unavailable') return json(503, { errors: 'Service Unavailable' });
   const userError = mutation && s.faults[0]?.type === 'user_error' ? (s.faults.shift() as UserErrorFault) : null;
   const ctx = {
     store: state.store(domain),
     nextId: () => state.nextId(),
     userError,
-    grants: s.grants,
+    grants: options.caller.grants,
+    appId: options.caller.appId,
+    definitions: s.definitions,
     nowMs: Date.now(),
     shop: { name: s.name, email: s.email },
   };
@@ -268,8 +359,10 @@ async function runGraphql(
     document,
     rootValue: mutation ? mutationRoot(ctx) : queryRoot(ctx),
     variableValues: variables,
-    fieldResolver: accessFieldResolver(adminSchema(options.version), s.grants),
+    fieldResolver: accessFieldResolver(adminSchema(options.version), options.caller.grants),
   });
+  // Committed, but the answer comes too late for the caller: a timeout after Shopify did it.
+  if (fault?.outcome === 'late_answer') await sleep(fault.delay_ms);
   const actual = result.data ? actualCost(op, result.data) : requested;
   s.bucket = { ...bucket, currentlyAvailable: bucket.currentlyAvailable - actual };
   // Shopify names the deprecated fields a request used (since 2025-04).

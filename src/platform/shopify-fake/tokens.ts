@@ -79,8 +79,8 @@ export class FakeTokens {
   }
 
   /** Whether an Admin API request with `token` is let through (else Shopify's 401). */
-  admits(domain: string, s: ShopState, token: string | undefined): boolean {
-    if (!token) return false;
+  admits(domain: string, s: ShopState, token: string | string[] | undefined): boolean {
+    if (typeof token !== 'string') return false;
     const t = this.of(domain);
     if (s.accessToken !== null && token === s.accessToken)
       return !(token === t.nonExpiring && this.now(t) >= t.cutover);

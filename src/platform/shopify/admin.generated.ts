@@ -1024,6 +1024,24 @@ export type FulfillmentOriginAddressInput = {
   zip?: string | null | undefined;
 };
 
+/** The status of a fulfillment. */
+export type FulfillmentStatus =
+  /** The fulfillment was canceled. */
+  | 'CANCELLED'
+  /** There was an error with the fulfillment request. */
+  | 'ERROR'
+  /** The fulfillment request failed. */
+  | 'FAILURE'
+  /** The third-party fulfillment service has acknowledged the fulfillment and is processing it. */
+  | 'OPEN'
+  /**
+   * Shopify has created the fulfillment and is waiting for the third-party
+   * fulfillment service to transition it to `open` or `success`.
+   */
+  | 'PENDING'
+  /** The fulfillment was completed successfully. */
+  | 'SUCCESS';
+
 /**
  * The input fields that specify all possible fields for tracking information.
  *
@@ -1132,6 +1150,278 @@ export type FulfillmentTrackingInput = {
   urls?: Array<string> | null | undefined;
 };
 
+/** The input fields that set access permissions for the definition's metafields. */
+export type MetafieldAccessInput = {
+  /** The access permitted on the Admin API. */
+  admin?: MetafieldAdminAccessInput | null | undefined;
+  /** The access permitted on the Customer Account API. */
+  customerAccount?: MetafieldCustomerAccountAccessInput | null | undefined;
+  /** The access permitted on the Storefront API. */
+  storefront?: MetafieldStorefrontAccessInput | null | undefined;
+};
+
+/** Metafield access permissions for the Admin API. */
+export type MetafieldAdminAccessInput =
+  /** The merchant has read-only access. No other apps have access. */
+  | 'MERCHANT_READ'
+  /** The merchant has read and write access. No other apps have access. */
+  | 'MERCHANT_READ_WRITE';
+
+/** The input fields for enabling and disabling the admin filterable capability. */
+export type MetafieldCapabilityAdminFilterableInput = {
+  /** Indicates whether the capability should be enabled or disabled. */
+  enabled: boolean;
+};
+
+/** The input fields for the analytics queryable capability. */
+export type MetafieldCapabilityAnalyticsQueryableInput = {
+  /** Indicates whether the capability should be enabled or disabled. */
+  enabled: boolean;
+};
+
+/**
+ * The input fields for enabling or disabling the "Cart to order copyable" capability.
+ * This capability is only available for order metafield definitions.
+ *
+ * When enabled, the value from a cart metafield is automatically copied to the corresponding
+ * order metafield when an order is created. The namespace and key must match between the cart and order metafields.
+ */
+export type MetafieldCapabilityCartToOrderCopyableInput = {
+  /** Indicates whether the capability should be enabled or disabled. */
+  enabled: boolean;
+};
+
+/** The input fields for creating a metafield capability. */
+export type MetafieldCapabilityCreateInput = {
+  /** The input for updating the admin filterable capability. */
+  adminFilterable?: MetafieldCapabilityAdminFilterableInput | null | undefined;
+  /** The input for the analytics queryable capability. */
+  analyticsQueryable?: MetafieldCapabilityAnalyticsQueryableInput | null | undefined;
+  /** The input for updating the cart to order copyable capability. */
+  cartToOrderCopyable?: MetafieldCapabilityCartToOrderCopyableInput | null | undefined;
+  /** The input for updating the smart collection condition capability. */
+  smartCollectionCondition?: MetafieldCapabilitySmartCollectionConditionInput | null | undefined;
+  /** The input for updating the unique values capability. */
+  uniqueValues?: MetafieldCapabilityUniqueValuesInput | null | undefined;
+};
+
+/** The input fields for enabling and disabling the smart collection condition capability. */
+export type MetafieldCapabilitySmartCollectionConditionInput = {
+  /** Indicates whether the capability should be enabled or disabled. */
+  enabled: boolean;
+};
+
+/** The input fields for enabling and disabling the unique values capability. */
+export type MetafieldCapabilityUniqueValuesInput = {
+  /** Indicates whether the capability should be enabled or disabled. */
+  enabled: boolean;
+};
+
+/** Metafield access permissions for the Customer Account API. */
+export type MetafieldCustomerAccountAccessInput =
+  /** No access. */
+  | 'NONE'
+  /** Read-only access. */
+  | 'READ'
+  /** Read and write access. */
+  | 'READ_WRITE';
+
+/**
+ * The input fields required to create metafield definition [constraints](https://shopify.dev/apps/build/custom-data/metafields/conditional-metafield-definitions).
+ * Each constraint applies a metafield definition to a subtype of a resource.
+ */
+export type MetafieldDefinitionConstraintsInput = {
+  /** The category of resource subtypes that the definition applies to. */
+  key: string;
+  /** The specific constraint subtype values that the definition applies to. */
+  values: Array<string>;
+};
+
+/** Possible error codes that can be returned by `MetafieldDefinitionCreateUserError`. */
+export type MetafieldDefinitionCreateUserErrorCode =
+  /** Admin access can only be specified for app-owned metafield definitions. */
+  | 'ADMIN_ACCESS_INPUT_NOT_ALLOWED'
+  /** The input value is blank. */
+  | 'BLANK'
+  /** A capability is required for the definition type but is disabled. */
+  | 'CAPABILITY_REQUIRED_BUT_DISABLED'
+  /** A duplicate option. */
+  | 'DUPLICATE_OPTION'
+  /** The input value isn't included in the list. */
+  | 'INCLUSION'
+  /** The input value is invalid. */
+  | 'INVALID'
+  /** The metafield definition capability is invalid. */
+  | 'INVALID_CAPABILITY'
+  /** A field contains an invalid character. */
+  | 'INVALID_CHARACTER'
+  /** The metafield definition constraints are invalid. */
+  | 'INVALID_CONSTRAINTS'
+  /** The input combination is invalid. */
+  | 'INVALID_INPUT_COMBINATION'
+  /** An invalid option. */
+  | 'INVALID_OPTION'
+  /** The maximum limit of definitions per owner type has exceeded. */
+  | 'LIMIT_EXCEEDED'
+  /** You have reached the maximum allowed definitions for automated collections. */
+  | 'OWNER_TYPE_LIMIT_EXCEEDED_FOR_AUTOMATED_COLLECTIONS'
+  /** You have reached the maximum allowed definitions to be used as admin filters. */
+  | 'OWNER_TYPE_LIMIT_EXCEEDED_FOR_USE_AS_ADMIN_FILTERS'
+  /** The pinned limit has been reached for the owner type. */
+  | 'PINNED_LIMIT_REACHED'
+  /** The input value needs to be blank. */
+  | 'PRESENT'
+  /** This namespace and key combination is reserved for standard definitions. */
+  | 'RESERVED_NAMESPACE_KEY'
+  /** The definition limit per owner type has exceeded. */
+  | 'RESOURCE_TYPE_LIMIT_EXCEEDED'
+  /** The definition limit per owner type for the app has exceeded. */
+  | 'RESOURCE_TYPE_LIMIT_EXCEEDED_BY_APP'
+  /** The input value is already taken. */
+  | 'TAKEN'
+  /** The input value is too long. */
+  | 'TOO_LONG'
+  /** The input value is too short. */
+  | 'TOO_SHORT'
+  /** The definition type is not eligible to be used as collection condition. */
+  | 'TYPE_NOT_ALLOWED_FOR_CONDITIONS'
+  /** This namespace and key combination is already in use for a set of your metafields. */
+  | 'UNSTRUCTURED_ALREADY_EXISTS'
+  /** The metafield definition does not support pinning. */
+  | 'UNSUPPORTED_PINNING';
+
+/** The input fields required to create a metafield definition. */
+export type MetafieldDefinitionInput = {
+  /** The access settings that apply to each of the metafields that belong to the metafield definition. */
+  access?: MetafieldAccessInput | null | undefined;
+  /** The capabilities of the metafield definition. */
+  capabilities?: MetafieldCapabilityCreateInput | null | undefined;
+  /**
+   * The [constraints](https://shopify.dev/apps/build/custom-data/metafields/conditional-metafield-definitions)
+   * that determine what resources a metafield definition applies to.
+   */
+  constraints?: MetafieldDefinitionConstraintsInput | null | undefined;
+  /** The description for the metafield definition. */
+  description?: string | null | undefined;
+  /**
+   * The unique identifier for the metafield definition within its namespace.
+   *
+   * Must be 2-64 characters long and only contain alphanumeric, hyphen, and underscore characters.
+   */
+  key: string;
+  /** The human-readable name for the metafield definition. */
+  name: string;
+  /**
+   * The container for a group of metafields that the metafield definition will be associated with. If omitted, the
+   * app-reserved namespace will be used.
+   *
+   * Must be 3-255 characters long and only contain alphanumeric, hyphen, and underscore characters.
+   */
+  namespace?: string | null | undefined;
+  /** The resource type that the metafield definition is attached to. */
+  ownerType: MetafieldOwnerType;
+  /**
+   * Whether to [pin](https://help.shopify.com/manual/custom-data/metafields/pinning-metafield-definitions)
+   * the metafield definition.
+   */
+  pin?: boolean | null | undefined;
+  /**
+   * The type of data that each of the metafields that belong to the metafield definition will store.
+   * Refer to the list of [supported types](https://shopify.dev/apps/metafields/types).
+   */
+  type: string;
+  /**
+   * Whether the metafield definition can be used as a collection condition.
+   * @deprecated Use `smartCollectionCondition` instead.
+   */
+  useAsCollectionCondition?: boolean | null | undefined;
+  /**
+   * A list of [validation options](https://shopify.dev/apps/metafields/definitions/validation) for
+   * the metafields that belong to the metafield definition. For example, for a metafield definition with the
+   * type `date`, you can set a minimum date validation so that each of the metafields that belong to it can only
+   * store dates after the specified minimum.
+   */
+  validations?: Array<MetafieldDefinitionValidationInput> | null | undefined;
+};
+
+/**
+ * The name and value for a metafield definition validation.
+ *
+ * For example, for a metafield definition of `single_line_text_field` type, you
+ * can set a validation with the name `min` and a value of `10`.
+ * This validation will ensure that the value of the metafield is at least 10 characters.
+ *
+ * Refer to the [list of supported validations](https://shopify.dev/apps/build/custom-data/metafields/list-of-validation-options).
+ */
+export type MetafieldDefinitionValidationInput = {
+  /** The name for the metafield definition validation. */
+  name: string;
+  /** The value for the metafield definition validation. */
+  value: string;
+};
+
+/** Possible types of a metafield's owner resource. */
+export type MetafieldOwnerType =
+  /** The Api Permission metafield owner type. */
+  | 'API_PERMISSION'
+  /** The Article metafield owner type. */
+  | 'ARTICLE'
+  /** The Blog metafield owner type. */
+  | 'BLOG'
+  /** The Cart Transform metafield owner type. */
+  | 'CARTTRANSFORM'
+  /** The Collection metafield owner type. */
+  | 'COLLECTION'
+  /** The Company metafield owner type. */
+  | 'COMPANY'
+  /** The Company Location metafield owner type. */
+  | 'COMPANY_LOCATION'
+  /** The Customer metafield owner type. */
+  | 'CUSTOMER'
+  /** The Delivery Customization metafield owner type. */
+  | 'DELIVERY_CUSTOMIZATION'
+  /** The Discount metafield owner type. */
+  | 'DISCOUNT'
+  /** The draft order metafield owner type. */
+  | 'DRAFTORDER'
+  /** The Fulfillment Constraint Rule metafield owner type. */
+  | 'FULFILLMENT_CONSTRAINT_RULE'
+  /** The GiftCardTransaction metafield owner type. */
+  | 'GIFT_CARD_TRANSACTION'
+  /** The Location metafield owner type. */
+  | 'LOCATION'
+  /** The Market metafield owner type. */
+  | 'MARKET'
+  /** The Media Image metafield owner type. */
+  | 'MEDIA_IMAGE'
+  /** The Order metafield owner type. */
+  | 'ORDER'
+  /** The Order Routing Location Rule metafield owner type. */
+  | 'ORDER_ROUTING_LOCATION_RULE'
+  /** The Page metafield owner type. */
+  | 'PAGE'
+  /** The Payment Customization metafield owner type. */
+  | 'PAYMENT_CUSTOMIZATION'
+  /** The Product metafield owner type. */
+  | 'PRODUCT'
+  /** The Product Variant metafield owner type. */
+  | 'PRODUCTVARIANT'
+  /** The Selling Plan metafield owner type. */
+  | 'SELLING_PLAN'
+  /** The Shop metafield owner type. */
+  | 'SHOP'
+  /** The Transfer metafield owner type. */
+  | 'TRANSFER'
+  /** The Validation metafield owner type. */
+  | 'VALIDATION';
+
+/** Metafield access permissions for the Storefront API. */
+export type MetafieldStorefrontAccessInput =
+  /** No access. */
+  | 'NONE'
+  /** Read-only access. */
+  | 'PUBLIC_READ';
+
 /** The input fields for a metafield value to set. */
 export type MetafieldsSetInput = {
   /**
@@ -1234,6 +1524,7 @@ export type OrderByIdQuery = {
     convertedValue: { value: string } | null;
     convertedCurrency: { value: string } | null;
     packetValue: { value: string } | null;
+    sharedPickupPoint: { value: string } | null;
     pickupPoint: { value: string } | null;
     shippingAddress: {
       name: string | null;
@@ -1245,7 +1536,9 @@ export type OrderByIdQuery = {
       countryCodeV2: CountryCode | null;
       latitude: number | null;
       longitude: number | null;
+      phone: string | null;
     } | null;
+    customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
     shippingLine: { title: string } | null;
     fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
   } | null;
@@ -1269,6 +1562,7 @@ export type OrderFieldsFragment = {
   convertedValue: { value: string } | null;
   convertedCurrency: { value: string } | null;
   packetValue: { value: string } | null;
+  sharedPickupPoint: { value: string } | null;
   pickupPoint: { value: string } | null;
   shippingAddress: {
     name: string | null;
@@ -1280,7 +1574,9 @@ export type OrderFieldsFragment = {
     countryCodeV2: CountryCode | null;
     latitude: number | null;
     longitude: number | null;
+    phone: string | null;
   } | null;
+  customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
   shippingLine: { title: string } | null;
   fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
 };
@@ -1309,6 +1605,7 @@ export type OrdersByNameQuery = {
       convertedValue: { value: string } | null;
       convertedCurrency: { value: string } | null;
       packetValue: { value: string } | null;
+      sharedPickupPoint: { value: string } | null;
       pickupPoint: { value: string } | null;
       shippingAddress: {
         name: string | null;
@@ -1320,7 +1617,9 @@ export type OrdersByNameQuery = {
         countryCodeV2: CountryCode | null;
         latitude: number | null;
         longitude: number | null;
+        phone: string | null;
       } | null;
+      customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
       shippingLine: { title: string } | null;
       fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
     }>;
@@ -1475,6 +1774,7 @@ export type OrderWithFulfillmentOrdersQuery = {
     convertedValue: { value: string } | null;
     convertedCurrency: { value: string } | null;
     packetValue: { value: string } | null;
+    sharedPickupPoint: { value: string } | null;
     pickupPoint: { value: string } | null;
     shippingAddress: {
       name: string | null;
@@ -1486,7 +1786,9 @@ export type OrderWithFulfillmentOrdersQuery = {
       countryCodeV2: CountryCode | null;
       latitude: number | null;
       longitude: number | null;
+      phone: string | null;
     } | null;
+    customerPhone: { defaultPhoneNumber: { phoneNumber: string } | null } | null;
     shippingLine: { title: string } | null;
     fulfillmentOrders: { nodes: Array<{ deliveryMethod: { methodType: DeliveryMethodType } | null }> };
   } | null;
@@ -1526,13 +1828,22 @@ export type FulfillmentOrderHoldsQuery = {
   } | null;
 };
 
-export type FulfillmentOrderLocationsQueryVariables = Exact<{
+export type FulfillmentOrderStatesQueryVariables = Exact<{
   ids: Array<string | number> | string | number;
 }>;
 
-export type FulfillmentOrderLocationsQuery = {
+export type FulfillmentOrderStatesQuery = {
   nodes: Array<
-    { id: string; assignedLocation: { location: { id: string } | null } } | Record<PropertyKey, never> | null
+    | {
+        id: string;
+        status: FulfillmentOrderStatus;
+        assignedLocation: { location: { id: string } | null };
+        fulfillments: {
+          nodes: Array<{ id: string; status: FulfillmentStatus; trackingInfo: Array<{ number: string | null }> }>;
+        };
+      }
+    | Record<PropertyKey, never>
+    | null
   >;
 };
 
@@ -1570,6 +1881,21 @@ export type PickupPointSetMutation = {
   metafieldsSet: {
     metafields: Array<{ key: string; value: string }> | null;
     userErrors: Array<{ field: Array<string> | null; message: string; code: MetafieldsSetUserErrorCode | null }>;
+  } | null;
+};
+
+export type PickupPointDefinitionCreateMutationVariables = Exact<{
+  definition: MetafieldDefinitionInput;
+}>;
+
+export type PickupPointDefinitionCreateMutation = {
+  metafieldDefinitionCreate: {
+    createdDefinition: { id: string } | null;
+    userErrors: Array<{
+      field: Array<string> | null;
+      message: string;
+      code: MetafieldDefinitionCreateUserErrorCode | null;
+    }>;
   } | null;
 };
 

@@ -102,6 +102,8 @@ export type VerifiedWebhook =
       topic: string;
       shop: string;
       webhookId: string;
+      /** `X-Shopify-Event-Id`: the same for every delivery of one event (decision 0718); null when absent. */
+      eventId: string | null;
       apiVersion: string;
       triggeredAt: string | null;
     }
@@ -245,6 +247,7 @@ export class ShopifyApp {
       topic: result.topic,
       shop: result.domain,
       webhookId: result.webhookId,
+      eventId: 'eventId' in result && typeof result.eventId === 'string' && result.eventId ? result.eventId : null,
       apiVersion: result.apiVersion,
       triggeredAt: 'triggeredAt' in result && typeof result.triggeredAt === 'string' ? result.triggeredAt : null,
     };

@@ -48,6 +48,12 @@ function refusedAccess(errors: readonly GraphqlError[]): string | null {
   return null;
 }
 
+/** A scope the installation need not hold refused one field the document marks optional: that field reads as null. */
+function optionalRefusal(document: AdminDocument<unknown, unknown>, e: GraphqlError): boolean {
+  const key = e.path?.findLast((p): p is string => typeof p === 'string');
+  return e.extensions?.code === 'ACCESS_DENIED' && key !== undefined && !!document.optionalFields?.includes(key);
+}
+
 /** What a query costs before Shopify has told us (its requested cost is remembered per document after that). */
 const FIRST_GUESS_COST = 100;
 
@@ -122,7 +128,9 @@ export class ShopifyGraphqlClient {
       this.buckets.report(shop, reported.throttleStatus);
       this.requestedCost.set(document.text, reported.requestedQueryCost);
     }
-    const errors = Array.isArray(body.errors) ? body.errors : body.errors ? [{ message: body.errors }] : [];
+    const errors = (Array.isArray(body.errors) ? body.errors : body.errors ? [{ message: body.errors }] : []).filter(
+      (e) => !optionalRefusal(document, e),
+    );
     if (errors.some((e) => e.extensions?.code === 'THROTTLED'))
       throw new PlatformUnavailableError(
         what,

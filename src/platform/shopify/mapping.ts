@@ -97,6 +97,17 @@ export function pickupPointOf(value: string | null | undefined): PlatformPickupP
   }
 }
 
+/**
+ * The order's pickup point (decision 0719): the shared metafield first; the app-reserved one where it was written
+ * before, while the shared one holds none.
+ */
+export const orderPickupPoint = (o: WireOrder): PlatformPickupPoint | null =>
+  pickupPointOf(o.sharedPickupPoint?.value) ?? pickupPointOf(o.pickupPoint?.value);
+
+/** A point found only where it was written before: what the adapter copies to the shared place on reading it. */
+export const pickupPointToMove = (o: WireOrder): PlatformPickupPoint | null =>
+  pickupPointOf(o.sharedPickupPoint?.value) ? null : pickupPointOf(o.pickupPoint?.value);
+
 export function pickupPointValue(point: PlatformPickupPoint): string {
   return JSON.stringify({
     id: point.id,
@@ -105,6 +116,14 @@ export function pickupPointValue(point: PlatformPickupPoint): string {
     country: point.country,
     customer_id: point.customerId ?? null,
   });
+}
+
+/**
+ * The recipient's phone: the shipping address's (given at checkout with the address, where `Order.phone` is often
+ * null), else the order's, else the customer's default (decision 0716). Blank counts as none.
+ */
+export function recipientPhone(...candidates: ReadonlyArray<string | null | undefined>): string | null {
+  return candidates.map((p) => p?.trim()).find((p): p is string => !!p) ?? null;
 }
 
 export function toOrder(o: WireOrder): PlatformOrder {
@@ -137,12 +156,12 @@ export function toOrder(o: WireOrder): PlatformOrder {
           longitude: a.longitude,
         }
       : null,
-    phone: o.phone,
+    phone: recipientPhone(a?.phone, o.phone, o.customerPhone?.defaultPhoneNumber?.phoneNumber),
     email: o.email,
     deliveryMethod: {
       type: orderMethod(o.fulfillmentOrders.nodes.map((f) => f.deliveryMethod?.methodType)),
       title: o.shippingLine?.title ?? null,
-      pickupPoint: pickupPointOf(o.pickupPoint?.value),
+      pickupPoint: orderPickupPoint(o),
     },
     tags: o.tags,
     cancelledAt: o.cancelledAt,

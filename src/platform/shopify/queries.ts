@@ -7,8 +7,8 @@ import type {
   FulfillmentOrderHoldsQueryVariables,
   FulfillmentOrderLinesQuery,
   FulfillmentOrderLinesQueryVariables,
-  FulfillmentOrderLocationsQuery,
-  FulfillmentOrderLocationsQueryVariables,
+  FulfillmentOrderStatesQuery,
+  FulfillmentOrderStatesQueryVariables,
   FulfillmentOrderReleaseHoldMutation,
   FulfillmentOrderReleaseHoldMutationVariables,
   FulfillmentOrdersQuery,
@@ -25,6 +25,8 @@ import type {
   OrdersByNameQueryVariables,
   PickupPointSetMutation,
   PickupPointSetMutationVariables,
+  PickupPointDefinitionCreateMutation,
+  PickupPointDefinitionCreateMutationVariables,
   TagsAddMutation,
   TagsAddMutationVariables,
 } from './admin.generated';
@@ -36,11 +38,19 @@ import type {
  */
 export interface AdminDocument<Result, Variables> {
   readonly text: string;
+  /** Response keys (aliases) of fields behind an optional scope: Shopify's refusal of one reads as null there. */
+  readonly optionalFields?: readonly string[];
   /** Carries the types only; never set. */
   readonly types?: { result: Result; variables: Variables };
 }
 
-const adminDocument = <Result, Variables>(text: string): AdminDocument<Result, Variables> => ({ text });
+const adminDocument = <Result, Variables>(
+  text: string,
+  optionalFields?: readonly string[],
+): AdminDocument<Result, Variables> => ({ text, ...(optionalFields ? { optionalFields } : {}) });
+
+/** The order's fields behind an optional scope (`read_customers`), in every document that reads an order. */
+const ORDER_OPTIONAL_FIELDS = ['customerPhone'] as const;
 
 /**
  * The Admin GraphQL documents the adapter sends, asking for exactly the fields the service reads. Money is the
@@ -49,7 +59,12 @@ const adminDocument = <Result, Variables>(text: string): AdminDocument<Result, V
 
 const money = 'presentmentMoney { amount currencyCode }';
 
-/** The order fields the port's `PlatformOrder` holds; metafields by alias, the pickup point in the app's namespace. */
+/**
+ * The order fields the port's `PlatformOrder` holds; metafields by alias, the pickup point in the app's namespace. The
+ * recipient's phone from the shipping address, the order, then the customer (`customerPhone` needs the optional
+ * `read_customers`: without it Shopify refuses that field alone, and the order reads without it; decision 0716). Only
+ * displayable fulfillment orders give the delivery method: merged or moved ones are closed and hidden from the merchant.
+ */
 const ORDER_FIELDS = `
 fragment OrderFields on Order {
   id
@@ -65,12 +80,14 @@ fragment OrderFields on Order {
   convertedValue: metafield(namespace: "custom", key: "converted_value") { value }
   convertedCurrency: metafield(namespace: "custom", key: "converted_currency") { value }
   packetValue: metafield(namespace: "custom", key: "packet_value") { value }
+  sharedPickupPoint: metafield(namespace: "shipping_label", key: "pickup_point") { value }
   pickupPoint: metafield(key: "pickup_point") { value }
-  shippingAddress { name company address1 address2 city zip countryCodeV2 latitude longitude }
+  shippingAddress { name company address1 address2 city zip countryCodeV2 latitude longitude phone }
   phone
+  customerPhone: customer { defaultPhoneNumber { phoneNumber } }
   email
   shippingLine { title }
-  fulfillmentOrders(first: 5) { nodes { deliveryMethod { methodType } } }
+  fulfillmentOrders(first: 5, displayable: true) { nodes { deliveryMethod { methodType } } }
   tags
   cancelledAt
 }`;
@@ -84,23 +101,28 @@ export const ORDER_METAFIELDS = {
   packetValue: 'custom.packet_value',
 } as const;
 
-/** The app-owned metafield (app-reserved namespace) that holds the order's pickup point (decision 0701). */
+/**
+ * The order's pickup point (decision 0719): `shipping_label.pickup_point`, a merchant-owned namespace every app on the
+ * shop reads and writes, its definition giving checkout, storefront and customer accounts read access. `pickupPoint`
+ * above is where it lived before (decision 0701), the app-reserved namespace: read when the shared place is empty.
+ */
+export const PICKUP_POINT_NAMESPACE = 'shipping_label';
 export const PICKUP_POINT_METAFIELD_KEY = 'pickup_point';
 
-export const ORDER_BY_ID = adminDocument<
-  OrderByIdQuery,
-  OrderByIdQueryVariables
->(`query OrderById($id: ID!) { order(id: $id) { ...OrderFields } }
-${ORDER_FIELDS}`);
+export const ORDER_BY_ID = adminDocument<OrderByIdQuery, OrderByIdQueryVariables>(
+  `query OrderById($id: ID!) { order(id: $id) { ...OrderFields } }
+${ORDER_FIELDS}`,
+  ORDER_OPTIONAL_FIELDS,
+);
 
 /** Shopify's search is fuzzy; the adapter keeps only exact names of what it returns. */
-export const ORDERS_BY_NAME = adminDocument<
-  OrdersByNameQuery,
-  OrdersByNameQueryVariables
->(`query OrdersByName($query: String!) {
+export const ORDERS_BY_NAME = adminDocument<OrdersByNameQuery, OrdersByNameQueryVariables>(
+  `query OrdersByName($query: String!) {
   orders(first: 10, query: $query) { nodes { ...OrderFields } }
 }
-${ORDER_FIELDS}`);
+${ORDER_FIELDS}`,
+  ORDER_OPTIONAL_FIELDS,
+);
 
 const LINE_FIELDS = `
 fragment LineFields on FulfillmentOrderLineItem {
@@ -110,6 +132,9 @@ fragment LineFields on FulfillmentOrderLineItem {
   weight { unit value }
   lineItem { discountedUnitPriceAfterAllDiscountsSet { ${money} } }
 }`;
+
+/** A fulfillment order closed by this label's fulfilment has it among its few; more than 10 is not ours to match. */
+export const FULFILMENTS_PER_FULFILLMENT_ORDER = 10;
 
 /** Pages of 5 fulfillment orders with 20 lines each keep the requested cost well under the 1,000-point query limit. */
 export const FULFILLMENT_ORDERS_PAGE_SIZE = 5;
@@ -145,14 +170,17 @@ ${FULFILLMENT_ORDER_FIELDS}`);
 export const ORDER_WITH_FULFILLMENT_ORDERS = adminDocument<
   OrderWithFulfillmentOrdersQuery,
   OrderWithFulfillmentOrdersQueryVariables
->(`query OrderWithFulfillmentOrders($id: ID!, $after: String) {
+>(
+  `query OrderWithFulfillmentOrders($id: ID!, $after: String) {
   order(id: $id) {
     ...OrderFields
     fulfillmentOrdersPage: ${FULFILLMENT_ORDERS_PAGE}
   }
 }
 ${ORDER_FIELDS}
-${FULFILLMENT_ORDER_FIELDS}`);
+${FULFILLMENT_ORDER_FIELDS}`,
+  ORDER_OPTIONAL_FIELDS,
+);
 
 /** More lines of one fulfillment order, when it has more than the first page holds. */
 export const FULFILLMENT_ORDER_LINES = adminDocument<
@@ -173,12 +201,23 @@ export const FULFILLMENT_ORDER_HOLDS = adminDocument<
   fulfillmentOrder(id: $id) { id status fulfillmentHolds { id handle heldByRequestingApp } }
 }`);
 
-/** Where each fulfillment order is assigned: `fulfillmentCreate` takes one location's fulfillment orders per call. */
-export const FULFILLMENT_ORDER_LOCATIONS = adminDocument<
-  FulfillmentOrderLocationsQuery,
-  FulfillmentOrderLocationsQueryVariables
->(`query FulfillmentOrderLocations($ids: [ID!]!) {
-  nodes(ids: $ids) { ... on FulfillmentOrder { id assignedLocation { location { id } } } }
+/**
+ * Each fulfillment order's status, location and fulfilments with their tracking numbers, read before a label's
+ * fulfilments (and on every retry): `fulfillmentCreate` takes one location's fulfillment orders per call and no
+ * idempotency key, so what an earlier attempt fulfilled is found by the label's tracking number (decision 0715).
+ */
+export const FULFILLMENT_ORDER_STATES = adminDocument<
+  FulfillmentOrderStatesQuery,
+  FulfillmentOrderStatesQueryVariables
+>(`query FulfillmentOrderStates($ids: [ID!]!) {
+  nodes(ids: $ids) {
+    ... on FulfillmentOrder {
+      id
+      status
+      assignedLocation { location { id } }
+      fulfillments(first: ${FULFILMENTS_PER_FULFILLMENT_ORDER}) { nodes { id status trackingInfo(first: 5) { number } } }
+    }
+  }
 }`);
 
 export const FULFILLMENT_CREATE = adminDocument<
@@ -207,6 +246,16 @@ export const PICKUP_POINT_SET = adminDocument<
 >(`mutation PickupPointSet($metafields: [MetafieldsSetInput!]!) {
   metafieldsSet(metafields: $metafields) {
     metafields { key value }
+    userErrors { field message code }
+  }
+}`);
+
+export const PICKUP_POINT_DEFINITION_CREATE = adminDocument<
+  PickupPointDefinitionCreateMutation,
+  PickupPointDefinitionCreateMutationVariables
+>(`mutation PickupPointDefinitionCreate($definition: MetafieldDefinitionInput!) {
+  metafieldDefinitionCreate(definition: $definition) {
+    createdDefinition { id }
     userErrors { field message code }
   }
 }`);
@@ -249,10 +298,11 @@ export const ADMIN_DOCUMENTS = {
   ORDER_WITH_FULFILLMENT_ORDERS,
   FULFILLMENT_ORDER_LINES,
   FULFILLMENT_ORDER_HOLDS,
-  FULFILLMENT_ORDER_LOCATIONS,
+  FULFILLMENT_ORDER_STATES,
   FULFILLMENT_CREATE,
   TAGS_ADD,
   PICKUP_POINT_SET,
+  PICKUP_POINT_DEFINITION_CREATE,
   FULFILLMENT_ORDER_HOLD,
   FULFILLMENT_ORDER_RELEASE_HOLD,
   SHOP_CONTACT,

@@ -7,7 +7,7 @@
 export const SHOPIFY_SCOPES = [
   {
     handle: 'write_orders',
-    for: 'orders by ID and name (read), `tagsAdd` on orders (the label and print tags) and `metafieldsSet` for the pickup point',
+    for: 'orders by ID and name (read), `tagsAdd` on orders (the label and print tags) and `metafieldsSet` for the pickup point and `metafieldDefinitionCreate` for its definition',
   },
   {
     handle: 'write_merchant_managed_fulfillment_orders',
@@ -27,6 +27,12 @@ export const REQUIRED_SHOPIFY_SCOPES: readonly string[] = SHOPIFY_SCOPES.map((s)
 
 /** Optional: orders older than 60 days (Shopify approves it per app); without it they read as not found. */
 export const ALL_ORDERS_SCOPE = 'read_all_orders';
+
+/**
+ * Optional: the customer's default phone, the recipient's phone when neither the shipping address nor the order has
+ * one (decision 0716). Without it Shopify refuses that field alone and the order reads without it.
+ */
+export const CUSTOMER_PHONE_SCOPE = 'read_customers';
 
 /** Whether `granted` gives `scope`: a `write_` scope includes its `read_` one, as Shopify grants them. */
 export function grants(granted: Iterable<string>, scope: string): boolean {

@@ -1,6 +1,7 @@
 import {
   PlatformRequestError,
   PlatformUnauthorizedError,
+  PlatformUnavailableError,
   type Fulfillment,
   type FulfillmentOrderHoldResult,
   type FulfillRequest,
@@ -15,16 +16,19 @@ import {
   gidOf,
   normalizeOrderName,
   orderNameQuery,
+  pickupPointToMove,
   pickupPointValue,
   toFulfillmentOrder,
   toOrder,
   type WireFulfillmentOrder,
+  type WireOrder,
   type WireLine,
   type WirePageInfo,
 } from './mapping';
 import * as q from './queries';
 import type { AdminDocument } from './queries';
 import type { FulfillmentOrdersQuery } from './admin.generated';
+import { planFulfilment, type FulfillmentOrderState } from './fulfilment-plan';
 import { fulfillmentRefusal, type HoldUserError, type UserError } from './user-errors';
 
 /** An order's page of fulfillment orders, as both fulfillment-order queries select it. */
@@ -85,7 +89,9 @@ export class ShopifyPlatform implements StorePlatformPort {
     const data = await this.call('order', shop, q.ORDER_BY_ID, {
       id: gidOf('Order', orderId),
     });
-    return data.order ? toOrder(data.order) : null;
+    if (!data.order) return null;
+    await this.movePickupPoint(shop, data.order);
+    return toOrder(data.order);
   }
 
   async findOrdersByName(shop: string, name: string): Promise<PlatformOrder[]> {
@@ -111,6 +117,7 @@ export class ShopifyPlatform implements StorePlatformPort {
     });
     const order = data.order;
     if (!order) return null;
+    await this.movePickupPoint(shop, order);
     const firstPage = { id: order.id, fulfillmentOrders: order.fulfillmentOrdersPage };
     return { order: toOrder(order), fulfillmentOrders: await this.allFulfillmentOrders(shop, firstPage) };
   }
@@ -150,47 +157,64 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   /**
-   * `fulfillmentCreate` takes fulfillment orders of one order at one location per call: a label across locations
-   * (`all_locations`) is fulfilled one location at a time, in the order the locations first appear. Answers the first
-   * fulfilment (every fulfillment order is in `fulfillmentOrderIds`); a refusal stops at that location.
+   * `fulfillmentCreate` takes fulfillment orders of one order at one location per call and no idempotency key: a label
+   * across locations (`all_locations`) is fulfilled one location at a time, in the order the locations first appear,
+   * after reading every fulfillment order's state. What an earlier attempt of this label fulfilled (closed by a
+   * fulfilment with its tracking number) is done and not sent again, so a retry converges (decision 0715). Answers
+   * the first fulfilment (every fulfillment order is in `fulfillmentOrderIds`); a refusal stops at that location.
    */
   async fulfill(shop: string, request: FulfillRequest): Promise<Fulfillment> {
     const gids = request.fulfillmentOrderIds.map((id) => gidOf('FulfillmentOrder', id));
     let first: Fulfillment | null = null;
-    for (const group of await this.byLocation(shop, gids)) {
+    const answer = (id: string, tracking?: { number: string | null; url: string | null }): Fulfillment => ({
+      id,
+      fulfillmentOrderIds: gids,
+      trackingNumber: tracking?.number ?? request.trackingNumber,
+      trackingUrl: tracking?.url ?? request.trackingUrl,
+      notifyCustomer: request.notifyCustomer,
+    });
+    for (const step of planFulfilment(gids, await this.fulfillmentOrderStates(shop, gids), request.trackingNumber)) {
+      if (step.kind === 'done') {
+        first ??= answer(step.fulfillmentId);
+        continue;
+      }
       const data = await this.call('fulfillment', shop, q.FULFILLMENT_CREATE, {
         fulfillment: {
-          lineItemsByFulfillmentOrder: group.map((fulfillmentOrderId) => ({ fulfillmentOrderId })),
+          lineItemsByFulfillmentOrder: step.fulfillmentOrderIds.map((fulfillmentOrderId) => ({ fulfillmentOrderId })),
           trackingInfo: { number: request.trackingNumber, url: request.trackingUrl, company: request.carrierName },
           notifyCustomer: request.notifyCustomer,
         },
       });
       const { fulfillment, userErrors } = data.fulfillmentCreate ?? { fulfillment: null, userErrors: [] };
       if (userErrors.length > 0 || !fulfillment) throw fulfillmentRefusal(userErrors);
-      const tracking = fulfillment.trackingInfo[0];
-      first ??= {
-        id: fulfillment.id,
-        fulfillmentOrderIds: gids,
-        trackingNumber: tracking?.number ?? request.trackingNumber,
-        trackingUrl: tracking?.url ?? request.trackingUrl,
-        notifyCustomer: request.notifyCustomer,
-      };
+      first ??= answer(fulfillment.id, fulfillment.trackingInfo[0]);
     }
     return first!;
   }
 
-  /** The fulfillment orders grouped by assigned location (one read, none for a single one); unknown ones alone. */
-  private async byLocation(shop: string, gids: readonly string[]): Promise<string[][]> {
-    if (gids.length <= 1) return [[...gids]];
-    const data = await this.call('fulfillment', shop, q.FULFILLMENT_ORDER_LOCATIONS, { ids: [...gids] });
-    const groups = new Map<string, string[]>();
+  /** Each fulfillment order's status, location and fulfilments (one read), by GID; null for one Shopify has not. */
+  private async fulfillmentOrderStates(shop: string, gids: readonly string[]) {
+    const data = await this.call('fulfillment', shop, q.FULFILLMENT_ORDER_STATES, { ids: [...gids] });
+    const states = new Map<string, FulfillmentOrderState | null>();
     gids.forEach((gid, i) => {
       const node = data.nodes[i];
-      const location = node && 'assignedLocation' in node ? node.assignedLocation.location?.id : undefined;
-      const key = location ?? `unknown:${gid}`;
-      groups.set(key, [...(groups.get(key) ?? []), gid]);
+      states.set(
+        gid,
+        node && 'status' in node
+          ? {
+              id: node.id,
+              status: node.status,
+              locationId: node.assignedLocation.location?.id ?? null,
+              fulfillments: node.fulfillments.nodes.map((f) => ({
+                id: f.id,
+                status: f.status,
+                trackingNumbers: f.trackingInfo.map((t) => t.number ?? null),
+              })),
+            }
+          : null,
+      );
     });
-    return [...groups.values()];
+    return states;
   }
 
   async addOrderTags(shop: string, orderId: string, tags: string[]): Promise<string[]> {
@@ -201,21 +225,71 @@ export class ShopifyPlatform implements StorePlatformPort {
   }
 
   async setOrderPickupPoint(shop: string, orderId: string, point: PlatformPickupPoint): Promise<PlatformOrder> {
+    const errors = await this.writePickupPoint(shop, gidOf('Order', orderId), point);
+    if (errors.length > 0) throw orderRefusal(orderId, 'setting the pickup point', errors);
+    const order = await this.getOrder(shop, orderId);
+    if (!order) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
+    return order;
+  }
+
+  /** The point into the shared metafield (decision 0719); Shopify's user errors, none when written. */
+  private async writePickupPoint(shop: string, orderGid: string, point: PlatformPickupPoint): Promise<UserError[]> {
     const data = await this.call('order_pickup_point', shop, q.PICKUP_POINT_SET, {
       metafields: [
         {
-          ownerId: gidOf('Order', orderId),
+          ownerId: orderGid,
+          namespace: q.PICKUP_POINT_NAMESPACE,
           key: q.PICKUP_POINT_METAFIELD_KEY,
           type: 'json',
           value: pickupPointValue(point),
         },
       ],
     });
-    const errors = data.metafieldsSet?.userErrors ?? [];
-    if (errors.length > 0) throw orderRefusal(orderId, 'setting the pickup point', errors);
-    const order = await this.getOrder(shop, orderId);
-    if (!order) throw new PlatformRequestError('not_found', `order ${orderId} not found`);
-    return order;
+    return data.metafieldsSet?.userErrors ?? [];
+  }
+
+  /**
+   * Migration on read (decision 0719): a point found only in the app-reserved metafield, where the service wrote it
+   * before, is copied to the shared one, so other apps and the checkout see it from now on. The read stands on its
+   * own: a refused or failed copy changes nothing of it (the point is read from the old place) and the next read
+   * tries again.
+   */
+  private async movePickupPoint(shop: string, order: WireOrder): Promise<void> {
+    const point = pickupPointToMove(order);
+    if (!point) return;
+    try {
+      await this.writePickupPoint(shop, order.id, point);
+    } catch (error) {
+      if (!(error instanceof PlatformRequestError) && !(error instanceof PlatformUnavailableError)) throw error;
+    }
+  }
+
+  /**
+   * The shared pickup-point metafield's definition on orders (decision 0719), at install and `labelctl store connect`:
+   * a merchant-owned namespace (every app on the shop reads and writes it; Shopify refuses an `admin` access for it),
+   * read by the Storefront API, checkout and customer accounts, and copied from the cart's metafield of the same name
+   * when a checkout extension sets it there. `exists` when an earlier install or connect created it.
+   */
+  async ensurePickupPointDefinition(shop: string): Promise<'created' | 'exists'> {
+    const data = await this.call('installation', shop, q.PICKUP_POINT_DEFINITION_CREATE, {
+      definition: {
+        name: 'Pickup point',
+        description:
+          'The carrier pickup point the parcel goes to (Shipping Label API): JSON {id, carrier_code, name, country, customer_id}',
+        namespace: q.PICKUP_POINT_NAMESPACE,
+        key: q.PICKUP_POINT_METAFIELD_KEY,
+        type: 'json',
+        ownerType: 'ORDER',
+        access: { storefront: 'PUBLIC_READ', customerAccount: 'READ' },
+      },
+    });
+    const errors = data.metafieldDefinitionCreate?.userErrors ?? [];
+    if (errors.length === 0) return 'created';
+    if (errors.every((e) => e.code === 'TAKEN')) return 'exists';
+    throw new PlatformRequestError(
+      'refused',
+      `Shopify refused the pickup point's metafield definition: ${errors.map((e) => e.message).join('; ')}`,
+    );
   }
 
   async holdFulfillmentOrders(

@@ -1,6 +1,7 @@
 /**
- * Reference custom pickup point provider: a complete, dependency-free implementation of the provider contract
- * (shared/spec/pickup-point-provider.md) that a store operator can copy and fill with their own points.
+ * Reference custom pickup point provider: a complete, dependency-free implementation of the provider contract (the
+ * specification's "Custom Pickup Point Provider Contract") that a store operator can copy and fill with their own
+ * points.
  *
  *   PROVIDER_KEY=choose-a-long-secret PORT=8080 node --import tsx src/sandbox/pickup-provider/reference-provider.ts
  *
