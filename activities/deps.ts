@@ -8,6 +8,7 @@ import type { WebhookRetrySchedule } from '../src/domain/webhooks';
 import type { CreationRenderer } from '../src/webhooks/publish';
 import type { Resolver, TargetPolicy } from '../src/net/target-guard';
 import type { PacketaFeedConfig } from '../src/config/packeta-feed';
+import type { ShopifyApp } from '../src/platform/shopify/app';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   mailFrom: string;
   /** Store-platform port (label creation reads orders and fulfils them). */
   platform: StorePlatformPort;
+  /** The public Shopify app's token endpoint (token migration, decision 0711); null or absent without its credentials. */
+  shopifyApp?: ShopifyApp | null;
   /** The carrier port's adapter for a catalogue carrier code. */
   carrierFor: (carrierCode: string) => CarrierPort;
   /** Circuit and refusal limits of carrier protection (docs/decisions/0500-carrier-protection.md). */

@@ -1,5 +1,6 @@
 import { createRequestLogPartitionsAhead, dropRequestLogBefore } from '../src/db/request-log-partitions';
 import type { ActivityDeps } from './deps';
+import { migrateShopifyTokens } from './shopify-tokens';
 import { sweepUnstartedCreations } from './unstarted-creations';
 import { startUnstartedWebhooks } from '../src/shopify-app/webhook-intake';
 
@@ -50,6 +51,8 @@ export interface PurgeRequestLogResult {
   abandonedClaims?: number;
   /** Webhook events deleted past their retention. */
   webhookEvents?: number;
+  /** Shopify sessions moved to expiring tokens this run, and those left (absent without the public app). */
+  shopifyTokens?: { migrated: number; left: number };
   /** Stored Shopify webhooks whose workflow this run started. */
   shopifyWebhooksStarted?: number;
 }
@@ -82,6 +85,7 @@ export function createRequestLogActivities(deps: ActivityDeps) {
         input.webhookRetentionMs === undefined
           ? 0
           : await deleteOldWebhookEvents(deps, new Date(deps.now().getTime() - input.webhookRetentionMs));
+      const shopifyTokens = await migrateShopifyTokens(deps);
       const shopifyWebhooksStarted =
         input.shopifyRedactRetryMs === undefined
           ? 0
@@ -96,6 +100,7 @@ export function createRequestLogActivities(deps: ActivityDeps) {
               new Date(deps.now().getTime() - 60_000),
             );
       return {
+        ...(shopifyTokens ? { shopifyTokens } : {}),
         deleted,
         cutoff: cutoff.toISOString(),
         droppedPartitions: dropped,

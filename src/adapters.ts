@@ -16,11 +16,15 @@ import type { StorePlatformPort } from './platform/port';
 import { SandboxPlatformAdapter } from './platform/sandbox-adapter';
 import { ShopifyGraphqlClient, type ShopifyObserver } from './platform/shopify/graphql-client';
 import { StorePlatforms } from './platform/store-platforms';
+import { ShopifyApp } from './platform/shopify/app';
+import { ShopifyTokens } from './shopify-app/session-tokens';
 import { platformConnection } from './db/platform-sessions-repository';
 import { packetaPointsStore } from './db/packeta-pickup-points';
 
 export interface Adapters {
   platform: StorePlatformPort;
+  /** The public Shopify app's token endpoint (refresh, migration); null without SHOPIFY_API_KEY. */
+  shopifyApp: ShopifyApp | null;
   carrierFor: (carrierCode: string) => CarrierPort;
   renderer: LabelRenderer;
   /** Carrier pickup networks and custom pickup point providers. */
@@ -57,6 +61,31 @@ function shopifyObserver(pinned: string, logger: Logger, meter: CallMeter | unde
   };
 }
 
+/** The public app through Shopify's library, for its token endpoint; null without its credentials. */
+function publicShopifyApp(config: Pick<Config, 'shopify' | 'shopifyApp'>, logger: Logger): ShopifyApp | null {
+  if (!config.shopifyApp) return null;
+  const log = logger.child({ component: 'shopify-app' });
+  return new ShopifyApp(
+    { ...config.shopifyApp, apiVersion: config.shopify.apiVersion, timeoutMs: config.shopify.timeoutMs },
+    (level, message) => log[level](message),
+  );
+}
+
+/** Token refreshes for operators (decision 0710): a line each, a warning when the store's access is lost. */
+function tokenObserver(logger: Logger) {
+  return {
+    refreshed(shop: string, outcome: string) {
+      logger.info({ shop, outcome }, 'Shopify access token refresh');
+    },
+    accessLost(shop: string, reason: string) {
+      logger.warn(
+        { shop, reason },
+        'Shopify no longer accepts the app’s tokens for this store: it is access_required until the merchant installs the app again',
+      );
+    },
+  };
+}
+
 /**
  * The one place that picks adapters for the carrier and store-platform ports. Carriers are the sandbox adapters (test
  * mode, the demo and the tests), and for carrier A accounts on the `packeta` endpoint Packeta's API; the store platform is chosen per store: Shopify for a store connected to it
@@ -72,6 +101,7 @@ export function composeAdapters(
     | 'pickupPoints'
     | 'carrierTimeoutMs'
     | 'shopify'
+    | 'shopifyApp'
     | 'settingsEncryptionKey'
   >,
   orm: Orm,
@@ -98,13 +128,22 @@ export function composeAdapters(
     }
     return adapter;
   };
+  const shopifyApp = publicShopifyApp(config, logger);
   const platform = new StorePlatforms(
     new SandboxPlatformAdapter({ baseUrl: config.sandboxUrl, timeoutMs: PLATFORM_TIMEOUT_MS }),
     new ShopifyGraphqlClient(config.shopify, undefined, shopifyObserver(config.shopify.apiVersion, logger, meter)),
     (shop) => platformConnection(orm.em.fork(), config.settingsEncryptionKey, shop),
+    new ShopifyTokens({
+      orm,
+      settingsKey: config.settingsEncryptionKey,
+      endpoint: shopifyApp,
+      now: () => new Date(),
+      observer: tokenObserver(logger),
+    }),
   );
   return {
     platform: meter ? measuredPlatform(platform, meter) : platform,
+    shopifyApp,
     carrierFor,
     renderer: carrierRenderer({ orm, carrierFor }),
     pickupPoints: createPickupPointSources(config, carrierFor, logger, {

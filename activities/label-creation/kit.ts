@@ -8,7 +8,8 @@ import { CarrierAccount } from '../../src/db/entities/carrier-account';
 import type { DomainError } from '../../src/domain/errors';
 import type { LabelCreationStatus } from '../../src/domain/labels';
 import { createWriteLimits } from '../../src/limits/write-limits';
-import { PlatformUnavailableError } from '../../src/platform/port';
+import { PlatformAccessLostError, PlatformUnavailableError } from '../../src/platform/port';
+import { accessLost } from '../../src/platform/unavailable';
 import { toFailure } from '../../workflows/label-creation/contract';
 import type { ActivityDeps } from '../deps';
 import { creationUpdatedPublisher } from '../webhooks';
@@ -119,11 +120,15 @@ export async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A platform that does not answer is retried by Temporal (a plain error); its refusals are reported as they are. */
+/**
+ * A platform that does not answer is retried by Temporal (a plain error); access lost for good (decision 0710) is not
+ * retried; its refusals are reported as they are.
+ */
 export async function platformCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
+    if (error instanceof PlatformAccessLostError) throw nonRetryable(accessLost(error));
     if (error instanceof PlatformUnavailableError) throw new Error(error.message, { cause: error });
     throw error;
   }

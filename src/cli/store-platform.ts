@@ -10,12 +10,14 @@ import {
   type PlatformSessionInfo,
 } from '../db/platform-sessions-repository';
 import { isoSecondsOrNull } from '../domain/wire-format';
-import { PlatformUnavailableError } from '../platform/port';
+import { PlatformAccessLostError, PlatformUnavailableError } from '../platform/port';
 import { ShopifyGraphqlClient } from '../platform/shopify/graphql-client';
 import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
-import { ShopifyPlatform } from '../platform/shopify/shopify-platform';
+import { ShopifyPlatform, type OnUnauthorized } from '../platform/shopify/shopify-platform';
+import { ShopifyTokens } from '../shopify-app/session-tokens';
 import type { Config } from '../config';
-import type { CliKit } from './kit';
+import { migrateNonExpiringTokens } from '../shopify-app/token-migration';
+import { positive, type CliKitWithOrm, type Row } from './kit';
 
 /** An operator's mistake in `labelctl store connect`: one line, exit 2. */
 export class StorePlatformError extends Error {}
@@ -44,12 +46,23 @@ function sessionText(row: ReturnType<typeof sessionRow>): string {
     : `${base}; MISSING SCOPES ${row.missing_scopes.join(', ')} (checked ${row.scopes_checked_at})`;
 }
 
-/** The scopes Shopify says the token's installation holds; an operator's error when Shopify does not answer. */
-async function readGrantedScopes(config: Config, domain: string, token: string): Promise<string[]> {
-  const shopify = new ShopifyPlatform(new ShopifyGraphqlClient(config.shopify), () => Promise.resolve(token));
+/**
+ * The scopes Shopify says the token's installation holds; an operator's error when Shopify does not answer. With a
+ * stored session's tokens, an expiring token is refreshed as every process refreshes it (decision 0710).
+ */
+async function readGrantedScopes(
+  config: Config,
+  domain: string,
+  token: string | (() => Promise<string | null>),
+  onUnauthorized?: OnUnauthorized,
+): Promise<string[]> {
+  const tokenFor = typeof token === 'string' ? () => Promise.resolve(token) : token;
+  const shopify = new ShopifyPlatform(new ShopifyGraphqlClient(config.shopify), tokenFor, onUnauthorized);
   try {
     return await shopify.grantedScopes(domain);
   } catch (error) {
+    if (error instanceof PlatformAccessLostError)
+      throw new StorePlatformError(`Shopify no longer accepts the app's access to ${domain}: ${error.reason}`);
     if (!(error instanceof PlatformUnavailableError)) throw error;
     throw new StorePlatformError(
       `Shopify did not answer for ${domain} (${error.message}): the token's scopes were not checked, nothing was changed`,
@@ -94,7 +107,7 @@ function readToken(file: string): string {
  * "Connecting a store with a custom app's token"). Connecting to Shopify again rotates the token; the token is stored
  * sealed and shown only by its last four characters.
  */
-export function registerStorePlatformCommands(store: Command, kit: CliKit): void {
+export function registerStorePlatformCommands(store: Command, kit: CliKitWithOrm): void {
   const key = () => kit.config().settingsEncryptionKey;
 
   store
@@ -157,11 +170,61 @@ export function registerStorePlatformCommands(store: Command, kit: CliKit): void
         const info = await sessionInfo(em, found.id);
         if (!opts.check || info.platform !== 'shopify') return sessionRow(info);
         const connection = await platformConnection(em, key(), found.domain);
-        const token = connection.platform === 'shopify' ? connection.accessToken : null;
-        if (!token) throw new StorePlatformError(`${found.domain} has no usable access token: connect it again`);
-        const grantedScopes = await readGrantedScopes(kit.config(), found.domain, token);
+        if (connection.platform !== 'shopify' || !connection.accessToken)
+          throw new StorePlatformError(`${found.domain} has no usable access token: connect it again`);
+        const tokens = await sessionTokens(kit);
+        const grantedScopes = await readGrantedScopes(
+          kit.config(),
+          found.domain,
+          () => tokens.tokenFor(connection, found.domain, 'installation'),
+          (shop, what, used, afterRefresh) => tokens.afterUnauthorized(connection, shop, what, used, afterRefresh),
+        );
         return sessionRow(await recordGrantedScopes(em, { storeId: found.id, grantedScopes, now: new Date() }));
       });
       kit.print(row, () => sessionText(row));
+    });
+}
+
+/** The stores' Shopify tokens as the API and workers refresh them, with the public app's credentials when set. */
+async function sessionTokens(kit: CliKitWithOrm): Promise<ShopifyTokens> {
+  const config = kit.config();
+  const [{ composeAdapters }, orm] = await Promise.all([import('../adapters.js'), kit.orm()]);
+  return new ShopifyTokens({
+    orm,
+    settingsKey: config.settingsEncryptionKey,
+    endpoint: composeAdapters(config, orm).shopifyApp,
+    now: () => new Date(),
+  });
+}
+
+/**
+ * `labelctl store migrate-tokens`: the public app's non-expiring tokens exchanged for expiring ones now (decision
+ * 0711); the hourly housekeeping does the same. Needs the app's credentials (SHOPIFY_API_KEY, SHOPIFY_API_SECRET).
+ */
+export function registerTokenMigrationCommand(store: Command, kit: CliKitWithOrm): void {
+  store
+    .command('migrate-tokens')
+    .description(
+      'exchange the Shopify app’s non-expiring offline tokens for expiring ones (Shopify refuses them from 2027-01-01)',
+    )
+    .option('--limit <n>', 'at most this many stores', positive, 500)
+    .action(async (opts: { limit: number }) => {
+      const config = kit.config();
+      if (!config.shopifyApp)
+        throw new StorePlatformError(
+          'SHOPIFY_API_KEY and SHOPIFY_API_SECRET are not set: there is no app to migrate to',
+        );
+      const [{ composeAdapters }, orm] = await Promise.all([import('../adapters.js'), kit.orm()]);
+      const endpoint = composeAdapters(config, orm).shopifyApp!;
+      const summary = await migrateNonExpiringTokens(
+        { orm, settingsKey: config.settingsEncryptionKey, endpoint, now: () => new Date() },
+        opts.limit,
+      );
+      kit.print(summary as unknown as Row, () =>
+        [
+          ...summary.stores.map((s) => `${s.store_id} ${s.shop}: ${s.outcome}${s.reason ? ` (${s.reason})` : ''}`),
+          `${summary.stores.filter((s) => s.outcome === 'migrated').length} migrated; ${summary.left} left to migrate`,
+        ].join('\n'),
+      );
     });
 }

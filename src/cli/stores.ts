@@ -2,8 +2,8 @@ import { Option, type Command } from 'commander';
 import type { StoreGates } from '../access/stores';
 import { createStore, setStoreGates } from '../access/stores';
 import { Store } from '../db/entities/store';
-import { bool, CliError, type CliKit, type Row } from './kit';
-import { registerStorePlatformCommands } from './store-platform';
+import { bool, CliError, type CliKitWithOrm, type Row } from './kit';
+import { registerStorePlatformCommands, registerTokenMigrationCommand } from './store-platform';
 import { registerStorePrivacyCommands } from './store-privacy';
 
 const storeRow = (s: Store): Row => ({
@@ -43,7 +43,7 @@ function gateChanges(opts: Record<string, unknown>): Partial<StoreGates> {
 }
 
 /** `labelctl store ...`: stores, their gates, and their connection to a store platform. */
-export function registerStoreCommands(program: Command, kit: CliKit): void {
+export function registerStoreCommands(program: Command, kit: CliKitWithOrm): void {
   const store = program.command('store').description('stores and their gates');
   const create = store
     .command('create')
@@ -115,5 +115,6 @@ export function registerStoreCommands(program: Command, kit: CliKit): void {
   });
 
   registerStorePlatformCommands(store, kit);
+  registerTokenMigrationCommand(store, kit);
   registerStorePrivacyCommands(store, kit);
 }

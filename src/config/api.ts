@@ -38,7 +38,8 @@ export const apiShape = {
   /**
    * The public Shopify app (docs/shopify.md, "Installing the app"): its client ID and secret from the Partner Dashboard
    * (`client_id` of shopify.app.toml). Unset: the install, callback and webhook endpoints answer 404 and stores connect
-   * only with `labelctl store connect` (custom apps).
+   * only with `labelctl store connect` (custom apps). Every process reads them: each refreshes and migrates the
+   * installs' expiring tokens (decision 0710).
    */
   SHOPIFY_API_KEY: z.string().min(1).optional(),
   SHOPIFY_API_SECRET: z.string().min(1).optional(),

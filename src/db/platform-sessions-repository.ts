@@ -19,25 +19,76 @@ export interface PlatformSessionInfo {
   scopesCheckedAt: Date | null;
 }
 
-/** What an adapter needs: the platform and, for Shopify, the token if one is stored and opens under this key. */
-export type PlatformConnection = { platform: 'sandbox' } | { platform: 'shopify'; accessToken: string | null };
+/** Where a Shopify session's token came from: the public app's install, or a custom app's (`labelctl store connect`). */
+export type TokenOrigin = 'app' | 'custom_app';
 
-const owner = (storeId: string) => `store_platform_session:${storeId}`;
+/** A Shopify session as an adapter uses it (decision 0710). */
+export interface ShopifyConnection {
+  platform: 'shopify';
+  storeId: string;
+  /** The access token if one is stored and opens under this key. */
+  accessToken: string | null;
+  /** When the access token expires; null: it does not (a custom app's, or one not migrated yet). */
+  expiresAt: Date | null;
+  /** Whether a refresh token is stored (an expiring session the service can refresh). */
+  refreshable: boolean;
+  /** Null: a session stored before origins were recorded. */
+  origin: TokenOrigin | null;
+  /** Why Shopify no longer accepts the app's tokens for this store (the merchant must install the app again). */
+  accessLost: string | null;
+}
 
-/** Connects the store to Shopify with this token (connecting again rotates it). */
+/** What an adapter needs: the platform and, for Shopify, its session. */
+export type PlatformConnection = { platform: 'sandbox' } | ShopifyConnection;
+
+/** The expiring part of a session Shopify issued (absent for a non-expiring token). */
+export interface ExpiringTokens {
+  expiresAt: Date;
+  refreshToken: string;
+  refreshExpiresAt: Date | null;
+}
+
+export const sessionOwner = (storeId: string) => `store_platform_session:${storeId}`;
+export const refreshOwner = (storeId: string) => `store_platform_session:${storeId}:refresh`;
+const owner = sessionOwner;
+
+/**
+ * Connects the store to Shopify with this token (connecting again rotates it): a custom app's unless `origin` says the
+ * public app's install, with its expiry and refresh token when Shopify issued an expiring one. A store whose access
+ * the service found lost (decision 0710) gets its `app_installed` gate back: the merchant or operator connected anew.
+ */
 export async function connectShopify(
   em: EntityManager,
   key: Buffer,
-  input: { storeId: string; accessToken: string; grantedScopes?: readonly string[]; now: Date },
+  input: {
+    storeId: string;
+    accessToken: string;
+    grantedScopes?: readonly string[];
+    now: Date;
+    origin?: TokenOrigin;
+    expiring?: ExpiringTokens | null;
+  },
 ): Promise<PlatformSessionInfo> {
   await em.execute(
+    `update stores st set app_installed = true, updated_at = ?
+      where st.id = ? and exists (
+        select 1 from store_platform_sessions s where s.store_id = st.id and s.access_lost_at is not null)`,
+    [input.now, input.storeId],
+  );
+  const expiring = input.expiring ?? null;
+  await em.execute(
     `insert into store_platform_sessions (store_id, platform, access_token_sealed, token_ending, connected_at, updated_at,
-         granted_scopes, scopes_checked_at)
-       values (?, 'shopify', ?, ?, ?, ?, ?::text[], ?)
+         granted_scopes, scopes_checked_at, token_origin, access_token_expires_at, refresh_token_sealed,
+         refresh_token_expires_at, access_lost_at, access_lost_reason)
+       values (?, 'shopify', ?, ?, ?, ?, ?::text[], ?, ?, ?, ?, ?, null, null)
      on conflict (store_id) do update
        set platform = 'shopify', access_token_sealed = excluded.access_token_sealed,
            token_ending = excluded.token_ending, connected_at = excluded.connected_at, updated_at = excluded.updated_at,
-           granted_scopes = excluded.granted_scopes, scopes_checked_at = excluded.scopes_checked_at`,
+           granted_scopes = excluded.granted_scopes, scopes_checked_at = excluded.scopes_checked_at,
+           token_origin = excluded.token_origin, access_token_expires_at = excluded.access_token_expires_at,
+           refresh_token_sealed = excluded.refresh_token_sealed,
+           refresh_token_expires_at = excluded.refresh_token_expires_at, access_lost_at = null,
+           access_lost_reason = null`,
     [
       input.storeId,
       sealValue(key, owner(input.storeId), input.accessToken),
@@ -46,6 +97,10 @@ export async function connectShopify(
       input.now,
       input.grantedScopes ? `{${input.grantedScopes.join(',')}}` : null,
       input.grantedScopes ? input.now : null,
+      input.origin ?? 'custom_app',
+      expiring?.expiresAt ?? null,
+      expiring ? sealValue(key, refreshOwner(input.storeId), expiring.refreshToken) : null,
+      expiring?.refreshExpiresAt ?? null,
     ],
   );
   return sessionInfo(em, input.storeId);
@@ -72,7 +127,8 @@ export async function connectSandbox(em: EntityManager, storeId: string): Promis
 /** The store stays on Shopify without a token (the app was uninstalled, the token revoked): `shopify_unavailable`. */
 export async function disconnectShopify(em: EntityManager, storeId: string, now: Date): Promise<PlatformSessionInfo> {
   await em.execute(
-    `update store_platform_sessions set access_token_sealed = null, token_ending = null, updated_at = ?
+    `update store_platform_sessions set access_token_sealed = null, token_ending = null, refresh_token_sealed = null,
+            access_token_expires_at = null, refresh_token_expires_at = null, updated_at = ?
       where store_id = ?`,
     [now, storeId],
   );
@@ -86,7 +142,8 @@ export async function disconnectShopify(em: EntityManager, storeId: string, now:
 export async function removeShopifySession(em: EntityManager, storeId: string, now: Date): Promise<void> {
   await em.execute(
     `update store_platform_sessions set access_token_sealed = null, token_ending = null, granted_scopes = null,
-            scopes_checked_at = null, updated_at = ?
+            scopes_checked_at = null, refresh_token_sealed = null, access_token_expires_at = null,
+            refresh_token_expires_at = null, updated_at = ?
       where store_id = ?`,
     [now, storeId],
   );
@@ -128,8 +185,19 @@ export async function sessionInfo(em: EntityManager, storeId: string): Promise<P
 
 /** The platform of the store with this domain; a token that does not open (another key) counts as none. */
 export async function platformConnection(em: EntityManager, key: Buffer, domain: string): Promise<PlatformConnection> {
-  const rows = await em.execute<Array<{ id: string; platform: 'shopify' | null; access_token_sealed: string | null }>>(
-    `select st.id, s.platform, s.access_token_sealed
+  const rows = await em.execute<
+    Array<{
+      id: string;
+      platform: 'shopify' | null;
+      access_token_sealed: string | null;
+      access_token_expires_at: Date | string | null;
+      has_refresh: boolean | null;
+      token_origin: TokenOrigin | null;
+      access_lost_reason: string | null;
+    }>
+  >(
+    `select st.id, s.platform, s.access_token_sealed, s.access_token_expires_at,
+            s.refresh_token_sealed is not null as has_refresh, s.token_origin, s.access_lost_reason
        from stores st left join store_platform_sessions s on s.store_id = st.id
       where st.domain = ?`,
     [domain],
@@ -138,5 +206,13 @@ export async function platformConnection(em: EntityManager, key: Buffer, domain:
   // A domain with no store (the sandbox's own tests) or a store without a session: the sandbox platform.
   if (!row || row.platform === null) return { platform: 'sandbox' };
   const accessToken = row.access_token_sealed ? openValue(key, owner(row.id), row.access_token_sealed) : null;
-  return { platform: 'shopify', accessToken };
+  return {
+    platform: 'shopify',
+    storeId: row.id,
+    accessToken,
+    expiresAt: row.access_token_expires_at ? new Date(row.access_token_expires_at) : null,
+    refreshable: row.has_refresh === true,
+    origin: row.token_origin,
+    accessLost: row.access_lost_reason,
+  };
 }

@@ -5,8 +5,13 @@ import { recordLabelPrint } from '../db/labels-repository';
 import type { Orm } from '../db/orm';
 import { DOCUMENT_RETENTION_MS } from '../domain/document-availability';
 import { DomainError } from '../domain/errors';
-import { PlatformRequestError, PlatformUnavailableError, type StorePlatformPort } from '../platform/port';
-import { PLATFORM_RETRY_AFTER_SECONDS, shopifyUnavailable } from '../platform/unavailable';
+import {
+  PlatformAccessLostError,
+  PlatformRequestError,
+  PlatformUnavailableError,
+  type StorePlatformPort,
+} from '../platform/port';
+import { accessLost, PLATFORM_RETRY_AFTER_SECONDS, shopifyUnavailable } from '../platform/unavailable';
 
 /** Spec `shopify_unavailable`: clients wait this long, whatever the platform itself asked for. */
 
@@ -37,6 +42,7 @@ export async function markLabelPrinted(
       await deps.platform.addOrderTags(store.domain, label.orderGid, [account.printTag]);
     } catch (error) {
       const message = 'The store platform did not accept the print tag; nothing was counted. Try again shortly.';
+      if (error instanceof PlatformAccessLostError) throw accessLost(error);
       if (error instanceof PlatformUnavailableError) throw shopifyUnavailable(error, 'order_tags', message);
       if (!(error instanceof PlatformRequestError)) throw error;
       throw new DomainError('shopify_unavailable', {

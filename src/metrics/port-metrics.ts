@@ -10,6 +10,7 @@ import {
 import {
   PlatformAccessError,
   PlatformRequestError,
+  PlatformAccessLostError,
   PlatformUnavailableError,
   type StorePlatformPort,
 } from '../platform/port';
@@ -37,6 +38,7 @@ export function carrierOutcome(error: unknown): string {
 
 export function platformOutcome(error: unknown): string {
   if (error instanceof PlatformAccessError) return 'access_denied';
+  if (error instanceof PlatformAccessLostError) return 'access_lost';
   if (error instanceof PlatformUnavailableError) return 'unavailable';
   if (error instanceof PlatformRequestError) return 'refused';
   return 'error';

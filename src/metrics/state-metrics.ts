@@ -1,5 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Orm } from '../db/orm';
+import { countSessionsToMigrate } from '../db/shopify-tokens';
 import { circuitOpenUntil, type CarrierProtectionSettings } from '../domain/carrier-protection';
 import { missingScopes, REQUIRED_SHOPIFY_SCOPES } from '../platform/shopify/scopes';
 import { OLDEST_REDACTION_SQL, OVERDUE_REDACTIONS_SQL, overdueCutoff } from '../privacy/pending-redactions';
@@ -19,6 +20,8 @@ export interface OperationalState {
   creationQueue: { depth: number; limit: number };
   /** Per required Shopify scope, the installed stores whose granted scopes (as last checked) lack it. */
   shopifyMissingScopes: Record<string, number>;
+  /** Shopify sessions still on a non-expiring token that may be the public app's (decision 0711). */
+  shopifyTokensToMigrate: number;
   /** Each file of Packeta's pickup-point feed once imported or tried (decision 1220); none without the feed. */
   packetaFeed: Array<{ file: string; ageSeconds: number | null; failuresInARow: number; points: number | null }>;
   /** Redactions Shopify asked for not done yet: those asked 25 days ago or more, and the oldest's age (decision 0718). */
@@ -68,7 +71,7 @@ export async function readOperationalState(deps: {
   platformQueueMax: number;
 }): Promise<OperationalState> {
   const em = deps.orm.em.fork();
-  const [[totals], streaks, installations, feedFiles, [redactions]] = await Promise.all([
+  const [[totals], streaks, installations, feedFiles, [redactions], tokensToMigrate] = await Promise.all([
     em.execute<Totals[]>(TOTALS),
     em.execute<Array<{ id: string; carrier: string; unclear: number; last_at: Date | null }>>(STREAKS),
     em.execute<Array<{ granted_scopes: string[] }>>(
@@ -82,6 +85,7 @@ export async function readOperationalState(deps: {
       `select (${OVERDUE_REDACTIONS_SQL}) as overdue, (${OLDEST_REDACTION_SQL}) as oldest`,
       [overdueCutoff(deps.now())],
     ),
+    countSessionsToMigrate(em),
   ]);
   const shopifyMissingScopes = Object.fromEntries(REQUIRED_SHOPIFY_SCOPES.map((scope) => [scope, 0]));
   for (const installation of installations)
@@ -94,6 +98,7 @@ export async function readOperationalState(deps: {
     outbox: { count: t.outbox_count, oldestSeconds: ageSeconds(t.outbox_oldest, now) },
     creationQueue: { depth: t.queue_depth, limit: deps.platformQueueMax },
     shopifyMissingScopes,
+    shopifyTokensToMigrate: tokensToMigrate,
     shopifyRedactions: { overdue: redactions!.overdue, oldestSeconds: ageSeconds(redactions!.oldest, now) },
     packetaFeed: feedFiles.map((f) => ({
       file: f.feed_file,
@@ -180,6 +185,11 @@ export function registerStateMetrics(registry: Registry, read: () => Promise<Ope
         this.set({ scope }, stores);
     },
   });
+  gauge(
+    'shipping_label_shopify_tokens_to_migrate',
+    'Shopify sessions still holding a non-expiring token of the public app (or of unknown origin): the hourly housekeeping and labelctl store migrate-tokens exchange them for expiring ones; refused by Shopify from 2027-01-01',
+    (s) => s.shopifyTokensToMigrate,
+  );
   gauge(
     'shipping_label_shopify_redactions_overdue',
     'Redactions Shopify asked for (customers/redact, shop/redact) still not done 25 days after the request; Shopify expects them within 30 (labelctl store privacy names what blocks them)',

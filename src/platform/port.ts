@@ -180,6 +180,34 @@ export class PlatformAccessError extends PlatformUnavailableError {
   }
 }
 
+/**
+ * The platform answered 401 to the token (Shopify: `Invalid API key or access token`). Still unavailable to a caller
+ * that does not handle it (a custom app's token, as it always was); the Shopify adapter refreshes an expiring token
+ * once on it (decision 0710).
+ */
+export class PlatformUnauthorizedError extends PlatformUnavailableError {
+  override readonly name = 'PlatformUnauthorizedError';
+  constructor(what: string) {
+    super(what, false, null);
+    this.message = `store platform refused the access token for ${what}`;
+  }
+}
+
+/**
+ * The platform no longer accepts the app's tokens for this store (a refresh token refused, the public app's
+ * non-expiring token invalidated): spec `access_required`, never an outage; the store's `app_installed` gate is closed
+ * and the merchant installs the app again (decision 0710). `reason` says why, for the merchant and operators.
+ */
+export class PlatformAccessLostError extends Error {
+  override readonly name = 'PlatformAccessLostError';
+  constructor(
+    readonly what: string,
+    readonly reason: string,
+  ) {
+    super(`store platform access lost for ${what}: ${reason}`);
+  }
+}
+
 /** The platform refused a write for a business reason (e.g. fulfilling a closed fulfillment order). */
 export class PlatformRequestError extends Error {
   override readonly name = 'PlatformRequestError';

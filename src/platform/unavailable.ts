@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors';
-import { PlatformAccessError, PlatformUnavailableError } from './port';
+import { PlatformAccessError, PlatformAccessLostError, PlatformUnavailableError } from './port';
 
 /** Spec `shopify_unavailable`: `Retry-After: 5` (the spec's value, not the platform's). */
 export const PLATFORM_RETRY_AFTER_SECONDS = 5;
@@ -24,15 +24,31 @@ export function shopifyUnavailable(error: PlatformUnavailableError, what: string
   });
 }
 
-/** Whether a refusal is a refused access (`shopifyUnavailable` of a `PlatformAccessError`): reading again does not help. */
+/**
+ * Spec `access_required` for a store whose platform no longer accepts the app's tokens (decision 0710): the store's
+ * `app_installed` gate is closed with it, so every later request is refused at the gate the same way.
+ */
+export function accessLost(error: PlatformAccessLostError): DomainError {
+  return new DomainError('access_required', {
+    message: `The store platform no longer accepts the app's access: ${error.reason} The merchant installs the app again to restore it.`,
+    details: { what: error.what, reason: error.reason },
+  });
+}
+
+/**
+ * Whether a refusal is a refused access (`shopifyUnavailable` of a `PlatformAccessError`, or the access lost): reading
+ * again does not help.
+ */
 export const isRefusedAccess = (error: DomainError): boolean =>
-  error.code === 'shopify_unavailable' && typeof error.details.access === 'string';
+  (error.code === 'shopify_unavailable' && typeof error.details.access === 'string') ||
+  (error.code === 'access_required' && typeof error.details.reason === 'string');
 
 /** A store-platform call whose unavailability is the spec's `shopify_unavailable` (`what` names the call). */
 export async function fromPlatform<T>(what: string, call: () => Promise<T>, message?: string): Promise<T> {
   try {
     return await call();
   } catch (error) {
+    if (error instanceof PlatformAccessLostError) throw accessLost(error);
     if (!(error instanceof PlatformUnavailableError)) throw error;
     throw shopifyUnavailable(error, what, message);
   }

@@ -1,5 +1,5 @@
 import { createStore } from '../access/stores';
-import { connectShopify } from '../db/platform-sessions-repository';
+import { connectShopify, type ExpiringTokens } from '../db/platform-sessions-repository';
 import type { Orm } from '../db/orm';
 import { inTransaction } from '../db/transaction';
 import { missingScopes } from '../platform/shopify/scopes';
@@ -29,7 +29,7 @@ export async function recordInstall(
     /** The shop's name and owner's e-mail, read with the new token (a store the install creates). */
     shopContact: (shop: string, accessToken: string) => Promise<{ name: string; email: string }>;
   },
-  session: { shop: string; accessToken: string; scopes: string[] },
+  session: { shop: string; accessToken: string; scopes: string[]; expiring?: ExpiringTokens | null },
 ): Promise<InstallOutcome> {
   const missing = missingScopes(session.scopes);
   if (missing.length > 0) return { kind: 'missing_scopes', missing };
@@ -54,6 +54,8 @@ export async function recordInstall(
       accessToken: session.accessToken,
       grantedScopes: session.scopes,
       now,
+      origin: 'app',
+      expiring: session.expiring ?? null,
     });
     const [store] = await tx.execute<Array<{ api_enabled: boolean }>>(
       'update stores set app_installed = true, updated_at = ? where id = ? returning api_enabled',

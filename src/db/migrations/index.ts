@@ -34,6 +34,7 @@ import { Migration20261204000100RequestLogPartitions } from './20261204000100-re
 import { Migration20261205000000UpdatedAfterInOrder } from './20261205000000-updated-after-in-order';
 import { Migration20261213000000CarrierAccountEndpoint } from './20261213000000-carrier-account-endpoint';
 import { Migration20261214000000PacketaPickupPoints } from './20261214000000-packeta-pickup-points';
+import { Migration20261210000000ExpiringShopifyTokens } from './20261210000000-expiring-shopify-tokens';
 import { Migration20261210020000ShopifyWebhookEvents } from './20261210020000-shopify-webhook-events';
 
 /** Explicit, ordered list: migrations run the same under tsx, jest and a bundle, with no file globbing. */
@@ -83,5 +84,6 @@ export const migrationsList = [
   { name: 'Migration20261205000000UpdatedAfterInOrder', class: Migration20261205000000UpdatedAfterInOrder },
   { name: 'Migration20261213000000CarrierAccountEndpoint', class: Migration20261213000000CarrierAccountEndpoint },
   { name: 'Migration20261214000000PacketaPickupPoints', class: Migration20261214000000PacketaPickupPoints },
+  { name: 'Migration20261210000000ExpiringShopifyTokens', class: Migration20261210000000ExpiringShopifyTokens },
   { name: 'Migration20261210020000ShopifyWebhookEvents', class: Migration20261210020000ShopifyWebhookEvents },
 ];

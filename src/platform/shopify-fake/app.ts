@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { BadRequest, json, type Reply, type Router } from '../../sandbox/http';
 import type { ShopState } from './shop-state';
+import type { FakeTokens } from './tokens';
 
 /**
  * The fake Shopify's side of a public app (docs/shopify.md, "The fake Shopify"): the app as `shopify app deploy`
@@ -75,14 +76,19 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
 const oauthError = (status: number, error: string, description: string): Reply =>
   json(status, { error, error_description: description });
 
-export function registerShopifyAppFake(router: Router, shop: (domain: string) => ShopState): void {
+export function registerShopifyAppFake(router: Router, shop: (domain: string) => ShopState, tokens: FakeTokens): void {
   const apps = new Map<string, FakeApp>();
-  registerInstall(router, shop, apps);
-  registerWebhooks(router, shop, apps);
+  registerInstall(router, shop, apps, tokens);
+  registerWebhooks(router, shop, apps, tokens);
 }
 
 /** The app's deployed configuration and its install: the authorize page and the code's exchange for a token. */
-function registerInstall(router: Router, shop: (domain: string) => ShopState, apps: Map<string, FakeApp>): void {
+function registerInstall(
+  router: Router,
+  shop: (domain: string) => ShopState,
+  apps: Map<string, FakeApp>,
+  tokens: FakeTokens,
+): void {
   const grants = new Map<string, Grant>();
   /** Scopes a merchant declines on the authorize page of a shop (tests of an install lacking a scope). */
   const declined = new Map<string, string[]>();
@@ -141,29 +147,36 @@ function registerInstall(router: Router, shop: (domain: string) => ShopState, ap
     return { kind: 'raw', status: 302, contentType: 'text/html', body: '', headers: { location: location.toString() } };
   });
 
-  // The app's server exchanges the code: once, within a minute, with the app's own secret.
+  // The app's server exchanges the code: once, within a minute, with the app's own secret. The same endpoint refreshes
+  // and migrates tokens (./tokens.ts).
   router.add('POST', '/shopify/:shop/admin/oauth/access_token', async (request) => {
     const domain = request.params.shop!;
-    const body = (request.body ?? {}) as { client_id?: unknown; client_secret?: unknown; code?: unknown };
+    const body = (request.body ?? {}) as Record<string, unknown>;
     const code = typeof body.code === 'string' ? body.code : '';
     const app = apps.get(typeof body.client_id === 'string' ? body.client_id : '');
     if (!app || body.client_secret !== app.clientSecret)
       return oauthError(400, 'invalid_client', 'Client authentication failed');
+    const granted = tokens.grant(domain, shop(domain), app.clientId, body);
+    if (granted) return granted;
     const grant = grants.get(code);
     grants.delete(code);
     if (!grant || grant.clientId !== app.clientId || grant.shop !== domain || grant.expiresAt < Date.now())
       return oauthError(400, 'invalid_request', 'The authorization code was not found or was already used');
     const s = shop(domain);
-    s.accessToken = `shpat_${randomBytes(16).toString('hex')}`;
     s.grants = { ...s.grants, scopes: grant.scopes };
     s.installedApp = app.clientId;
     s.tokenApp = app.clientId;
-    return json(200, { access_token: s.accessToken, scope: grant.scopes.join(',') });
+    return tokens.install(domain, s, app.clientId, grant.scopes, body.expiring === '1');
   });
 }
 
 /** Webhooks as Shopify sends them (signed, with their headers), resent, and those the merchant's actions cause. */
-function registerWebhooks(router: Router, shop: (domain: string) => ShopState, apps: Map<string, FakeApp>): void {
+function registerWebhooks(
+  router: Router,
+  shop: (domain: string) => ShopState,
+  apps: Map<string, FakeApp>,
+  tokens: FakeTokens,
+): void {
   const sent = new Map<string, SentWebhook>();
   const send = async (webhook: SentWebhook): Promise<Reply> => {
     try {
@@ -255,6 +268,7 @@ function registerWebhooks(router: Router, shop: (domain: string) => ShopState, a
     const s = shop(domain);
     const clientId = s.installedApp ?? undefined;
     s.accessToken = null;
+    tokens.forget(domain);
     s.installedApp = null;
     s.formerApp = clientId ?? null;
     return deliver(domain, 'app/uninstalled', shopPayload(domain), clientId);

@@ -21,6 +21,7 @@ import { accessFieldResolver, type AppGrants } from './access';
 import { surfaceValue } from './metafields';
 import { adminSchema, adminSchemaManifest } from './admin-schema';
 import { registerShopifyAppFake } from './app';
+import { FakeTokens } from './tokens';
 import type { Bucket, MutationFault, ShopState } from './shop-state';
 
 /** The API versions the fake serves: the one the service pins and the next (Shopify's schemas, admin-schema/). */
@@ -109,6 +110,7 @@ const graphqlErrors = (errors: readonly GraphQLError[]): Reply => json(200, { er
  */
 export function registerShopifyFake(router: Router, state: PlatformSandboxState): void {
   const shops = new Map<string, ShopState>();
+  const tokens = new FakeTokens();
   let shopIds = 0;
   const shop = (domain: string): ShopState => {
     let s = shops.get(domain);
@@ -151,7 +153,11 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
           'retry-after': String(own.retry_after_seconds),
         },
       );
-    const caller = callerOf(s, request.headers['x-shopify-access-token']);
+    const caller = callerOf(
+      s,
+      tokens.admits(domain, s, request.headers['x-shopify-access-token']),
+      request.headers['x-shopify-access-token'],
+    );
     if (!caller)
       return json(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
     const reply = await runGraphql(state, domain, s, request, { version, throttle: scripted === 'throttle', caller });
@@ -217,16 +223,24 @@ export function registerShopifyFake(router: Router, state: PlatformSandboxState)
     json(200, { shop: request.params.shop, requests: shop(request.params.shop!).requests }),
   );
   registerOtherApps(router, state, shop);
-  registerShopifyAppFake(router, shop);
+  registerShopifyAppFake(router, shop, tokens);
+  tokens.registerControl(router, shop);
 }
 
 /** The custom app a token set through `PUT .../session` is of, unless the test names another. */
 const CUSTOM_APP_ID = 'custom-app';
 
-/** The app a request's access token is of, with its grants; null for a token of none. */
-function callerOf(s: ShopState, token: string | string[] | undefined): { appId: string; grants: AppGrants } | null {
+/**
+ * The app a request's access token is of, with its grants; null for a token of none. `installed`: the token is the
+ * shop's installation's and still valid (./tokens.ts: expiry, cut-over).
+ */
+function callerOf(
+  s: ShopState,
+  installed: boolean,
+  token: string | string[] | undefined,
+): { appId: string; grants: AppGrants } | null {
   if (typeof token !== 'string') return null;
-  if (s.accessToken && token === s.accessToken) return { appId: s.tokenApp, grants: s.grants };
+  if (installed) return { appId: s.tokenApp, grants: s.grants };
   return s.otherApps.get(token) ?? null;
 }
 

@@ -10,10 +10,12 @@ import {
   LogSeverity,
   shopifyApi,
   type ApiVersion,
+  type Session,
   type Shopify,
 } from '@shopify/shopify-api';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import { REQUIRED_SHOPIFY_SCOPES } from './scopes';
+import { tokenEndpointFailure, type TokenEndpointFailure } from './token-policy';
 
 /**
  * The public Shopify app through Shopify's own library, `@shopify/shopify-api` with its Node adapter (docs/shopify.md,
@@ -64,6 +66,34 @@ export interface InstalledSession {
   accessToken: string;
   /** What the merchant granted, as Shopify reported it with the token. */
   scopes: string[];
+  /** The expiring part Shopify issued with it (decision 0710); null for a non-expiring token. */
+  expiring: IssuedExpiry | null;
+}
+
+/** When an expiring access token expires, and its refresh token with its own expiry. */
+export interface IssuedExpiry {
+  expiresAt: Date;
+  refreshToken: string;
+  refreshExpiresAt: Date | null;
+}
+
+/** Tokens the token endpoint issued on a refresh or a migration. */
+export interface IssuedTokens {
+  accessToken: string;
+  expiring: IssuedExpiry;
+}
+
+/** The token endpoint did not issue tokens: refused for good, or the answer lost (decision 0710). */
+export class TokenEndpointError extends Error {
+  override readonly name = 'TokenEndpointError';
+  constructor(
+    readonly failure: TokenEndpointFailure,
+    /** Shopify's `error` (`invalid_grant`, ...) when it said one. */
+    readonly oauthError: string | null,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export type VerifiedWebhook =
@@ -171,7 +201,8 @@ export class ShopifyApp {
    */
   async completeInstall(req: IncomingMessage, res: ServerResponse): Promise<InstalledSession> {
     try {
-      const { session } = await this.api.auth.callback({ rawRequest: req, rawResponse: res });
+      // An expiring offline token with its refresh token: Shopify requires them of public apps (decision 0710).
+      const { session } = await this.api.auth.callback({ rawRequest: req, rawResponse: res, expiring: true });
       if (!session.accessToken) throw new ShopifyAppRefusal('shopify_unavailable', 'Shopify issued no access token');
       return {
         shop: session.shop,
@@ -180,10 +211,31 @@ export class ShopifyApp {
           .split(',')
           .map((s) => s.trim())
           .filter(Boolean),
+        expiring: expiryOf(session),
       };
     } catch (error) {
       throw callbackRefusal(error);
     }
+  }
+
+  /**
+   * New tokens for a refresh token (the library's `auth.refreshToken`: `grant_type=refresh_token` at the shop's token
+   * endpoint). Shopify replaces the refresh token on every use.
+   */
+  async refreshTokens(shop: string, refreshToken: string): Promise<IssuedTokens> {
+    return issued(await tokenCall(() => this.api.auth.refreshToken({ shop, refreshToken })));
+  }
+
+  /**
+   * An expiring token for the public app's non-expiring one (the library's `auth.migrateToExpiringToken`: token
+   * exchange with `expiring=1`); Shopify revokes the non-expiring token when it issues the new one.
+   */
+  async migrateToken(shop: string, nonExpiringToken: string): Promise<IssuedTokens> {
+    return issued(
+      await tokenCall(() =>
+        this.api.auth.migrateToExpiringToken({ shop, nonExpiringOfflineAccessToken: nonExpiringToken }),
+      ),
+    );
   }
 
   /** The library's check of a webhook: HMAC over the exact bytes received, and Shopify's headers. */
@@ -199,6 +251,46 @@ export class ShopifyApp {
       apiVersion: result.apiVersion,
       triggeredAt: 'triggeredAt' in result && typeof result.triggeredAt === 'string' ? result.triggeredAt : null,
     };
+  }
+}
+
+function expiryOf(session: Session): IssuedExpiry | null {
+  if (!session.expires || !session.refreshToken) return null;
+  return {
+    expiresAt: session.expires,
+    refreshToken: session.refreshToken,
+    refreshExpiresAt: session.refreshTokenExpires ?? null,
+  };
+}
+
+function issued({ session }: { session: Session }): IssuedTokens {
+  const expiring = expiryOf(session);
+  if (!session.accessToken || !expiring)
+    throw new TokenEndpointError('lost', null, 'Shopify answered without an expiring access token and refresh token');
+  return { accessToken: session.accessToken, expiring };
+}
+
+/** A token endpoint call, its failures classified: a 4xx refused for good, anything else a lost answer. */
+async function tokenCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof HttpResponseError) {
+      const response = error.response as { code: number; body?: { error?: unknown; errors?: unknown } };
+      const oauth = typeof response.body?.error === 'string' ? response.body.error : null;
+      throw new TokenEndpointError(
+        tokenEndpointFailure(response.code),
+        oauth,
+        `Shopify's token endpoint answered HTTP ${response.code}${oauth ? ` (${oauth})` : ''}`,
+      );
+    }
+    // By name: fetch's errors come from Node's own realm, not necessarily this one's classes.
+    const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+    if (name === 'TimeoutError' || name === 'AbortError' || name === 'TypeError')
+      throw new TokenEndpointError('lost', null, `Shopify's token endpoint did not answer: ${String(message)}`);
+    if (name === 'SyntaxError')
+      throw new TokenEndpointError('lost', null, `Shopify's token endpoint answered no JSON: ${String(message)}`);
+    throw error;
   }
 }
 

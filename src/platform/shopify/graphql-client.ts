@@ -1,5 +1,5 @@
 import { httpCall, HttpCallError, type HttpAnswer } from '../../net/http-call';
-import { PlatformAccessError, PlatformUnavailableError } from '../port';
+import { PlatformAccessError, PlatformUnauthorizedError, PlatformUnavailableError } from '../port';
 import { CostBuckets, type ThrottleStatus } from './bucket';
 import type { AdminDocument } from './queries';
 
@@ -65,7 +65,7 @@ export function adminEndpoint(template: string, shop: string, apiVersion: string
 /**
  * One Admin GraphQL request per call over the project's outbound HTTP function, with its time box. Every way the
  * platform does not answer usably is `PlatformUnavailableError` (spec `shopify_unavailable`): no token, 401/403 (no
- * usable session), 429 or `THROTTLED` (throttled, with the bucket's wait), 5xx, a timeout or a broken connection. No
+ * usable session; a 401 as `PlatformUnauthorizedError`), 429 or `THROTTLED` (throttled, with the bucket's wait), 5xx, a timeout or a broken connection. No
  * retries here: the caller's retry policy (a workflow activity's, or the client's on 503) owns them, so one port call
  * is one request (decision 0703).
  */
@@ -109,6 +109,8 @@ export class ShopifyGraphqlClient {
       const retryAfter = Number(answer.headers['retry-after'] ?? '') || this.buckets.retryAfterSeconds(shop, cost);
       throw new PlatformUnavailableError(what, true, retryAfter);
     }
+    // The token is not (or no longer) good: the adapter decides what that means for the session (decision 0710).
+    if (answer.status === 401) throw new PlatformUnauthorizedError(what);
     if (answer.status !== 200) throw new PlatformUnavailableError(what, false, null);
     const header = (name: string) => [answer.headers[name]].flat()[0];
     const served = header('x-shopify-api-version');

@@ -1,5 +1,6 @@
 import {
   PlatformRequestError,
+  PlatformUnauthorizedError,
   PlatformUnavailableError,
   type Fulfillment,
   type FulfillmentOrderHoldResult,
@@ -36,15 +37,40 @@ type FulfillmentOrdersOfOrder = NonNullable<FulfillmentOrdersQuery['order']>;
 /** The store's offline Admin API access token; null when it has none usable (`shopify_unavailable`). */
 export type TokenFor = (shop: string) => Promise<string | null>;
 
+/**
+ * What a 401 to `used` leaves to try (decision 0710): a token for one more request, or it throws what the call ends
+ * with. `afterRefresh`: the 401 answered a token already tried again.
+ */
+export type OnUnauthorized = (
+  shop: string,
+  what: string,
+  used: string | null,
+  afterRefresh: boolean,
+) => Promise<string>;
+
 /** `StorePlatformPort` over Shopify's Admin GraphQL API in the pinned version (docs/shopify.md). */
 export class ShopifyPlatform implements StorePlatformPort {
   constructor(
     private readonly client: ShopifyGraphqlClient,
     private readonly tokenFor: TokenFor,
+    private readonly onUnauthorized?: OnUnauthorized,
   ) {}
 
+  /** One request; after a 401, at most one more with the token `onUnauthorized` gives (Shopify ran nothing on a 401). */
   private async call<T, V>(what: string, shop: string, document: AdminDocument<T, V>, variables: V): Promise<T> {
-    return this.client.request(what, shop, await this.tokenFor(shop), document, variables);
+    const token = await this.tokenFor(shop);
+    try {
+      return await this.client.request(what, shop, token, document, variables);
+    } catch (error) {
+      if (!(error instanceof PlatformUnauthorizedError) || !this.onUnauthorized) throw error;
+      const next = await this.onUnauthorized(shop, what, token, false);
+      try {
+        return await this.client.request(what, shop, next, document, variables);
+      } catch (again) {
+        if (!(again instanceof PlatformUnauthorizedError)) throw again;
+        throw await this.onUnauthorized(shop, what, next, true).then(() => again);
+      }
+    }
   }
 
   /** The access scopes the store's installation of the app holds (`labelctl store connect` and `store platform`). */
