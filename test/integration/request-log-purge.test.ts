@@ -123,6 +123,7 @@ describe('request log purge (a Temporal workflow run by the worker)', () => {
         retentionMs: 90 * DAY,
         staleCreationAfterMs: app.config.creation.notStartedMs + 60_000,
         webhookRetentionMs: 30 * DAY,
+        shopifyRedactRetryMs: app.config.privacy.redactRetryMs,
       },
     ]);
     expect(description.action.taskQueue).toBe(app.config.temporal.taskQueue);
