@@ -65,8 +65,7 @@ async function session(storeId: string) {
 }
 
 /** The merchant installs the app; support opens the API; an order waits on the fake. */
-async function anInstalledStore() {
-  const shop = aShop();
+async function anInstalledStore(shop = aShop()) {
   const installed = await install(shopify, shop);
   expect(installed.status).toBe(200);
   const [store] = await app.orm.em
@@ -154,13 +153,7 @@ describe('an expired access token', () => {
     const shop = aShop();
     // Tokens of four minutes: the one the install stores is already due (the margin is five).
     await tokens(shop, { access_token_seconds: 240 });
-    const installed = await install(shopify, shop);
-    expect(installed.status).toBe(200);
-    const [store] = await app.orm.em
-      .fork()
-      .execute<Array<{ id: string }>>('select id from stores where domain = ?', [shop]);
-    const auth = await keyFor(store!.id);
-    const order = await anOrderOnPlatform(shop);
+    const { auth, order } = await anInstalledStore(shop);
     await tokens(shop, { access_token_seconds: 3600 });
     for (let i = 0; i < 3; i += 1) {
       const res = await readOrder(app, auth, order.orderId);
