@@ -4,7 +4,8 @@ import { openOrm } from '../../src/db/orm';
 
 /**
  * A migrated database of the test's own beside the run's, for a test whose subject counts across every store (the
- * platform-wide creation queue): tests running in parallel on the run's database would count too. `drop` removes it.
+ * platform-wide creation queue, Packeta's one network) or that breaks the schema on purpose: tests running in parallel
+ * on the run's database would count too, or fail. `drop` removes it.
  */
 export async function aDatabaseOfItsOwn(): Promise<{ url: string; drop(): Promise<void> }> {
   const url = new URL(process.env.DATABASE_URL!);

@@ -6,7 +6,8 @@ import { loadConfig, type Config } from '../../src/config';
 import type { Orm } from '../../src/db/orm';
 import { openAppDeps } from '../../src/dependencies';
 import { serveConnections } from '../../src/http/connections';
-import { createLogger } from '../../src/logger';
+import pino from 'pino';
+import { createLogger, type Logger } from '../../src/logger';
 import { servedContract } from './contract';
 import { encodeTarget, sendRaw, type RawRequest } from './raw-http';
 
@@ -75,7 +76,7 @@ export async function startTestApp(
   const config = loadConfig({ ...process.env, ...env });
   const clock = testClock();
   // The same wiring as src/server.ts, against the sandbox the global setup started, with a clock tests move.
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const { logger, unhandled } = testLogger();
   const { deps, close } = await openAppDeps(config, { now: clock.now, logger, overrides: replaced });
   const { orm, temporal } = deps;
   const app = createApp(deps);
@@ -104,6 +105,7 @@ export async function startTestApp(
     let parsed: unknown = undefined;
     if ((response.headers.get('content-type') ?? '').includes('json')) parsed = JSON.parse(text);
     await checkContract({ method, url: `${baseUrl}${path}`, status: response.status, headers: response.headers, text });
+    if (response.status === 500) unhandled(response.headers.get('x-request-id'));
     return { status: response.status, headers: response.headers, body: parsed as any, text, bytes };
   };
 
@@ -113,6 +115,7 @@ export async function startTestApp(
     const parsed: unknown = (headers.get('content-type') ?? '').includes('json') ? JSON.parse(res.text) : undefined;
     const url = `${baseUrl}${encodeTarget(raw.target)}`;
     await checkContract({ method: raw.method, url, status: res.status, headers, text: res.text });
+    if (res.status === 500) unhandled(headers.get('x-request-id'));
     return { status: res.status, headers, body: parsed as any, text: res.text, bytes: res.body };
   };
 
@@ -130,4 +133,29 @@ export async function startTestApp(
       await close();
     },
   };
+}
+
+/**
+ * The app's logger: TEST_LOG_LEVEL's level to stdout when it is set; else errors only, kept in memory. A 500 answer
+ * prints what the app logged for its request (the stack the client never sees), so a test that meets an unexpected
+ * `internal_error` says why in the run's output.
+ */
+function testLogger(): { logger: Logger; unhandled: (requestId: string | null) => void } {
+  if (process.env.TEST_LOG_LEVEL) return { logger: createLogger(process.env.TEST_LOG_LEVEL), unhandled: () => {} };
+  const lines: string[] = [];
+  const logger = pino(
+    { level: 'error' },
+    {
+      write: (line: string) => {
+        lines.push(line);
+        if (lines.length > 200) lines.shift();
+      },
+    },
+  );
+  const unhandled = (requestId: string | null) => {
+    const logged = requestId ? lines.filter((line) => line.includes(`"${requestId}"`)) : [];
+    process.stderr.write(`[test app] 500 for ${requestId ?? 'a request without X-Request-Id'}; the app logged:\n`);
+    process.stderr.write(logged.length > 0 ? logged.join('') : '(nothing)\n');
+  };
+  return { logger, unhandled };
 }
