@@ -76,7 +76,9 @@ async function clusterState() {
     ports: { ...saved.ports },
   };
   // Membership ports are recorded in Temporal's database: the same ones at every start keep a restart from waiting
-  // on the addresses of the previous run.
+  // on the addresses of the previous run. None is a port given to another of the cluster's processes (not listening
+  // yet, so a probe would find it free) or to another service.
+  const taken = [...apiPorts, temporalPort, uiPort, sandboxPort, ...workerMetricsPorts];
   for (const name of [
     'frontendHttp',
     'frontendMembership',
@@ -88,8 +90,9 @@ async function clusterState() {
     'workerMembership',
     'metrics',
   ])
-    if (!state.ports[name] || (await isPortOpen(state.ports[name])))
-      state.ports[name] = await cluster.freeServicePort();
+    if (!state.ports[name] || taken.includes(state.ports[name]) || (await isPortOpen(state.ports[name])))
+      taken.push((state.ports[name] = await cluster.freeServicePort(taken)));
+    else taken.push(state.ports[name]);
   state.ports.frontend = temporalPort;
   writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   return state;

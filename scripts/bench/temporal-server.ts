@@ -26,9 +26,15 @@ export async function startBenchTemporalServer(serverUrl: string): Promise<Bench
   const postgres = cluster.postgresEndpoint(serverUrl);
   cluster.setUpTemporalSchemas({ sqlTool: binaries.sqlTool, postgres, databases });
   const dir = mkdtempSync(join(tmpdir(), 'sla-bench-temporal-server-'));
-  const service = () => cluster.freeServicePort();
+  const frontend = await freePort();
+  const taken = [frontend];
+  const service = async () => {
+    const port = await cluster.freeServicePort(taken);
+    taken.push(port);
+    return port;
+  };
   const ports = {
-    frontend: await freePort(),
+    frontend,
     frontendHttp: await service(),
     frontendMembership: await service(),
     history: await service(),

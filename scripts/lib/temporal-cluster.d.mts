@@ -31,7 +31,7 @@ export function setUpTemporalSchemas(options: {
   postgres: PostgresEndpoint;
   databases: TemporalDatabases;
 }): void;
-export function freeServicePort(): Promise<number>;
+export function freeServicePort(avoid?: number[]): Promise<number>;
 export function temporalServerConfig(options: {
   postgres: PostgresEndpoint;
   databases: TemporalDatabases;

@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findOrBuildGoRelease } from './go-binaries.mjs';
 import { step } from './log.mjs';
+import { freePort } from './ports.mjs';
 import { projectRoot } from './paths.mjs';
 
 // A real Temporal server on PostgreSQL (not the dev server), as `npm run cluster` runs it: the server and its schema
@@ -100,23 +100,13 @@ export function setUpTemporalSchemas({ sqlTool, postgres, databases }) {
 
 const q = (value) => JSON.stringify(String(value));
 
-function canListen(port) {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
 /**
- * A free port for the server's internal services. Temporal records membership ports in a `smallint` column, so they
- * must be below 32768, where the system's ephemeral ports (what port 0 gives) usually are not.
+ * A free port for the server's internal services, never one of `avoid` (the ports the cluster's other processes were
+ * given). Temporal records membership ports in a `smallint` column, so they must be below 32768, where the system's
+ * ephemeral ports (what port 0 gives) usually are not: `freePort` gives such ports.
  */
-export async function freeServicePort() {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await canListen(port)) return port;
-  }
+export async function freeServicePort(avoid = []) {
+  return freePort(avoid);
 }
 
 /**

@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { openOrm, type Orm } from '../../src/db/orm';
 import { servedContract } from '../helpers/contract';
 import { aCarrierAAccount, anOrderOnPlatform, aRule } from '../helpers/creation';
-import { freePort } from '../helpers/processes';
+import { freePort, freePortPair } from '../helpers/processes';
 import { ledger, scriptFaults } from '../helpers/sandbox';
 import { aStoreWithKey } from '../helpers/stores';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
@@ -37,19 +36,6 @@ function withDatabase(url: string, name: string, port?: number): string {
   u.pathname = `/${name}`;
   if (port) u.port = String(port);
   return u.toString();
-}
-
-/** Two free ports in a row: the cluster's API processes listen on PORT and PORT + 1. */
-async function freePortPair(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    const next = await new Promise<boolean>((resolve) => {
-      const probe = createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port + 1, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (next) return port;
-  }
 }
 
 beforeAll(async () => {

@@ -1,17 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 
+/**
+ * A free port for a listener another process opens later: every port a test hands out comes from below every system's
+ * ephemeral range (Linux 32768 and up, macOS and Windows 49152 and up), so the system never gives it to a `listen(0)`
+ * or an outgoing connection between the probe and the listen. A port from the ephemeral range was taken so once: the
+ * cluster test's worker metrics port went to one of the Temporal server's PostgreSQL connections in the 30 s before
+ * the worker listened (`Address already in use`). A process never hands out the same port twice.
+ */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return portBelowEphemeralRange();
 }
+
+/** Two free ports in a row (for a process that listens on PORT and PORT + 1), handed out as `freePort`'s are. */
+export async function freePortPair(): Promise<number> {
+  return portBelowEphemeralRange(2);
+}
+
+const LOWEST = 20_000;
+const SPAN = 12_000;
+const handedOut = new Set<number>();
 
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -21,17 +29,18 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-/**
- * A free port below every system's ephemeral range (Linux 32768 and up, macOS and Windows 49152 and up), for a
- * listener a test opens long after another process was told its port: the system never hands such a port to a
- * `listen(0)` or an outgoing connection in between, as it could a `freePort()`.
- */
-export async function portBelowEphemeralRange(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await canListen(port)) return port;
+/** The first of `count` free ports in a row between 20000 and 32000 that this process has not handed out yet. */
+export async function portBelowEphemeralRange(count = 1): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const first = LOWEST + Math.floor(Math.random() * (SPAN - count));
+    const ports = Array.from({ length: count }, (_, i) => first + i);
+    if (ports.some((port) => handedOut.has(port))) continue;
+    if ((await Promise.all(ports.map(canListen))).every(Boolean)) {
+      for (const port of ports) handedOut.add(port);
+      return first;
+    }
   }
-  throw new Error('no free port between 20000 and 32000 on 127.0.0.1');
+  throw new Error(`no ${count} free port(s) in a row between ${LOWEST} and ${LOWEST + SPAN} on 127.0.0.1`);
 }
 
 function portOpen(port: number): Promise<boolean> {
