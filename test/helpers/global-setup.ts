@@ -5,7 +5,7 @@ import { migrate } from '../../src/db/migrator';
 import { openOrm } from '../../src/db/orm';
 import dynamicConfig from '../../src/temporal/dev-server-config.json';
 import searchAttributes from '../../src/temporal/search-attributes.json';
-import { endWithThisProcess, freePort, portBelowEphemeralRange, spawnTs, waitForPort } from './processes';
+import { endWithThisProcess, freePort, spawnTs, waitForPort } from './processes';
 
 const root = join(__dirname, '..', '..');
 /** The worker's `PUBLIC_BASE_URL` (only webhook payloads read it there). */
@@ -119,7 +119,7 @@ export async function startTestRun(options: TestRunOptions = {}): Promise<void> 
   // The one loopback origin the worker may deliver webhooks to over plain HTTP besides the sandbox
   // (LOCAL_OUTBOUND_ORIGINS, decision 0609), where a test's own receiver listens (localReceiverOrigin()). The API
   // processes and labelctl of the tests run without the setting unless a test gives it.
-  const localReceiverOrigin = `http://127.0.0.1:${await portBelowEphemeralRange()}`;
+  const localReceiverOrigin = `http://127.0.0.1:${await freePort()}`;
   // Stores connected to Shopify (labelctl store connect) reach the sandbox's fake Shopify (src/platform/shopify-fake).
   const shopifyAdminUrl = `${sandboxUrl}/shopify/{shop}/admin/api/{version}/graphql.json`;
   const env = {

@@ -9,12 +9,12 @@ import { createServer, connect } from 'node:net';
  * the worker listened (`Address already in use`). A process never hands out the same port twice.
  */
 export function freePort(): Promise<number> {
-  return portBelowEphemeralRange();
+  return portsBelowEphemeralRange(1);
 }
 
 /** Two free ports in a row (for a process that listens on PORT and PORT + 1), handed out as `freePort`'s are. */
-export async function freePortPair(): Promise<number> {
-  return portBelowEphemeralRange(2);
+export function freePortPair(): Promise<number> {
+  return portsBelowEphemeralRange(2);
 }
 
 const LOWEST = 20_000;
@@ -30,7 +30,7 @@ function canListen(port: number): Promise<boolean> {
 }
 
 /** The first of `count` free ports in a row between 20000 and 32000 that this process has not handed out yet. */
-export async function portBelowEphemeralRange(count = 1): Promise<number> {
+async function portsBelowEphemeralRange(count: number): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
     const first = LOWEST + Math.floor(Math.random() * (SPAN - count));
     const ports = Array.from({ length: count }, (_, i) => first + i);

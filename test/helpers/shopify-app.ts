@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { randomToken } from '../../src/ids';
 import { signWebhook } from '../../src/platform/shopify-fake/app';
-import { portBelowEphemeralRange } from './processes';
+import { freePort } from './processes';
 import { control, sandboxUrl } from './sandbox';
 
 /** shopify.app.toml as Shopify's CLI reads it. */
@@ -43,7 +43,7 @@ export async function deployAppOnFake(): Promise<DeployedApp> {
   const toml = appToml();
   // The fake Shopify is told the app's URL before the app listens: a port no outgoing connection of another test file
   // running meanwhile can be given (processes.ts).
-  const port = await portBelowEphemeralRange();
+  const port = await freePort();
   const appUrl = `http://127.0.0.1:${port}`;
   const clientId = `app_${randomToken(12).toLowerCase()}`;
   const clientSecret = `shpss_${randomToken(32)}`;
