@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Client } from '@temporalio/client';
+import pino from 'pino';
 import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import type { Orm } from '../../src/db/orm';
 import { openAppDeps } from '../../src/dependencies';
 import { serveConnections } from '../../src/http/connections';
-import pino from 'pino';
 import { createLogger, type Logger } from '../../src/logger';
 import { servedContract } from './contract';
 import { encodeTarget, sendRaw, type RawRequest } from './raw-http';
